@@ -1,0 +1,43 @@
+# rewardsim: `make run` serves the embedded default scenario; `make test` runs every test.
+GO      ?= go
+PKGS    := ./...
+FUZZTIME ?= 10s
+
+.PHONY: run test build lint bench fuzz keys startup clean
+
+run:
+	$(GO) run ./cmd/rewardsim serve
+
+build:
+	$(GO) build -o bin/rewardsim ./cmd/rewardsim
+
+# gofmt and vet first (cheap), then every test under the race detector,
+# then a short coverage-guided fuzz of the envelope decoder.
+test: lint
+	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -run '^$$' -fuzz '^FuzzSignedEndpoints$$' -fuzztime $(FUZZTIME) ./sim/
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Benchmarks behind the README's performance section.
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./sim/ ./sim/internal/envelope/
+
+# A longer fuzz run than `make test` does.
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzSignedEndpoints$$' -fuzztime 2m ./sim/
+
+# Remake the test-only development keys of certs/ (then commit them).
+keys:
+	$(GO) run ./cmd/rewardsim keys --out certs --name publisher-dev --cn DEMOBANK
+	$(GO) run ./cmd/rewardsim keys --out certs --name service-dev --cn REWARDSIM
+
+# Time from exec to the first answered request (see README, Performance).
+startup:
+	$(GO) test -run '^$$' -bench '^BenchmarkStartup$$' -benchtime 20x ./cmd/rewardsim/
+
+clean:
+	rm -rf bin rewardsim-data

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/rewardsim/rewardsim/sim"
+)
+
+func newServeCmd() *cobra.Command {
+	v := viper.New()
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the simulator",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := readServeConfig(cmd, v)
+			if err != nil {
+				return err
+			}
+			return serve(cmd, cfg)
+		},
+	}
+	bindServeFlags(cmd, v)
+	return cmd
+}
+
+func serve(cmd *cobra.Command, cfg serveConfig) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log}
+	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
+		return errors.New("--service-key and --service-cert go together")
+	}
+	if cfg.ServiceKey != "" {
+		var err error
+		if opts.ServiceKeyPEM, err = os.ReadFile(cfg.ServiceKey); err != nil {
+			return err
+		}
+		if opts.ServiceCertPEM, err = os.ReadFile(cfg.ServiceCert); err != nil {
+			return err
+		}
+	}
+	s, err := sim.New(opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	l := sim.Listen{All: cfg.Listen, Rewards: cfg.RewardsListen, Bank: cfg.BankListen, Hotdeals: cfg.HotdealsListen, Control: cfg.ControlListen}
+	if l.Split() && (l.Rewards == "" || l.Bank == "" || l.Hotdeals == "") {
+		return errors.New("split mode needs all three of --rewards-listen, --bank-listen and --hotdeals-listen")
+	}
+	return s.Serve(cmd.Context(), l, func(bound map[sim.Host]string) {
+		hosts := make([]string, 0, len(bound))
+		for h := range bound {
+			hosts = append(hosts, string(h))
+		}
+		sort.Strings(hosts)
+		for _, h := range hosts {
+			fmt.Fprintf(cmd.OutOrStdout(), "rewardsim: %s listening on http://%s\n", h, bound[sim.Host(h)])
+		}
+		log.Info("ready", "data", cfg.Data)
+	})
+}

@@ -1,0 +1,71 @@
+// Package bank serves the bank host: GenerateSessionInfoV2 now;
+// GetScratchCardForBank, the microsite and the SDK emulation as they land.
+package bank
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
+	"github.com/rewardsim/rewardsim/sim/internal/token"
+)
+
+// Sessions stores sessions durably.
+type Sessions interface {
+	PutSession(model.Session) error
+}
+
+// Deps is what the bank host needs.
+type Deps struct {
+	Signed   *signedcall.Deps
+	Sessions Sessions
+	Clock    clock.Clock
+	Rand     io.Reader
+}
+
+// Register adds the bank host's routes to e.
+func Register(e *echo.Echo, d Deps) {
+	if d.Rand == nil {
+		d.Rand = rand.Reader
+	}
+	h := &handlers{d}
+	op, _ := contract.ByName(contract.OpSession)
+	e.POST(op.Path, h.session)
+}
+
+type handlers struct{ Deps }
+
+// session is GenerateSessionInfoV2 (SESS-1, ENV-4, ENV-5).
+func (h *handlers) session(c echo.Context) error {
+	var req struct {
+		BName     string `json:"bName"`
+		VirtualID string `json:"virtualId"`
+	}
+	op, _ := contract.ByName(contract.OpSession)
+	call, err := h.Signed.Open(c, op, &req)
+	if err != nil {
+		return err
+	}
+	if req.BName != call.Channel.Name {
+		return signedcall.Invalid(call.Scenario, fmt.Sprintf("bName %q is not the name of channel %s (matched case-sensitively)", req.BName, call.Channel.ChannelID))
+	}
+	id, err := token.NewOpaque(h.Rand, 32)
+	if err != nil {
+		return signedcall.Failure(call.Scenario, 0, signedcall.InternalError, err.Error())
+	}
+	now := h.Clock.Now()
+	sess := model.Session{ID: id, Channel: call.Channel.Name, VirtualID: req.VirtualID, IssuedAt: now}
+	if ttl := call.Scenario.Sessions.TTL.D(); ttl > 0 {
+		sess.ExpiresAt = now.Add(ttl)
+	}
+	if err := h.Sessions.PutSession(sess); err != nil {
+		return signedcall.Failure(call.Scenario, 0, signedcall.InternalError, err.Error())
+	}
+	return h.Signed.Reply(c, call, map[string]string{"sessionId": id})
+}

@@ -1,0 +1,86 @@
+// Package contract is the simulator's one table of the service's surface:
+// which operation lives on which host, at which path, under which auth
+// scheme, and which JSON Schemas describe it. Routing, validation, the
+// harness and (later) the journal all read this table, so they agree.
+package contract
+
+// Host is one of the service's three public hosts.
+type Host string
+
+const (
+	Rewards  Host = "rewards"
+	Bank     Host = "bank"
+	Hotdeals Host = "hotdeals"
+)
+
+// Hosts lists the public hosts in a stable order.
+var Hosts = []Host{Rewards, Bank, Hotdeals}
+
+// Auth is how an operation authenticates its caller.
+type Auth string
+
+const (
+	SignedEnvelope Auth = "envelope"
+	BearerRef      Auth = "bearer-reference"
+	BearerUser     Auth = "bearer-user"
+	APIKey         Auth = "api-key"
+)
+
+// Op describes one operation.
+type Op struct {
+	Name   string
+	Host   Host
+	Method string
+	Path   string
+	Auth   Auth
+	// RequestBDATA and ResponseBDATA name the schemas of the decoded
+	// payloads of an envelope operation; Request and Response name the
+	// schemas of the wire bodies. Empty means none applies.
+	Request, RequestBDATA, Response, ResponseBDATA string
+}
+
+// Operation names.
+const (
+	OpReferenceToken = "getSecuredReferenceToken"
+	OpAuthToken      = "GetAuthToken"
+	OpSession        = "GenerateSessionInfoV2"
+)
+
+// Ops is the catalogue of built operations.
+var Ops = []Op{
+	{
+		Name: OpReferenceToken, Host: Rewards, Method: "POST", Path: "/api/getSecuredReferenceToken", Auth: SignedEnvelope,
+		Request: "envelope.request", RequestBDATA: "getSecuredReferenceToken.request",
+		Response: "signed-or-failure", ResponseBDATA: "getSecuredReferenceToken.response",
+	},
+	{
+		Name: OpAuthToken, Host: Rewards, Method: "POST", Path: "/api/GetAuthToken", Auth: SignedEnvelope,
+		Request: "envelope.request", RequestBDATA: "GetAuthToken.request",
+		Response: "signed-or-failure", ResponseBDATA: "GetAuthToken.response",
+	},
+	{
+		Name: OpSession, Host: Bank, Method: "POST", Path: "/api/GenerateSessionInfoV2", Auth: SignedEnvelope,
+		Request: "envelope.request", RequestBDATA: "GenerateSessionInfoV2.request",
+		Response: "signed-or-failure", ResponseBDATA: "GenerateSessionInfoV2.response",
+	},
+}
+
+// ByPath finds the operation served at method and path, if any.
+func ByPath(method, path string) (Op, bool) {
+	for _, op := range Ops {
+		if op.Method == method && op.Path == path {
+			return op, true
+		}
+	}
+	return Op{}, false
+}
+
+// ByName finds an operation by name.
+func ByName(name string) (Op, bool) {
+	for _, op := range Ops {
+		if op.Name == name {
+			return op, true
+		}
+	}
+	return Op{}, false
+}

@@ -1,0 +1,99 @@
+// Package envelope implements the signed envelope of the contract (ENV-1,
+// ENV-2): {CHANNELID, SIGN, BDATA}, where BDATA is base64 of UTF-8 JSON and
+// SIGN is base64 of SHA256withRSA (PKCS#1 v1.5) over the base64 BDATA
+// string itself, not over the decoded JSON. It takes keys, never paths.
+package envelope
+
+import (
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Envelope is the wire form of a signed call or answer.
+type Envelope struct {
+	CHANNELID string `json:"CHANNELID"`
+	SIGN      string `json:"SIGN,omitempty"`
+	BDATA     string `json:"BDATA"`
+}
+
+// Reasons a signature does not verify. They stay apart so that a tester
+// (and the conformance report) can tell a bad encoding from a wrong key.
+var (
+	ErrNoSignature  = errors.New("SIGN is missing")
+	ErrSignEncoding = errors.New("SIGN is not valid base64")
+	ErrBadSignature = errors.New("SIGN does not verify over the base64 BDATA string")
+)
+
+// Sign returns SIGN for bdata: base64(SHA256withRSA(bdata as bytes)).
+func Sign(key *rsa.PrivateKey, bdata string) (string, error) {
+	sum := sha256.Sum256([]byte(bdata))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, sum[:])
+	if err != nil {
+		return "", fmt.Errorf("sign: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(sig), nil
+}
+
+// Verify checks sign against the base64 BDATA string bdata.
+func Verify(pub *rsa.PublicKey, bdata, sign string) error {
+	if sign == "" {
+		return ErrNoSignature
+	}
+	sig, err := base64.StdEncoding.DecodeString(sign)
+	if err != nil {
+		return ErrSignEncoding
+	}
+	sum := sha256.Sum256([]byte(bdata))
+	if rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], sig) != nil {
+		return ErrBadSignature
+	}
+	return nil
+}
+
+// SignedOverDecodedJSON reports whether sign verifies over the decoded
+// BDATA bytes instead of the base64 string: the most common publisher
+// mistake, worth naming in a finding.
+func SignedOverDecodedJSON(pub *rsa.PublicKey, bdata, sign string) bool {
+	raw, err := base64.StdEncoding.DecodeString(bdata)
+	if err != nil {
+		return false
+	}
+	return Verify(pub, string(raw), sign) == nil
+}
+
+// Encode marshals payload to JSON and returns it base64-encoded.
+func Encode(payload any) (string, error) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("encode BDATA: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(raw), nil
+}
+
+// Decode returns the JSON bytes inside a base64 BDATA string.
+func Decode(bdata string) ([]byte, error) {
+	raw, err := base64.StdEncoding.DecodeString(bdata)
+	if err != nil {
+		return nil, errors.New("BDATA is not valid base64")
+	}
+	return raw, nil
+}
+
+// Seal builds a signed envelope carrying payload.
+func Seal(key *rsa.PrivateKey, channelID string, payload any) (Envelope, error) {
+	bdata, err := Encode(payload)
+	if err != nil {
+		return Envelope{}, err
+	}
+	sign, err := Sign(key, bdata)
+	if err != nil {
+		return Envelope{}, err
+	}
+	return Envelope{CHANNELID: channelID, SIGN: sign, BDATA: bdata}, nil
+}

@@ -1,0 +1,100 @@
+// Package fault decides whether a call gets an injected failure. A rule
+// matches an endpoint, channel and virtualId, optionally only its nth
+// matching call or with a seeded probability, and fires a bounded or
+// standing number of times. The endpoint renders the action in its own
+// contract shape; this package only decides.
+package fault
+
+import (
+	"math/rand/v2"
+	"sync"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+// Action kinds.
+const (
+	InternalError     = "internal-error"     // the endpoint's platform-failure answer
+	SignatureMismatch = "signature-mismatch" // as if SIGN did not verify
+	HTTPStatus        = "http-status"        // a bare HTTP status
+	Delay             = "delay"              // answer normally, later
+)
+
+// Action is what a fired rule asks the endpoint to do.
+type Action struct {
+	Kind   string         `yaml:"kind" json:"kind"`
+	Status int            `yaml:"status,omitempty" json:"status,omitempty"`
+	Delay  model.Duration `yaml:"delay,omitempty" json:"delay,omitempty"`
+}
+
+// Rule says when an Action fires.
+type Rule struct {
+	ID          string  `yaml:"id,omitempty" json:"id,omitempty"`
+	Endpoint    string  `yaml:"endpoint" json:"endpoint"`
+	Channel     string  `yaml:"channel,omitempty" json:"channel,omitempty"`
+	VirtualID   string  `yaml:"virtualId,omitempty" json:"virtualId,omitempty"`
+	Nth         int     `yaml:"nth,omitempty" json:"nth,omitempty"`
+	Times       int     `yaml:"times,omitempty" json:"times,omitempty"`
+	Probability float64 `yaml:"probability,omitempty" json:"probability,omitempty"`
+	Action      Action  `yaml:"action" json:"action"`
+}
+
+// Call describes the call being decided.
+type Call struct {
+	Endpoint, Channel, VirtualID string
+}
+
+type armed struct {
+	Rule
+	seen, fired int
+}
+
+// Engine holds the armed rules and their counters. It is safe for
+// concurrent use; decisions are serialised so nth and times are exact.
+type Engine struct {
+	mu    sync.Mutex
+	rules []*armed
+	rng   *rand.Rand
+}
+
+// NewEngine arms rules; seed makes probabilistic rules reproducible.
+func NewEngine(rules []Rule, seed int64) *Engine {
+	e := &Engine{rng: rand.New(rand.NewPCG(uint64(seed), 0x5eed))}
+	for _, r := range rules {
+		e.rules = append(e.rules, &armed{Rule: r})
+	}
+	return e
+}
+
+func (r *armed) matches(c Call) bool {
+	return (r.Endpoint == "*" || r.Endpoint == c.Endpoint) &&
+		(r.Channel == "" || r.Channel == c.Channel) &&
+		(r.VirtualID == "" || r.VirtualID == c.VirtualID)
+}
+
+// Decide returns the action of the first rule that fires for c.
+func (e *Engine) Decide(c Call) (Action, bool) {
+	if e == nil {
+		return Action{}, false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range e.rules {
+		if !r.matches(c) {
+			continue
+		}
+		r.seen++
+		if r.Times > 0 && r.fired >= r.Times {
+			continue
+		}
+		if r.Nth > 0 && r.seen != r.Nth {
+			continue
+		}
+		if r.Probability > 0 && e.rng.Float64() >= r.Probability {
+			continue
+		}
+		r.fired++
+		return r.Action, true
+	}
+	return Action{}, false
+}

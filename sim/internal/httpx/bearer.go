@@ -1,0 +1,60 @@
+package httpx
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+// TokenChecker checks a bearer token value against the kind an endpoint takes.
+type TokenChecker interface {
+	Check(value string, want model.TokenKind) (model.Token, error)
+}
+
+const tokenKey = "rewardsim.token"
+
+// Bearer admits only requests carrying a live token of kind (AUTH-1,
+// AUTH-2, TOK-3). Anything else is HTTP 401 with a body saying why; the
+// contract shows only the status, the body is the simulator's reading.
+func Bearer(check TokenChecker, kind model.TokenKind) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Request().Header.Get(echo.HeaderAuthorization)
+			scheme, value, ok := strings.Cut(h, " ")
+			var reason string
+			switch {
+			case h == "":
+				reason = "Authorization header is missing"
+			case !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(value) == "":
+				reason = "Authorization header is not 'Bearer <token>'"
+			default:
+				t, err := check.Check(strings.TrimSpace(value), kind)
+				if err == nil {
+					c.Set(tokenKey, t)
+					return next(c)
+				}
+				reason = err.Error()
+			}
+			return Unauthorized(reason)
+		}
+	}
+}
+
+// Unauthorized is the 401 answer of the bearer endpoints.
+func Unauthorized(reason string) *Error {
+	return &Error{
+		Status: http.StatusUnauthorized,
+		Body:   map[string]any{"status": false, "message": "Unauthorized: " + reason},
+		Reason: reason,
+		Header: http.Header{"Www-Authenticate": {`Bearer error="invalid_token"`}},
+	}
+}
+
+// TokenFrom returns the token Bearer admitted.
+func TokenFrom(c echo.Context) model.Token {
+	t, _ := c.Get(tokenKey).(model.Token)
+	return t
+}

@@ -1,0 +1,104 @@
+// Package httpx is the echo glue: handlers return errors, one handler
+// renders them, the client's message is kept apart from the logged cause.
+package httpx
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// MaxBody is the largest request body any endpoint reads (1 MiB).
+const MaxBody = 1 << 20
+
+// ReasonHeader carries the simulator's precise reason for a failure, so a
+// publisher can debug without the body leaving the contract's shape.
+const ReasonHeader = "X-Rewardsim-Reason"
+
+// ErrTooLarge means the body exceeded MaxBody.
+var ErrTooLarge = errors.New("request body is larger than 1 MiB")
+
+// Error is an answer in the endpoint's own shape. Body is written as JSON
+// (or as-is when it is a []byte); Reason goes to ReasonHeader and the log.
+type Error struct {
+	Status int
+	Body   any
+	Reason string
+	Header http.Header
+}
+
+func (e *Error) Error() string { return e.Reason }
+
+// ReadBody reads at most MaxBody bytes of the request body.
+func ReadBody(c echo.Context) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(c.Request().Body, MaxBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxBody {
+		return nil, ErrTooLarge
+	}
+	return data, nil
+}
+
+// SetReason writes a one-line reason header.
+func SetReason(c echo.Context, reason string) {
+	if reason != "" {
+		reason = strings.Map(func(r rune) rune {
+			if r < 0x20 || r > 0x7e {
+				return ' '
+			}
+			return r
+		}, reason)
+		c.Response().Header().Set(ReasonHeader, reason)
+	}
+}
+
+// ErrorHandler renders every error a handler returns. Router errors (404,
+// 405) become a small JSON body; anything unexpected is logged and becomes
+// a 500, which tests treat as a bug.
+func ErrorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		var e *Error
+		var he *echo.HTTPError
+		switch {
+		case errors.As(err, &e):
+			for k, vs := range e.Header {
+				for _, v := range vs {
+					c.Response().Header().Add(k, v)
+				}
+			}
+			SetReason(c, e.Reason)
+			if raw, ok := e.Body.([]byte); ok {
+				_ = c.Blob(e.Status, echo.MIMETextPlainCharsetUTF8, raw)
+				return
+			}
+			_ = c.JSON(e.Status, e.Body)
+		case errors.As(err, &he):
+			msg := http.StatusText(he.Code)
+			if he.Code == http.StatusNotFound {
+				msg = "no such endpoint on this host: " + c.Request().Method + " " + c.Request().URL.Path
+			}
+			_ = c.JSON(he.Code, map[string]any{"message": msg})
+		default:
+			log.Error("unhandled error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+			_ = c.JSON(http.StatusInternalServerError, map[string]any{"message": "internal simulator error"})
+		}
+	}
+}
+
+// BaseURL is the scheme and host to put in absolute URLs handed out:
+// the configured public URL, or else the one the request came in on.
+func BaseURL(c echo.Context, configured string) string {
+	if configured != "" {
+		return strings.TrimRight(configured, "/")
+	}
+	return c.Scheme() + "://" + c.Request().Host
+}

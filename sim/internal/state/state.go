@@ -1,0 +1,104 @@
+// Package state keeps the simulator's durable state in one bbolt file. It
+// is the only importer of bbolt. Buckets are created at open; every
+// decision that must be atomic happens inside one write transaction, and
+// bytes are copied out before a transaction ends.
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// FileName is the bbolt file inside the data folder.
+const FileName = "rewardsim.db"
+
+// ErrLocked means another process holds the data folder.
+var ErrLocked = errors.New("data folder is in use by another rewardsim process")
+
+var allBuckets [][]byte
+
+// bucket declares a top-level bucket; every declared bucket exists after Open.
+func bucket(name string) []byte {
+	b := []byte(name)
+	allBuckets = append(allBuckets, b)
+	return b
+}
+
+// Store is the durable state.
+type Store struct {
+	db *bolt.DB
+}
+
+// Options tune Open.
+type Options struct {
+	// LockTimeout bounds the wait for the file lock; default 500ms.
+	LockTimeout time.Duration
+}
+
+// Open opens (creating if needed) the store in dir.
+func Open(dir string, opts Options) (*Store, error) {
+	if opts.LockTimeout == 0 {
+		opts.LockTimeout = 500 * time.Millisecond
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("data folder %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:        opts.LockTimeout,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("%s: %w (stop the other instance or use another --data folder)", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// Group commits: parallel writers share one fsync.
+	db.MaxBatchDelay = time.Millisecond
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("prepare %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the bbolt file's path.
+func (s *Store) Path() string { return s.db.Path() }
+
+func putJSON(b *bolt.Bucket, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
+}
+
+// getJSON decodes the value at key; the bytes are decoded, so nothing of
+// the transaction's memory escapes.
+func getJSON(b *bolt.Bucket, key []byte, v any) error {
+	raw := b.Get(key)
+	if raw == nil {
+		return errNotFound
+	}
+	return json.Unmarshal(raw, v)
+}

@@ -1,0 +1,312 @@
+// Package sim is the simulator's composition root: New reads keys and
+// scenarios, opens the store and wires the hosts; Handler exposes each
+// host for in-process use; Serve runs them on listeners. Everything below
+// it takes arguments and reads no files, flags or environment.
+package sim
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/rewardsim/rewardsim/certs"
+	"github.com/rewardsim/rewardsim/scenarios"
+	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/internal/api/bank"
+	"github.com/rewardsim/rewardsim/sim/internal/api/control"
+	"github.com/rewardsim/rewardsim/sim/internal/api/hotdeals"
+	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
+	"github.com/rewardsim/rewardsim/sim/internal/state"
+	"github.com/rewardsim/rewardsim/sim/internal/token"
+)
+
+// Host names one face of the simulator.
+type Host string
+
+const (
+	// All is the three public hosts on one handler (their paths do not collide).
+	All      Host = "all"
+	Rewards  Host = "rewards"
+	Bank     Host = "bank"
+	Hotdeals Host = "hotdeals"
+	// Control is the control API under /__sim/.
+	Control Host = "control"
+)
+
+// Clock tells the simulated time; nil in Options means the wall clock.
+type Clock interface {
+	Now() time.Time
+}
+
+// Options configure a simulator.
+type Options struct {
+	// DataDir holds the bbolt file; created if missing. Required.
+	DataDir string
+	// ScenarioPath is a scenario file or a folder of them; empty means the
+	// embedded scenarios/default.yaml.
+	ScenarioPath string
+	// ServiceKeyPEM and ServiceCertPEM sign answers; nil means the embedded
+	// test-only service key of certs/.
+	ServiceKeyPEM, ServiceCertPEM []byte
+	// PublicURL is the base of absolute URLs handed out; empty means the
+	// scheme and host each request came in on.
+	PublicURL string
+	Clock     Clock
+	Logger    *slog.Logger
+	// Rand supplies token and session bytes; nil means crypto/rand.
+	Rand io.Reader
+}
+
+// Sim is a running simulator's state and handlers.
+type Sim struct {
+	opts       Options
+	log        *slog.Logger
+	store      *state.Store
+	scenarios  *scenario.Registry
+	schemas    *schema.Set
+	serviceKey *rsa.PrivateKey
+	certPEM    []byte
+	handlers   map[Host]http.Handler
+}
+
+// New builds a simulator. It compiles every schema and scenario once, so
+// a bad file fails here and not on the first request.
+func New(opts Options) (*Sim, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("sim: Options.DataDir is required")
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Reader
+	}
+	s := &Sim{opts: opts, log: opts.Logger}
+
+	var err error
+	if s.schemas, err = schema.Compile(schemas.FS); err != nil {
+		return nil, fmt.Errorf("schemas: %w", err)
+	}
+	for _, op := range contract.Ops {
+		for _, n := range []string{op.Request, op.RequestBDATA, op.Response, op.ResponseBDATA} {
+			if n != "" && !s.schemas.Has(n) {
+				return nil, fmt.Errorf("operation %s names schema %q, which is not in schemas/", op.Name, n)
+			}
+		}
+	}
+	if err := s.loadServiceKey(); err != nil {
+		return nil, err
+	}
+	active, err := loadScenario(opts.ScenarioPath, s.schemas)
+	if err != nil {
+		return nil, err
+	}
+	s.scenarios = scenario.NewRegistry(active)
+	if s.store, err = state.Open(opts.DataDir, state.Options{}); err != nil {
+		return nil, err
+	}
+	s.handlers = s.buildHandlers()
+	return s, nil
+}
+
+func (s *Sim) loadServiceKey() error {
+	keyPEM, certPEM := s.opts.ServiceKeyPEM, s.opts.ServiceCertPEM
+	if keyPEM == nil {
+		keyPEM, _ = fs.ReadFile(certs.FS, certs.ServiceKey)
+		certPEM, _ = fs.ReadFile(certs.FS, certs.ServiceCert)
+	}
+	key, err := envelope.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		return fmt.Errorf("service key: %w", err)
+	}
+	pub, err := envelope.ParsePublicKeyPEM(certPEM)
+	if err != nil {
+		return fmt.Errorf("service certificate: %w", err)
+	}
+	if !pub.Equal(&key.PublicKey) {
+		return errors.New("service certificate does not match the service key")
+	}
+	s.serviceKey, s.certPEM = key, certPEM
+	return nil
+}
+
+// ValidateScenario checks a scenario file or folder as New would load it.
+// Problems are reported with file, line, path and reason.
+func ValidateScenario(path string) error {
+	set, err := schema.Compile(schemas.FS)
+	if err != nil {
+		return err
+	}
+	_, err = loadScenario(path, set)
+	return err
+}
+
+// loadScenario parses a scenario file, or the folder's default.yaml (else
+// its first *.yaml by name), or the embedded default when path is empty.
+func loadScenario(path string, set *schema.Set) (*scenario.Scenario, error) {
+	src := scenario.Sources{Builtin: certs.FS}
+	if path == "" {
+		data, err := fs.ReadFile(scenarios.FS, scenarios.Default)
+		if err != nil {
+			return nil, err
+		}
+		return scenario.Parse("scenarios/"+scenarios.Default, data, set, src)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	file := path
+	if info.IsDir() {
+		names, _ := filepath.Glob(filepath.Join(path, "*.y*ml"))
+		sort.Strings(names)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("scenario folder %s has no *.yaml file", path)
+		}
+		file = names[0]
+		for _, n := range names {
+			if strings.TrimSuffix(filepath.Base(n), filepath.Ext(n)) == "default" {
+				file = n
+			}
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	src.Files = os.DirFS(filepath.Dir(file))
+	return scenario.Parse(file, data, set, src)
+}
+
+func (s *Sim) newEcho() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = httpx.ErrorHandler(s.log)
+	e.Use(middleware.Recover())
+	return e
+}
+
+func (s *Sim) buildHandlers() map[Host]http.Handler {
+	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: s.scenarios}
+	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
+	reg := map[Host]func(*echo.Echo){
+		Rewards: func(e *echo.Echo) { rewards.Register(e, rewards.Deps{Signed: signed, Tokens: tokens}) },
+		Bank: func(e *echo.Echo) {
+			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand})
+		},
+		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdeals.Deps{}) },
+	}
+	out := map[Host]http.Handler{}
+	all := s.newEcho()
+	for _, h := range []Host{Rewards, Bank, Hotdeals} {
+		e := s.newEcho()
+		reg[h](e)
+		reg[h](all)
+		out[h] = e
+	}
+	out[All] = all
+	ctl := s.newEcho()
+	control.Register(ctl, control.Deps{
+		ServiceCertPEM: s.certPEM,
+		Clock:          s.opts.Clock,
+		Scenario:       func() string { return s.scenarios.Active().Name },
+	})
+	out[Control] = ctl
+	return out
+}
+
+// Handler returns the handler of one host.
+func (s *Sim) Handler(h Host) http.Handler { return s.handlers[h] }
+
+// ServiceCertPEM is the certificate that verifies the simulator's answers.
+func (s *Sim) ServiceCertPEM() []byte { return s.certPEM }
+
+// Close releases the store. Call it after every server has stopped.
+func (s *Sim) Close() error { return s.store.Close() }
+
+// Listen says where each host listens. All serves the three public hosts
+// together; when any of Rewards, Bank or Hotdeals is set (split mode) each
+// public host gets its own listener and All is ignored.
+type Listen struct {
+	All, Rewards, Bank, Hotdeals, Control string
+}
+
+// Split reports whether the public hosts listen apart.
+func (l Listen) Split() bool { return l.Rewards != "" || l.Bank != "" || l.Hotdeals != "" }
+
+// Serve binds every listener, calls ready with the bound addresses, and
+// serves until ctx ends; then it shuts down gracefully. It never exits
+// the process.
+func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) error {
+	want := map[Host]string{Control: l.Control}
+	if l.Split() {
+		want[Rewards], want[Bank], want[Hotdeals] = l.Rewards, l.Bank, l.Hotdeals
+	} else {
+		want[All] = l.All
+	}
+	servers := map[Host]*http.Server{}
+	bound := map[Host]string{}
+	lns := map[Host]net.Listener{}
+	for h, addr := range want {
+		if addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, o := range lns {
+				o.Close()
+			}
+			return fmt.Errorf("%s listener: %w", h, err)
+		}
+		lns[h] = ln
+		bound[h] = ln.Addr().String()
+		servers[h] = &http.Server{Handler: s.handlers[h], ReadHeaderTimeout: 10 * time.Second}
+	}
+	errc := make(chan error, len(servers))
+	for h, srv := range servers {
+		go func() {
+			if err := srv.Serve(lns[h]); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("%s: %w", h, err)
+			}
+		}()
+	}
+	if ready != nil {
+		ready(bound)
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		_ = srv.Shutdown(shutdown)
+	}
+	return err
+}

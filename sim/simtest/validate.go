@@ -1,0 +1,74 @@
+package simtest
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
+)
+
+// validating checks every answer of a known operation against its schemas.
+type validating struct {
+	t       testing.TB
+	next    http.RoundTripper
+	schemas *schema.Set
+}
+
+func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := v.next.RoundTrip(req)
+	if err != nil {
+		return res, err
+	}
+	op, ok := contract.ByPath(req.Method, req.URL.Path)
+	if !ok {
+		return res, nil
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return res, nil
+	}
+	if msg := CheckAnswer(v.schemas, op, res.StatusCode, body); msg != "" {
+		v.t.Errorf("simtest: %s %s answered HTTP %d outside its schema: %s\nbody: %s", req.Method, req.URL.Path, res.StatusCode, msg, body)
+	}
+	return res, nil
+}
+
+// CheckAnswer returns why an answer of op breaks its schemas, or "".
+// Injected faults (bare HTTP statuses) are outside every schema by design
+// and are recognised by their reason header in tests that use them.
+func CheckAnswer(set *schema.Set, op contract.Op, status int, body []byte) string {
+	if status >= 500 {
+		return "a 5xx answer"
+	}
+	name := op.Response
+	if status == http.StatusUnauthorized && (op.Auth == contract.BearerRef || op.Auth == contract.BearerUser) {
+		name = "bearer-unauthorized"
+	}
+	if err := set.ValidateJSON(name, body); err != nil {
+		return name + ": " + err.Error()
+	}
+	if op.ResponseBDATA == "" {
+		return ""
+	}
+	var env struct {
+		SIGN, BDATA string
+	}
+	if json.Unmarshal(body, &env) != nil || env.SIGN == "" {
+		return "" // a bare failure, already checked
+	}
+	raw, err := base64.StdEncoding.DecodeString(env.BDATA)
+	if err != nil {
+		return "BDATA is not base64"
+	}
+	if err := set.ValidateJSON(op.ResponseBDATA, raw); err != nil {
+		return op.ResponseBDATA + ": " + err.Error()
+	}
+	return ""
+}
