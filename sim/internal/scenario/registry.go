@@ -31,3 +31,15 @@ func (r *Registry) ByChannelID(id string) (model.Channel, *Scenario, bool) {
 	c, ok := s.ChannelByID(id)
 	return c, s, ok
 }
+
+// ByChannelName finds the channel with that bName / channelName and the
+// scenario that governs it. Bearer endpoints use it with a token's channel.
+func (r *Registry) ByChannelName(name string) (model.Channel, *Scenario, bool) {
+	s := r.Active()
+	for _, c := range s.Channels {
+		if c.Name == name {
+			return c, s, true
+		}
+	}
+	return model.Channel{}, s, false
+}

@@ -1,0 +1,67 @@
+package simtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under fixtures/ instead of comparing")
+
+// FixturesDir is the module's fixtures/ folder.
+func FixturesDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "fixtures")
+}
+
+// Golden compares got (indented as JSON when it is JSON) with
+// fixtures/<name>; `go test -update` rewrites the file instead. Mask
+// volatile values (tokens, signatures, times) before calling.
+func Golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if json.Indent(&buf, got, "", "  ") == nil {
+		got = append(buf.Bytes(), '\n')
+	}
+	path := filepath.Join(FixturesDir(), name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden %s: %v (run go test -update to create it)", name, err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("golden %s differs (go test -update rewrites it)\n--- want\n%s\n--- got\n%s", name, want, got)
+	}
+}
+
+// Mask replaces the values of the named top-level JSON fields with
+// "<masked>", so golden files pin shapes and not random values.
+func Mask(t testing.TB, raw []byte, fields ...string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("mask: %v: %s", err, raw)
+	}
+	for _, f := range fields {
+		if _, ok := m[f]; ok {
+			m[f] = "<masked>"
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
