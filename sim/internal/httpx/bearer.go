@@ -29,7 +29,7 @@ func Bearer(check TokenChecker, kind model.TokenKind) echo.MiddlewareFunc {
 			case h == "":
 				reason = "Authorization header is missing"
 			case !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(value) == "":
-				reason = "Authorization header is not 'Bearer <token>'"
+				reason = "Authorization header is not 'Bearer TOKEN'"
 			default:
 				t, err := check.Check(strings.TrimSpace(value), kind)
 				if err == nil {

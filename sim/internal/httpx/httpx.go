@@ -88,7 +88,9 @@ func ErrorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			}
 			_ = c.JSON(he.Code, map[string]any{"message": msg})
 		default:
-			log.Error("unhandled error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+			if log != nil {
+				log.Error("unhandled error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+			}
 			_ = c.JSON(http.StatusInternalServerError, map[string]any{"message": "internal simulator error"})
 		}
 	}

@@ -168,7 +168,14 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 		}
 		var out Errors
 		for _, p := range se.Problems {
-			out = append(out, &Error{File: name, Line: lineOf(root, p.Path), Path: p.Path, Msg: p.Message})
+			at := p.Path
+			// Point at the offending key itself, not at its parent object.
+			if rest, ok := strings.CutPrefix(p.Message, "additionalProperties '"); ok {
+				if key, _, ok := strings.Cut(rest, "'"); ok {
+					at = p.Path + "/" + key
+				}
+			}
+			out = append(out, &Error{File: name, Line: lineOf(root, at), Path: at, Msg: p.Message})
 		}
 		return nil, out
 	}

@@ -56,6 +56,14 @@ type Call struct {
 	BDATA    []byte
 }
 
+// FailureBody is the bare unsigned failure body. A struct, not a map, so
+// the bytes read exactly {"STATUS":"FAILURE","ERRORSTRING":"..."} as the
+// contract prints them.
+type FailureBody struct {
+	STATUS      string `json:"STATUS"`
+	ERRORSTRING string `json:"ERRORSTRING"`
+}
+
 // Failure is a bare failure answer. status 0 takes the scenario's
 // failureHttpStatus switch.
 func Failure(sc *scenario.Scenario, status int, errorString, reason string) *httpx.Error {
@@ -64,7 +72,7 @@ func Failure(sc *scenario.Scenario, status int, errorString, reason string) *htt
 	}
 	return &httpx.Error{
 		Status: status,
-		Body:   map[string]string{"STATUS": "FAILURE", "ERRORSTRING": errorString},
+		Body:   FailureBody{STATUS: "FAILURE", ERRORSTRING: errorString},
 		Reason: reason,
 	}
 }
