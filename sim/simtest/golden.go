@@ -59,9 +59,11 @@ func Mask(t testing.TB, raw []byte, fields ...string) []byte {
 			m[f] = "<masked>"
 		}
 	}
-	out, err := json.Marshal(m)
-	if err != nil {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out.Bytes()
 }

@@ -48,6 +48,12 @@ func CheckAnswer(set *schema.Set, op contract.Op, status int, body []byte) strin
 		return "a 5xx answer"
 	}
 	name := op.Response
+	if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+		if err := set.ValidateJSON("not-found", body); err != nil {
+			return "not-found: " + err.Error()
+		}
+		return ""
+	}
 	if status == http.StatusUnauthorized && (op.Auth == contract.BearerRef || op.Auth == contract.BearerUser) {
 		name = "bearer-unauthorized"
 	}
