@@ -1,7 +1,7 @@
 # rewardsim: `make run` serves the embedded default scenario; `make test` runs every test.
 GO      ?= go
 PKGS    := ./...
-FUZZTIME ?= 10s
+FUZZTIME ?= 30s
 
 .PHONY: run test build lint bench fuzz keys startup clean
 

@@ -13,7 +13,10 @@ import (
 	"github.com/rewardsim/rewardsim/sim"
 )
 
-func newServeCmd() *cobra.Command {
+func newServeCmd() *cobra.Command { return serveCommand(serve) }
+
+// serveCommand builds `serve` around run, so tests can see the resolved config.
+func serveCommand(run func(*cobra.Command, serveConfig) error) *cobra.Command {
 	v := viper.New()
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -24,7 +27,7 @@ func newServeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return serve(cmd, cfg)
+			return run(cmd, cfg)
 		},
 	}
 	bindServeFlags(cmd, v)

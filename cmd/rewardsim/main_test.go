@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// buildBinary builds rewardsim once into dir.
+func buildBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "rewardsim")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServe runs `rewardsim serve` on ephemeral loopback ports and returns
+// the control URL once the process has printed its bound addresses.
+func startServe(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, map[string]string) {
+	tb.Helper()
+	args := append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, extra...)
+	cmd := exec.Command(bin, args...)
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	urls := map[string]string{}
+	sc := bufio.NewScanner(stdout)
+	for len(urls) < 2 && sc.Scan() {
+		// "rewardsim: all listening on http://127.0.0.1:NNNN"
+		f := strings.Fields(sc.Text())
+		if len(f) == 5 && f[2] == "listening" {
+			urls[f[1]] = f[4]
+		}
+	}
+	if len(urls) < 2 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		tb.Fatalf("serve did not report its listeners; stderr: %s", stderr.String())
+	}
+	go func() { _, _ = bufio.NewReader(stdout).WriteTo(nopWriter{}) }()
+	return cmd, urls
+}
+
+type nopWriter struct{}
+
+func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestServeAnswersAndStopsGracefully(t *testing.T) {
+	bin := buildBinary(t)
+	cmd, urls := startServe(t, bin, t.TempDir())
+	res, err := http.Get(urls["control"] + "/__sim/health")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("health: %v %v", res, err)
+	}
+	res.Body.Close()
+	res, err = http.Post(urls["all"]+"/api/getSecuredReferenceToken", "application/json", strings.NewReader(`{}`))
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("rewards path: %v %v", res, err)
+	}
+	res.Body.Close()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve did not exit cleanly on SIGTERM: %v", err)
+	}
+}
+
+func TestSecondInstanceOnSameDataFails(t *testing.T) {
+	bin := buildBinary(t)
+	data := t.TempDir()
+	cmd, _ := startServe(t, bin, data)
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	out, err := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "in use by another rewardsim process") {
+		t.Fatalf("second instance: err %v, output %s", err, out)
+	}
+}
+
+func TestServeConfigSources(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("listen: 127.0.0.1:0\nlisen: typo\n"), 0o600)
+	cmd := newRoot()
+	cmd.SetArgs([]string{"serve", "--config", bad})
+	cmd.SetOut(&bytes.Buffer{})
+	if err := cmd.ExecuteContext(context.Background()); err == nil || !strings.Contains(err.Error(), "unknown keys lisen") {
+		t.Fatalf("a typo in the config file: %v, want unknown keys lisen", err)
+	}
+
+	// Environment beats the file, a flag beats the environment, the file
+	// beats the default.
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte("scenario: /from/file\ndata: /from/file\npublic-url: http://file\n"), 0o600)
+	t.Setenv("REWARDSIM_DATA", "/from/env")
+	t.Setenv("REWARDSIM_PUBLIC_URL", "http://env")
+	var got serveConfig
+	sc := serveCommand(func(_ *cobra.Command, cfg serveConfig) error { got = cfg; return nil })
+	sc.SetArgs([]string{"--config", good, "--public-url", "http://flag"})
+	if err := sc.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info"}
+	if got != want {
+		t.Fatalf("resolved config\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// BenchmarkStartup measures exec to the first answered request of
+// `rewardsim serve` on the embedded default scenario (target: 50 ms).
+// Each iteration starts a fresh process on a fresh data folder, polls the
+// health endpoint on a known port, then stops the process.
+func BenchmarkStartup(b *testing.B) {
+	bin := buildBinary(b)
+	var total, worst time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		data := b.TempDir()
+		start := time.Now()
+		cmd, urls := startServe(b, bin, data)
+		res, err := http.Get(urls["control"] + "/__sim/health")
+		if err != nil || res.StatusCode != 200 {
+			b.Fatalf("health: %v", err)
+		}
+		res.Body.Close()
+		took := time.Since(start)
+		total += took
+		worst = max(worst, took)
+		b.StopTimer()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-mean")
+	b.ReportMetric(float64(worst.Microseconds())/1000, "ms-worst")
+}
