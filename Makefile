@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 30s
 
-.PHONY: run test build lint bench fuzz keys startup clean
+.PHONY: run test build lint bench fuzz keys startup clean browser-deps
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -12,9 +12,10 @@ build:
 	$(GO) build -o bin/rewardsim ./cmd/rewardsim
 
 # gofmt and vet first (cheap), then every test under the race detector,
-# then a short coverage-guided fuzz of the envelope decoder.
-test: lint
-	$(GO) test -race -count=1 $(PKGS)
+# then a short coverage-guided fuzz of the envelope decoder. Browser tests
+# must run here, not skip: browser-deps installs Chromium when missing.
+test: lint browser-deps
+	REWARDSIM_REQUIRE_BROWSER=1 $(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzSignedEndpoints$$' -fuzztime $(FUZZTIME) ./sim/
 
 lint:
@@ -38,6 +39,13 @@ keys:
 # Time from exec to the first answered request (see README, Performance).
 startup:
 	$(GO) test -run '^$$' -bench '^BenchmarkStartup$$' -benchtime 20x ./cmd/rewardsim/
+
+# Debian's headless Chromium and chromedriver for the browser tests.
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  echo "installing Debian's chromium and chromium-driver for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	fi
 
 clean:
 	rm -rf bin rewardsim-data
