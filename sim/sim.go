@@ -31,7 +31,6 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/api/hotdeals"
 	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
-	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
@@ -77,6 +76,8 @@ type Options struct {
 	Logger    *slog.Logger
 	// Rand supplies token and session bytes; nil means crypto/rand.
 	Rand io.Reader
+	// Control configures the control plane (see control.go).
+	Control ControlOptions
 }
 
 // Sim is a running simulator's state and handlers.
@@ -89,6 +90,7 @@ type Sim struct {
 	serviceKey *rsa.PrivateKey
 	certPEM    []byte
 	handlers   map[Host]http.Handler
+	ctl        *controlPlane
 }
 
 // New builds a simulator. It compiles every schema and scenario once, so
@@ -96,9 +98,6 @@ type Sim struct {
 func New(opts Options) (*Sim, error) {
 	if opts.DataDir == "" {
 		return nil, errors.New("sim: Options.DataDir is required")
-	}
-	if opts.Clock == nil {
-		opts.Clock = clock.Real{}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -128,6 +127,10 @@ func New(opts Options) (*Sim, error) {
 	}
 	s.scenarios = scenario.NewRegistry(active)
 	if s.store, err = state.Open(opts.DataDir, state.Options{}); err != nil {
+		return nil, err
+	}
+	if err := s.startControl(); err != nil {
+		s.store.Close()
 		return nil, err
 	}
 	s.handlers = s.buildHandlers()
@@ -212,7 +215,7 @@ func (s *Sim) newEcho() *echo.Echo {
 }
 
 func (s *Sim) buildHandlers() map[Host]http.Handler {
-	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: s.scenarios}
+	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: s.scenarios, Faults: s.ctl.faults}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
 	reg := map[Host]func(*echo.Echo){
 		Rewards: func(e *echo.Echo) { rewards.Register(e, rewards.Deps{Signed: signed, Tokens: tokens}) },
@@ -231,11 +234,7 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	}
 	out[All] = all
 	ctl := s.newEcho()
-	control.Register(ctl, control.Deps{
-		ServiceCertPEM: s.certPEM,
-		Clock:          s.opts.Clock,
-		Scenario:       func() string { return s.scenarios.Active().Name },
-	})
+	control.Register(ctl, s.controlDeps())
 	out[Control] = ctl
 	return out
 }
@@ -247,7 +246,10 @@ func (s *Sim) Handler(h Host) http.Handler { return s.handlers[h] }
 func (s *Sim) ServiceCertPEM() []byte { return s.certPEM }
 
 // Close releases the store. Call it after every server has stopped.
-func (s *Sim) Close() error { return s.store.Close() }
+func (s *Sim) Close() error {
+	s.stopControl()
+	return s.store.Close()
+}
 
 // Listen says where each host listens. All serves the three public hosts
 // together; when any of Rewards, Bank or Hotdeals is set (split mode) each

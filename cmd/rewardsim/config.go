@@ -18,6 +18,7 @@ type serveConfig struct {
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
 	LogLevel                                                         string
+	ControlToken, WebhookDeadline                                    string
 }
 
 // serveKeys maps each config key to its flag help and default.
@@ -33,6 +34,8 @@ var serveKeys = []struct{ key, def, help string }{
 	{"service-key", "", "PEM private key that signs answers (default: the embedded test-only key)"},
 	{"service-cert", "", "PEM certificate of --service-key"},
 	{"log-level", "info", "debug, info, warn or error"},
+	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
+	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
 }
 
 func bindServeFlags(cmd *cobra.Command, v *viper.Viper) {
@@ -77,6 +80,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ControlListen: v.GetString("control-listen"),
 		Data:          v.GetString("data"), Scenario: v.GetString("scenario"), PublicURL: v.GetString("public-url"),
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
-		LogLevel: v.GetString("log-level"),
+		LogLevel:     v.GetString("log-level"),
+		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
 	}, nil
 }

@@ -9,6 +9,6 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd())
+	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd())
 	return root
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -41,6 +42,14 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	}
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log}
+	opts.Control.Token = cfg.ControlToken
+	if cfg.WebhookDeadline != "" {
+		d, err := time.ParseDuration(cfg.WebhookDeadline)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("--webhook-deadline %q is not a positive duration", cfg.WebhookDeadline)
+		}
+		opts.Control.WebhookDeadline = d
+	}
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
 	}

@@ -57,6 +57,7 @@ type config struct {
 	split        bool
 	dataDir      string
 	clock        *Clock
+	control      sim.ControlOptions
 }
 
 // Option changes how New starts the simulator.
@@ -77,6 +78,10 @@ func WithDataDir(dir string) Option { return func(c *config) { c.dataDir = dir }
 // WithClock shares a fake clock, for restart tests.
 func WithClock(clk *Clock) Option { return func(c *config) { c.clock = clk } }
 
+// WithControl sets the control-plane options (token, webhook deadline,
+// invalidator, hot-reload poll).
+func WithControl(o sim.ControlOptions) Option { return func(c *config) { c.control = o } }
+
 // New starts a simulator and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
@@ -96,7 +101,7 @@ func New(t testing.TB, opts ...Option) *Server {
 			t.Fatal(err)
 		}
 	}
-	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock})
+	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control})
 	if err != nil {
 		t.Fatalf("simtest: %v", err)
 	}

@@ -25,6 +25,8 @@ type Action struct {
 	Kind   string         `yaml:"kind" json:"kind"`
 	Status int            `yaml:"status,omitempty" json:"status,omitempty"`
 	Delay  model.Duration `yaml:"delay,omitempty" json:"delay,omitempty"`
+	// ErrorCode is the coupon errorCode of a coupon-error action.
+	ErrorCode string `yaml:"errorCode,omitempty" json:"errorCode,omitempty"`
 }
 
 // Rule says when an Action fires.
@@ -37,6 +39,8 @@ type Rule struct {
 	Times       int     `yaml:"times,omitempty" json:"times,omitempty"`
 	Probability float64 `yaml:"probability,omitempty" json:"probability,omitempty"`
 	Action      Action  `yaml:"action" json:"action"`
+	// Seed seeds this rule's own random source in a fault.Set.
+	Seed int64 `yaml:"seed,omitempty" json:"seed,omitempty"`
 }
 
 // Call describes the call being decided.

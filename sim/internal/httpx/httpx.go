@@ -104,3 +104,23 @@ func BaseURL(c echo.Context, configured string) string {
 	}
 	return c.Scheme() + "://" + c.Request().Host
 }
+
+// Drop closes the client's connection without an answer (an injected
+// dropped connection). The reason is logged only: nothing reaches the client.
+func Drop(c echo.Context, reason string) error {
+	hj, ok := c.Response().Writer.(http.Hijacker)
+	if !ok {
+		return &Error{Status: http.StatusBadGateway, Body: []byte("connection dropped"), Reason: reason}
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return err
+	}
+	c.Response().Committed = true
+	_ = conn.Close()
+	return ErrDropped
+}
+
+// ErrDropped is what a handler returns after Drop: the request is over,
+// and nothing more may be written (the renderer skips committed answers).
+var ErrDropped = errors.New("connection dropped on purpose")

@@ -10,6 +10,7 @@ import (
 // load swaps it whole, so a request never sees half a scenario.
 type Registry struct {
 	active atomic.Pointer[Scenario]
+	multi  atomic.Pointer[snapshot] // see multi.go
 }
 
 // NewRegistry returns a registry serving s.
@@ -22,24 +23,19 @@ func NewRegistry(s *Scenario) *Registry {
 // Active is the scenario in force.
 func (r *Registry) Active() *Scenario { return r.active.Load() }
 
-// Activate puts s in force.
-func (r *Registry) Activate(s *Scenario) { r.active.Store(s) }
+// Activate puts s in force (and keeps it among the loaded scenarios).
+func (r *Registry) Activate(s *Scenario) {
+	r.Load(s)
+	r.active.Store(s)
+}
 
 // ByChannelID finds the channel with that CHANNELID and the scenario that governs it.
 func (r *Registry) ByChannelID(id string) (model.Channel, *Scenario, bool) {
-	s := r.Active()
-	c, ok := s.ChannelByID(id)
-	return c, s, ok
+	return r.lookup(func(c model.Channel) bool { return c.ChannelID == id })
 }
 
 // ByChannelName finds the channel with that bName / channelName and the
 // scenario that governs it. Bearer endpoints use it with a token's channel.
 func (r *Registry) ByChannelName(name string) (model.Channel, *Scenario, bool) {
-	s := r.Active()
-	for _, c := range s.Channels {
-		if c.Name == name {
-			return c, s, true
-		}
-	}
-	return model.Channel{}, s, false
+	return r.lookup(func(c model.Channel) bool { return c.Name == name })
 }

@@ -67,6 +67,8 @@ type Switches struct {
 	FailureHTTPStatus int `yaml:"failureHttpStatus"`
 	// UnknownChannel picks the ERRORSTRING for an unknown CHANNELID.
 	UnknownChannel string `yaml:"unknownChannel"`
+	// Webhook sets the push retry policy and deadline (webhook.go).
+	Webhook WebhookSwitches `yaml:"webhook"`
 }
 
 // Channel is a publisher registered by the scenario.
@@ -266,6 +268,7 @@ func applyDefaults(f *File) {
 	if f.Switches.UnknownChannel == "" {
 		f.Switches.UnknownChannel = UnknownChannelMismatch
 	}
+	f.Switches.Webhook.applyDefaults()
 }
 
 func channelKey(c Channel, src Sources) (*rsa.PublicKey, error) {

@@ -6,7 +6,6 @@
 package signedcall
 
 import (
-	"context"
 	"crypto/rsa"
 	"encoding/json"
 	"errors"
@@ -45,6 +44,9 @@ type Deps struct {
 	Schemas    *schema.Set
 	ServiceKey *rsa.PrivateKey
 	Channels   Channels
+	// Faults are rules added at run time (the control API's), consulted
+	// before the governing scenario's own faults. nil: none.
+	Faults fault.Decider
 }
 
 // Call is an opened, verified, decoded request.
@@ -134,17 +136,32 @@ func (d *Deps) Open(c echo.Context, op contract.Op, dst any) (*Call, error) {
 
 	call := &Call{Op: op, Channel: ch, Scenario: sc, Envelope: env, BDATA: raw}
 	virtualID, _ := generic.(map[string]any)["virtualId"].(string)
-	if act, fired := sc.Faults.Decide(fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: virtualID}); fired {
-		if err := applyFault(c.Request().Context(), sc, act); err != nil {
+	if act, fired := d.decide(sc, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: virtualID}); fired {
+		if err := applyFault(c, sc, act); err != nil {
 			return nil, err
 		}
 	}
 	return call, nil
 }
 
+// decide consults the run-time rules, then the scenario's.
+func (d *Deps) decide(sc *scenario.Scenario, call fault.Call) (fault.Action, bool) {
+	if d.Faults != nil {
+		if act, ok := d.Faults.Decide(call); ok {
+			return act, true
+		}
+	}
+	return sc.Faults.Decide(call)
+}
+
 // applyFault renders an injected failure, or waits out an injected delay.
-func applyFault(ctx context.Context, sc *scenario.Scenario, act fault.Action) error {
+func applyFault(c echo.Context, sc *scenario.Scenario, act fault.Action) error {
+	ctx := c.Request().Context()
 	switch act.Kind {
+	case fault.MalformedBody:
+		return &httpx.Error{Status: http.StatusOK, Body: []byte(`{"STATUS":"FAIL`), Reason: "injected fault: malformed-body"}
+	case fault.DropConnection:
+		return httpx.Drop(c, "injected fault: drop-connection")
 	case fault.InternalError:
 		return Failure(sc, act.Status, InternalError, "injected fault: internal-error")
 	case fault.SignatureMismatch:

@@ -22,6 +22,9 @@ func (s *Store) PutToken(t model.Token) error {
 		return errors.New("token without a value")
 	}
 	return s.db.Batch(func(tx *bolt.Tx) error {
+		if err := indexUser(tx, bucketTokensByUser, t.Channel, t.VirtualID, t.Value); err != nil {
+			return err
+		}
 		return putJSON(tx.Bucket(bucketTokens), []byte(t.Value), t)
 	})
 }
@@ -42,6 +45,9 @@ func (s *Store) PutSession(sess model.Session) error {
 		return errors.New("session without an id")
 	}
 	return s.db.Batch(func(tx *bolt.Tx) error {
+		if err := indexUser(tx, bucketSessionsByUser, sess.Channel, sess.VirtualID, sess.ID); err != nil {
+			return err
+		}
 		return putJSON(tx.Bucket(bucketSessions), []byte(sess.ID), sess)
 	})
 }

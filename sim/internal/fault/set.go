@@ -1,0 +1,167 @@
+package fault
+
+import (
+	"fmt"
+	"sync"
+)
+
+// More action kinds. Each endpoint renders them in its own shape; an
+// endpoint that has no such shape ignores the kind.
+const (
+	MalformedBody  = "malformed-body"  // HTTP 200 with a body cut mid-JSON
+	DropConnection = "drop-connection" // close the connection without an answer
+	NotEligible    = "not-eligible"    // the endpoint's not-eligible answer
+	CouponError    = "coupon-error"    // a coupon error body: Action.ErrorCode and Action.Status
+)
+
+// Decider decides whether a call gets a fault. *Engine and *Set are Deciders.
+type Decider interface {
+	Decide(Call) (Action, bool)
+}
+
+// Status is a rule with its counters, as the control API lists it.
+type Status struct {
+	Rule
+	Seen  int `json:"seen"`
+	Fired int `json:"fired"`
+	// Spent is true once a counted rule has fired its times.
+	Spent bool `json:"spent"`
+	// Seq orders the rules as they were added (kept across restarts).
+	Seq int64 `json:"seq"`
+}
+
+// Set is an ordered, changeable list of rules (the control API's). Each
+// rule keeps its own counters and its own random source seeded by
+// Rule.Seed, so a probabilistic rule is reproducible whatever else fires.
+type Set struct {
+	mu    sync.Mutex
+	rules []*Engine
+	seq   map[*Engine]int64
+	next  int64
+	// OnFire, if set, is called (outside the set's lock) with a rule's
+	// counters each time it fires, so they can be kept across restarts.
+	OnFire func(Status)
+}
+
+// Restore arms r with counters carried over from before a restart, so a
+// spent one-shot rule stays spent.
+// Restore them in Seq order.
+func (s *Set) Restore(st Status) {
+	s.Add(st.Rule)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range s.rules {
+		if x.rules[0].ID == st.ID {
+			x.rules[0].seen, x.rules[0].fired = st.Seen, st.Fired
+			if st.Seq > 0 {
+				s.seq[x] = st.Seq
+				s.next = max(s.next, st.Seq)
+			}
+		}
+	}
+}
+
+// Add arms r at the end of the list; a rule with the same ID is replaced
+// in place (counters restart).
+func (s *Set) Add(r Rule) {
+	e := NewEngine([]Rule{r}, r.Seed)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seq == nil {
+		s.seq = map[*Engine]int64{}
+	}
+	s.next++
+	s.seq[e] = s.next
+	for i, x := range s.rules {
+		if x.rules[0].ID == r.ID {
+			s.rules[i] = e
+			delete(s.seq, x)
+			return
+		}
+	}
+	s.rules = append(s.rules, e)
+}
+
+// Remove disarms the rule with id; false if there is none.
+func (s *Set) Remove(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, x := range s.rules {
+		if x.rules[0].ID == id {
+			s.rules = append(s.rules[:i], s.rules[i+1:]...)
+			delete(s.seq, x)
+			return true
+		}
+	}
+	return false
+}
+
+// List returns every rule with its counters, in order.
+func (s *Set) List() []Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Status, 0, len(s.rules))
+	for _, x := range s.rules {
+		st := x.status()
+		st.Seq = s.seq[x]
+		out = append(out, st)
+	}
+	return out
+}
+
+func (e *Engine) status() Status {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	a := e.rules[0]
+	return Status{Rule: a.Rule, Seen: a.seen, Fired: a.fired, Spent: a.Times > 0 && a.fired >= a.Times}
+}
+
+// Decide returns the action of the first rule of the set that fires.
+func (s *Set) Decide(c Call) (Action, bool) {
+	if s == nil {
+		return Action{}, false
+	}
+	s.mu.Lock()
+	var fired *Engine
+	var act Action
+	for _, x := range s.rules {
+		if a, ok := x.Decide(c); ok {
+			fired, act = x, a
+			break
+		}
+	}
+	s.mu.Unlock()
+	if fired == nil {
+		return Action{}, false
+	}
+	if s.OnFire != nil {
+		st := fired.status()
+		s.mu.Lock()
+		st.Seq = s.seq[fired]
+		s.mu.Unlock()
+		s.OnFire(st)
+	}
+	return act, true
+}
+
+// Check reports what is wrong with a rule, or nil.
+func Check(r Rule) error {
+	switch r.Action.Kind {
+	case HTTPStatus:
+		if r.Action.Status == 0 {
+			return fmt.Errorf("an %s action needs a status", r.Action.Kind)
+		}
+	case Delay:
+		if r.Action.Delay.D() <= 0 {
+			return fmt.Errorf("a delay action needs a positive delay")
+		}
+	case CouponError:
+		if r.Action.ErrorCode == "" {
+			return fmt.Errorf("a coupon-error action needs an errorCode")
+		}
+	}
+	if r.Probability < 0 || r.Probability > 1 {
+		return fmt.Errorf("probability %v is outside 0..1", r.Probability)
+	}
+	return nil
+}

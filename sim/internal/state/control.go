@@ -1,0 +1,96 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+// The control plane's durable configuration: registered channels, fault
+// rules, uploaded scenarios and their activation, the clock. Records are
+// JSON under "<kind>\x00<key>"; the owning package picks the type. A
+// reset keeps them (they are configuration, not state).
+var bucketConfig = bucket("config")
+
+// Config kinds.
+const (
+	KindChannel    = "channel"
+	KindFault      = "fault"
+	KindScenario   = "scenario"
+	KindActivation = "activation"
+	KindClock      = "clock"
+)
+
+func configKey(kind, key string) []byte { return []byte(kind + Sep + key) }
+
+// PutConfig stores v as the record key of kind.
+func (s *Store) PutConfig(kind, key string, v any) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return putJSON(tx.Bucket(bucketConfig), configKey(kind, key), v)
+	})
+}
+
+// GetConfig decodes one record into v; model.ErrNotFound if absent.
+func (s *Store) GetConfig(kind, key string, v any) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bucketConfig), configKey(kind, key), v)
+	})
+}
+
+// DeleteConfig removes a record; model.ErrNotFound if absent.
+func (s *Store) DeleteConfig(kind, key string) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketConfig)
+		if b.Get(configKey(kind, key)) == nil {
+			return model.ErrNotFound
+		}
+		return b.Delete(configKey(kind, key))
+	})
+}
+
+// ConfigList returns every record of kind, in key order.
+func (s *Store) ConfigList(kind string) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := s.db.View(func(tx *bolt.Tx) error {
+		out = rawPrefix(tx.Bucket(bucketConfig), []byte(kind+Sep))
+		return nil
+	})
+	return out, err
+}
+
+func rawPrefix(b *bolt.Bucket, prefix []byte) []json.RawMessage {
+	var out []json.RawMessage
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		out = append(out, append(json.RawMessage(nil), v...))
+	}
+	return out
+}
+
+// Scheduled webhook pushes, keyed "<channel>\x00<id>": a channel reset
+// drops that channel's pushes.
+var bucketWebhooks = channelBucket("webhooks")
+
+// PutWebhook stores a push record.
+func (s *Store) PutWebhook(channel, id string, v any) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return putJSON(tx.Bucket(bucketWebhooks), ChannelKey(channel, id), v)
+	})
+}
+
+// Webhooks returns the push records of one channel ("" = every channel).
+func (s *Store) Webhooks(channel string) ([]json.RawMessage, error) {
+	var prefix []byte
+	if channel != "" {
+		prefix = channelPrefix(channel)
+	}
+	var out []json.RawMessage
+	err := s.db.View(func(tx *bolt.Tx) error {
+		out = rawPrefix(tx.Bucket(bucketWebhooks), prefix)
+		return nil
+	})
+	return out, err
+}
