@@ -101,13 +101,13 @@ func putCount(b *bolt.Bucket, k []byte, n int) error {
 // replay, cross-offer reuse, stock and purchase_limit are read and the
 // coupon, counters and idempotency record written together, so stock is
 // never oversold and purchase_limit never exceeded under any concurrency.
-// Batched: parallel claims share a commit.
+// Group-committed (group.go): parallel claims share a commit.
 func (s *Store) ClaimCoupon(r ClaimRequest) (ClaimResult, error) {
 	if r.Channel == "" || r.OfferID == "" || r.ExtTransactionID == "" || r.New == nil {
 		return ClaimResult{}, errors.New("claim without channel, offer, extTransactionId or coupon builder")
 	}
 	var res ClaimResult
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.groupUpdate(func(tx *bolt.Tx) error {
 		res = ClaimResult{}
 		txb, cb := tx.Bucket(bucketCouponTx), tx.Bucket(bucketCoupons)
 		txKey := key(r.Channel, r.ExtTransactionID)
@@ -178,16 +178,23 @@ func (s *Store) ClaimCoupon(r ClaimRequest) (ClaimResult, error) {
 
 // UserCoupons lists a user's coupons for an offer, oldest first (CPN-9).
 func (s *Store) UserCoupons(channel, offerID, virtualID string) ([]model.Coupon, error) {
-	out := []model.Coupon{}
-	prefix := key(channel, offerID, virtualID)
+	return scanSeq[model.Coupon](s, bucketCoupons, key(channel, offerID, virtualID))
+}
+
+// scanSeq decodes the values under prefix+<8-byte sequence>, in order.
+func scanSeq[T any](s *Store, bucket, prefix []byte) ([]T, error) {
+	out := []T{}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		cur := tx.Bucket(bucketCoupons).Cursor()
-		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, v = cur.Next() {
-			var c model.Coupon
-			if err := json.Unmarshal(v, &c); err != nil {
+		cur := tx.Bucket(bucket).Cursor()
+		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+			if len(k) != len(prefix)+8 {
+				continue
+			}
+			var x T
+			if err := json.Unmarshal(v, &x); err != nil {
 				return err
 			}
-			out = append(out, c)
+			out = append(out, x)
 		}
 		return nil
 	})
@@ -256,21 +263,5 @@ func (s *Store) RecordCouponClick(c model.CouponClick) error {
 
 // CouponClicks lists the recorded follows of an offer's coupon URLs.
 func (s *Store) CouponClicks(channel, offerID string) ([]model.CouponClick, error) {
-	out := []model.CouponClick{}
-	prefix := key(channel, offerID)
-	err := s.db.View(func(tx *bolt.Tx) error {
-		cur := tx.Bucket(bucketCouponClick).Cursor()
-		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
-			if len(k) != len(prefix)+8 {
-				continue
-			}
-			var c model.CouponClick
-			if err := json.Unmarshal(v, &c); err != nil {
-				return err
-			}
-			out = append(out, c)
-		}
-		return nil
-	})
-	return out, err
+	return scanSeq[model.CouponClick](s, bucketCouponClick, key(channel, offerID))
 }

@@ -29,12 +29,16 @@ func registerUnavailable(e *echo.Echo) {
 		if !ok {
 			panic("contract has no operation " + name)
 		}
-		body := map[string]any{
-			"status":    http.StatusNotFound,
-			"errorCode": "NOT_AVAILABLE",
-			"message": name + " does not exist in the real service: it has no server implementation " +
+		body := struct {
+			Status    int    `json:"status"`
+			ErrorCode string `json:"errorCode"`
+			Message   string `json:"message"`
+			Instead   string `json:"instead"`
+		}{
+			http.StatusNotFound, "NOT_AVAILABLE",
+			name + " does not exist in the real service: it has no server implementation " +
 				"(interface section 4.11). Do not build against it.",
-			"instead": instead,
+			instead,
 		}
 		reason := NotAvailableReason + ": " + name + " has no implementation in the real service (NA-1)"
 		e.Add(op.Method, op.Path, func(c echo.Context) error {

@@ -117,7 +117,7 @@ func failure(sc *scenario.Scenario, code, msg string) *httpx.Error {
 	}
 	return &httpx.Error{
 		Status: httpStatus,
-		Body:   map[string]any{"status": status, "errorCode": code, "message": msg},
+		Body:   errorBody{Status: status, ErrorCode: code, Message: msg},
 		Reason: strings.ToLower(code) + ": " + msg,
 	}
 }
@@ -222,9 +222,22 @@ func (h *handlers) applyFault(c echo.Context, sc *scenario.Scenario, act fault.A
 	return nil
 }
 
+// errorBody and okBody are the coupon host's answers, fields in wire order.
+type errorBody struct {
+	Status    int    `json:"status"`
+	ErrorCode string `json:"errorCode"`
+	Message   string `json:"message"`
+}
+
+type okBody struct {
+	Status  int    `json:"status"`
+	Message string `json:"message"`
+	Data    any    `json:"data"`
+}
+
 // ok answers a success in the coupon host's shape.
 func ok(c echo.Context, data any) error {
-	return c.JSON(http.StatusOK, map[string]any{"status": 200, "message": Fetched, "data": data})
+	return c.JSON(http.StatusOK, okBody{Status: http.StatusOK, Message: Fetched, Data: data})
 }
 
 func iso(sc *scenario.Scenario, t time.Time) string { return t.In(sc.Location).Format(time.RFC3339) }
@@ -370,7 +383,11 @@ func (h *handlers) userCoupons(c echo.Context) error {
 		}
 		out = append(out, e)
 	}
-	return ok(c, map[string]any{"offerId": req.OfferID, "virtualId": req.VirtualID, "coupons": out})
+	return ok(c, struct {
+		OfferID   string  `json:"offerId"`
+		VirtualID string  `json:"virtualId"`
+		Coupons   []entry `json:"coupons"`
+	}{req.OfferID, req.VirtualID, out})
 }
 
 // catalogue is getCatalogue (CPN-10): the channel's open offers, only
@@ -415,7 +432,9 @@ func (h *handlers) catalogue(c echo.Context) error {
 		}
 		out = append(out, it)
 	}
-	return ok(c, map[string]any{"offers": out})
+	return ok(c, struct {
+		Offers []item `json:"offers"`
+	}{out})
 }
 
 // redirect serves a coupon's click-and-redirect URL (CPN-8): the follow
