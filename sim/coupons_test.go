@@ -801,7 +801,7 @@ func BenchmarkFetchCouponCode(b *testing.B) {
 	next := 0
 	// Many publishers' requests in flight at once, as in production: each
 	// waits for a group commit, so throughput needs concurrency, not cores.
-	b.SetParallelism(64)
+	b.SetParallelism(32)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
