@@ -265,6 +265,13 @@ func TestCouponHost_AUTH3_wrongOrMissingCredentialsAre401(t *testing.T) {
 	if err != nil || len(list) != 0 {
 		t.Fatalf("coupons after refused calls: %v %v", list, err)
 	}
+	// The right credentials pass on every path (the refusals above are not blanket ones).
+	for path, body := range bodies {
+		res, err := s.Client.PostAPIKey(ctx, path, body)
+		if err != nil || couponErr(t, res) != nil {
+			t.Fatalf("%s with the right credentials: %v %s", path, err, res.Body)
+		}
+	}
 }
 
 // clause: CPN-3

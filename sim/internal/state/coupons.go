@@ -265,3 +265,25 @@ func (s *Store) RecordCouponClick(c model.CouponClick) error {
 func (s *Store) CouponClicks(channel, offerID string) ([]model.CouponClick, error) {
 	return scanSeq[model.CouponClick](s, bucketCouponClick, key(channel, offerID))
 }
+
+// ResetCoupons deletes every coupon record of a channel: stock and
+// per-user counters, idempotency records, coupons and clicks (SIM-2).
+func (s *Store) ResetCoupons(channel string) error {
+	prefix := key(channel)
+	return s.db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketCouponStock, bucketCouponUser, bucketCouponTx, bucketCoupons, bucketCouponClick} {
+			b := tx.Bucket(name)
+			var keys [][]byte
+			cur := b.Cursor()
+			for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+				keys = append(keys, bytes.Clone(k))
+			}
+			for _, k := range keys {
+				if err := b.Delete(k); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}

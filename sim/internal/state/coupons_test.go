@@ -76,3 +76,36 @@ func TestGroupUpdate_failureIsIsolated(t *testing.T) {
 		t.Fatalf("%d failed, %d written; want 1 and %d", failed, written, n-1)
 	}
 }
+
+// clause: SIM-2, CPN-6
+func TestCoupons_resetIsPerChannel(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	req := func(ch, tx string) ClaimRequest {
+		return ClaimRequest{Channel: ch, OfferID: "O", VirtualID: "U", ExtTransactionID: tx, Stock: 1, CrossOffer: CrossReject,
+			New: func(seq int) model.Coupon { return model.Coupon{Code: fmt.Sprint("X", seq)} }}
+	}
+	for _, ch := range []string{"A", "AB"} { // "A" is a byte prefix of "AB": keys must not be
+		if r, err := s.ClaimCoupon(req(ch, "T1")); err != nil || r.Outcome != Delivered {
+			t.Fatalf("%s: %+v %v", ch, r, err)
+		}
+		if r, _ := s.ClaimCoupon(req(ch, "T2")); r.Outcome != Exhausted {
+			t.Fatalf("%s: second claim on stock 1: %+v", ch, r)
+		}
+	}
+	if err := s.ResetCoupons("A"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := s.ClaimCoupon(req("A", "T2")); r.Outcome != Delivered {
+		t.Fatalf("after reset, channel A: %+v", r)
+	}
+	if r, _ := s.ClaimCoupon(req("AB", "T3")); r.Outcome != Exhausted {
+		t.Fatalf("channel AB was reset too: %+v", r)
+	}
+	if list, _ := s.UserCoupons("AB", "O", "U"); len(list) != 1 {
+		t.Fatalf("channel AB has %d coupons, want 1", len(list))
+	}
+}

@@ -167,7 +167,10 @@ func (h *handlers) open(c echo.Context, name string, dst any) (*call, error) {
 	if err := json.Unmarshal(body, dst); err != nil {
 		return nil, invalid(sc, "body: "+err.Error())
 	}
-	fields := generic.(map[string]any) // the schema requires an object
+	fields, isObject := generic.(map[string]any)
+	if !isObject { // the request schemas require an object; never panic on one that would not
+		return nil, invalid(sc, "body: must be a JSON object")
+	}
 	if name, _ := fields["channelName"].(string); name != ch.Name {
 		return nil, invalid(sc, fmt.Sprintf("channelName: %q is not the name of channel %s (matched case-sensitively)", name, ch.ChannelID))
 	}
