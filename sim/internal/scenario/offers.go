@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -205,7 +207,8 @@ func compileOffers(f File, fail func(p, msg string)) Offers {
 	for _, c := range f.Channels {
 		channels[c.Name] = true
 	}
-	for ch, list := range f.Offers {
+	for _, ch := range slices.Sorted(maps.Keys(f.Offers)) { // errors in a stable order
+		list := f.Offers[ch]
 		base := "/offers/" + ch
 		if !channels[ch] {
 			fail(base, fmt.Sprintf("offers for channel %q, which is not in channels", ch))
