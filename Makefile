@@ -25,7 +25,7 @@ lint:
 
 # Benchmarks behind the README's performance section.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3s ./sim/ ./sim/internal/envelope/
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./sim/ ./sim/internal/envelope/ ./sim/internal/state/
 
 # A longer fuzz run than `make test` does.
 fuzz:

@@ -43,7 +43,7 @@ type ControlOptions struct {
 
 // Invalidator marks an offer's delivered coupons invalidated from at.
 type Invalidator interface {
-	InvalidateOffer(channel, offerID string, at time.Time) error
+	InvalidateOffer(channel, offerID string, at time.Time, reason string) error
 }
 
 type controlPlane struct {
@@ -63,6 +63,9 @@ type controlPlane struct {
 // load are logged and skipped: a restart never fails on them.
 func (s *Sim) startControl() error {
 	o := s.opts.Control
+	if o.Invalidator == nil {
+		o.Invalidator = couponInvalidator{s}
+	}
 	cp := &controlPlane{faults: &fault.Set{}, watched: map[string]string{}}
 	s.ctl = cp
 	if s.opts.Clock == nil {
@@ -134,6 +137,7 @@ func (s *Sim) startControl() error {
 		},
 	})
 	cp.readers = []control.Reader{
+		{Name: "coupons", Read: func(ch, vid string) (any, error) { return s.store.ChannelUserCoupons(ch, vid) }},
 		{Name: "tokens", Read: s.readTokens},
 		{Name: "sessions", Read: func(ch, vid string) (any, error) {
 			ss, err := s.store.UserSessions(ch, vid)

@@ -222,7 +222,12 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 		Bank: func(e *echo.Echo) {
 			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand})
 		},
-		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdeals.Deps{}) },
+		Hotdeals: func(e *echo.Echo) {
+			hotdeals.Register(e, hotdeals.Deps{
+				Channels: s.scenarios, Schemas: s.schemas, Store: s.store, Clock: s.opts.Clock, PublicURL: s.opts.PublicURL,
+				Faults: s.ctl.faults,
+			})
+		},
 	}
 	out := map[Host]http.Handler{}
 	all := s.newEcho()

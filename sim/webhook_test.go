@@ -265,10 +265,10 @@ type fakeInvalidator struct {
 	calls []string
 }
 
-func (f *fakeInvalidator) InvalidateOffer(channel, offerID string, at time.Time) error {
+func (f *fakeInvalidator) InvalidateOffer(channel, offerID string, at time.Time, reason string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls = append(f.calls, channel+"/"+offerID+"@"+at.UTC().Format(time.RFC3339))
+	f.calls = append(f.calls, channel+"/"+offerID+"@"+at.UTC().Format(time.RFC3339)+" "+reason)
 	return nil
 }
 
@@ -304,7 +304,7 @@ func TestWebhook_WH3_WH4_duplicatesUnknownTypesInvalidation(t *testing.T) {
 	if len(refs) != 3 || refs[0] != refs[1] || refs[1] != refs[2] {
 		t.Errorf("referenceIds sent = %v, want 3 deliveries (one retry) of one referenceId", refs)
 	}
-	want := "CIW/O1@2026-01-15T06:30:00Z"
+	want := "CIW/O1@2026-01-15T06:30:00Z BRAND_CALLED_OUT"
 	if got := inv.got(); len(got) != 2 || got[0] != want || got[1] != want {
 		t.Errorf("invalidations = %v, want %s once per push", got, want)
 	}

@@ -44,6 +44,9 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 // Injected faults (bare HTTP statuses) are outside every schema by design
 // and are recognised by their reason header in tests that use them.
 func CheckAnswer(set *schema.Set, op contract.Op, status int, body []byte) string {
+	if op.Auth == contract.APIKey {
+		return checkAPIKeyAnswer(set, op, status, body)
+	}
 	if status >= 500 {
 		return "a 5xx answer"
 	}
@@ -75,6 +78,25 @@ func CheckAnswer(set *schema.Set, op contract.Op, status int, body []byte) strin
 	}
 	if err := set.ValidateJSON(op.ResponseBDATA, raw); err != nil {
 		return op.ResponseBDATA + ": " + err.Error()
+	}
+	return ""
+}
+
+// checkAPIKeyAnswer checks a coupon-host answer: its schema, and that an
+// HTTP status other than 200 mirrors the body status (CPN-3). Only the
+// injected INTERNAL_ERROR may be a 5xx, and only as HTTP 500.
+func checkAPIKeyAnswer(set *schema.Set, op contract.Op, status int, body []byte) string {
+	if err := set.ValidateJSON(op.Response, body); err != nil {
+		return op.Response + ": " + err.Error()
+	}
+	if status == http.StatusOK {
+		return ""
+	}
+	var b struct {
+		Status int `json:"status"`
+	}
+	if json.Unmarshal(body, &b) != nil || b.Status != status {
+		return "HTTP status differs from the body status"
 	}
 	return ""
 }

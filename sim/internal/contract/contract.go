@@ -46,6 +46,15 @@ const (
 	OpSession        = "GenerateSessionInfoV2"
 )
 
+// Coupon host operations and the unavailable bank endpoints (issue 4).
+const (
+	OpCatalogue     = "getCatalogue"
+	OpFetchCoupon   = "fetchCouponCode"
+	OpUserCoupons   = "getUserCoupons"
+	OpRegisterEvent = "RegisterEvent"
+	OpExitEvent     = "ExitEvent"
+)
+
 // Ops is the catalogue of built operations.
 var Ops = []Op{
 	{
@@ -62,6 +71,30 @@ var Ops = []Op{
 		Name: OpSession, Host: Bank, Method: "POST", Path: "/api/GenerateSessionInfoV2", Auth: SignedEnvelope,
 		Request: "envelope.request", RequestBDATA: "GenerateSessionInfoV2.request",
 		Response: "signed-or-failure", ResponseBDATA: "GenerateSessionInfoV2.response",
+	},
+	// getCatalogue and getUserCoupons: path, method and shapes are the
+	// simulator's reading (CPN-9, CPN-10); the contract shows none.
+	{
+		Name: OpCatalogue, Host: Hotdeals, Method: "POST", Path: "/api/getCatalogue", Auth: APIKey,
+		Request: "getCatalogue.request", Response: "getCatalogue.response",
+	},
+	{
+		Name: OpFetchCoupon, Host: Hotdeals, Method: "POST", Path: "/api/fetchCouponCode", Auth: APIKey,
+		Request: "fetchCouponCode.request", Response: "fetchCouponCode.response",
+	},
+	{
+		Name: OpUserCoupons, Host: Hotdeals, Method: "POST", Path: "/api/getUserCoupons", Auth: APIKey,
+		Request: "getUserCoupons.request", Response: "getUserCoupons.response",
+	},
+	// RegisterEvent and ExitEvent do not exist in the real service (NA-1):
+	// every call answers HTTP 404 not-available.
+	{
+		Name: OpRegisterEvent, Host: Bank, Method: "POST", Path: "/api/RegisterEvent", Auth: SignedEnvelope,
+		Request: "envelope.request", Response: "not-available",
+	},
+	{
+		Name: OpExitEvent, Host: Bank, Method: "POST", Path: "/api/ExitEvent", Auth: SignedEnvelope,
+		Request: "envelope.request", Response: "not-available",
 	},
 }
 

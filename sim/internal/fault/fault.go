@@ -18,6 +18,10 @@ const (
 	SignatureMismatch = "signature-mismatch" // as if SIGN did not verify
 	HTTPStatus        = "http-status"        // a bare HTTP status
 	Delay             = "delay"              // answer normally, later
+	// CommitThenDelay and CommitThenDrop withhold the answer of a call
+	// whose effect was committed (CPN-4): see withhold.go.
+	CommitThenDelay = "commit-then-delay" // commit, then answer after Delay
+	CommitThenDrop  = "commit-then-drop"  // commit, then close the connection unanswered
 )
 
 // Action is what a fired rule asks the endpoint to do.

@@ -165,3 +165,14 @@ func Check(r Rule) error {
 	}
 	return nil
 }
+
+// First consults the run-time rules (may be nil), then the scenario's
+// rules: the one order every endpoint uses.
+func First(runtime Decider, scenario *Engine, c Call) (Action, bool) {
+	if runtime != nil {
+		if act, ok := runtime.Decide(c); ok {
+			return act, true
+		}
+	}
+	return scenario.Decide(c)
+}

@@ -42,6 +42,9 @@ type File struct {
 	Switches    Switches     `yaml:"switches"`
 	Channels    []Channel    `yaml:"channels"`
 	Faults      []fault.Rule `yaml:"faults"`
+
+	// Offers are the coupon offers per channel name (offers.go).
+	Offers map[string][]OfferFile `yaml:"offers"`
 }
 
 // Service is the service's own identity.
@@ -69,6 +72,8 @@ type Switches struct {
 	UnknownChannel string `yaml:"unknownChannel"`
 	// Webhook sets the push retry policy and deadline (webhook.go).
 	Webhook WebhookSwitches `yaml:"webhook"`
+	// Coupons are the coupon host's switches (offers.go).
+	Coupons CouponSwitches `yaml:"coupons"`
 }
 
 // Channel is a publisher registered by the scenario.
@@ -101,6 +106,8 @@ type Scenario struct {
 	// Faults is armed from the file's faults: its counters start afresh
 	// each time the scenario is loaded.
 	Faults *fault.Engine
+	// Offers are the compiled coupon offers per channel (offers.go).
+	Offers Offers
 }
 
 // Sources resolves certificateFile references: Files for paths relative
@@ -239,6 +246,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 			fail(fmt.Sprintf("/faults/%d/action/delay", i), "a delay action needs a positive delay")
 		}
 	}
+	s.Offers = compileOffers(f, fail)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -269,6 +277,7 @@ func applyDefaults(f *File) {
 		f.Switches.UnknownChannel = UnknownChannelMismatch
 	}
 	f.Switches.Webhook.applyDefaults()
+	applyCouponDefaults(f)
 }
 
 func channelKey(c Channel, src Sources) (*rsa.PublicKey, error) {

@@ -146,12 +146,7 @@ func (d *Deps) Open(c echo.Context, op contract.Op, dst any) (*Call, error) {
 
 // decide consults the run-time rules, then the scenario's.
 func (d *Deps) decide(sc *scenario.Scenario, call fault.Call) (fault.Action, bool) {
-	if d.Faults != nil {
-		if act, ok := d.Faults.Decide(call); ok {
-			return act, true
-		}
-	}
-	return sc.Faults.Decide(call)
+	return fault.First(d.Faults, sc.Faults, call)
 }
 
 // applyFault renders an injected failure, or waits out an injected delay.

@@ -33,7 +33,8 @@ func bucket(name string) []byte {
 
 // Store is the durable state.
 type Store struct {
-	db *bolt.DB
+	db    *bolt.DB
+	group group // group commits (group.go)
 }
 
 // Options tune Open.

@@ -129,7 +129,7 @@ type Store interface {
 // Invalidator marks an offer's delivered coupons invalidated from at
 // (WH-4). The coupons area provides it.
 type Invalidator interface {
-	InvalidateOffer(channel, offerID string, at time.Time) error
+	InvalidateOffer(channel, offerID string, at time.Time, reason string) error
 }
 
 // Channel is what the scheduler needs of a channel.
@@ -403,7 +403,7 @@ func (s *Scheduler) attempt(ctx context.Context, p Push, now time.Time) error {
 		if err != nil {
 			at = now
 		}
-		if err := s.o.Invalidator.InvalidateOffer(p.Channel, p.Event.OfferID, at); err != nil {
+		if err := s.o.Invalidator.InvalidateOffer(p.Channel, p.Event.OfferID, at, p.Event.Reason); err != nil {
 			p.Findings = append(p.Findings, "invalidating the offer's coupons failed: "+err.Error())
 		}
 		p.Invalidated = true

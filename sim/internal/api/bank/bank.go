@@ -37,6 +37,7 @@ func Register(e *echo.Echo, d Deps) {
 	h := &handlers{d}
 	op, _ := contract.ByName(contract.OpSession)
 	e.POST(op.Path, h.session)
+	registerUnavailable(e)
 }
 
 type handlers struct{ Deps }

@@ -1,0 +1,77 @@
+package state
+
+import (
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// maxGroup bounds the calls one group commit carries.
+const maxGroup = 1000
+
+// group is a leader-based group commit. db.Batch starts a new batch
+// after a timer (MaxBatchDelay) even while the previous one is still
+// committing, so under load its batches queue up small, one fsync each.
+// Here every call that arrives while a commit runs joins the next commit,
+// which starts as soon as the previous one ends: the batch grows with
+// the load and no call waits on a timer.
+type group struct {
+	mu      sync.Mutex
+	pending []groupCall
+	leading bool
+}
+
+type groupCall struct {
+	fn  func(*bolt.Tx) error
+	err chan error
+}
+
+// groupUpdate runs fn in a write transaction shared with concurrent
+// callers. Like db.Batch, fn must be idempotent: when any function of a
+// group fails, every function of the group is run again alone.
+func (s *Store) groupUpdate(fn func(*bolt.Tx) error) error {
+	c := groupCall{fn: fn, err: make(chan error, 1)}
+	g := &s.group
+	g.mu.Lock()
+	g.pending = append(g.pending, c)
+	if !g.leading {
+		g.leading = true
+		go s.leadGroup()
+	}
+	g.mu.Unlock()
+	return <-c.err
+}
+
+func (s *Store) leadGroup() {
+	g := &s.group
+	for {
+		g.mu.Lock()
+		calls := g.pending
+		if len(calls) > maxGroup {
+			calls, g.pending = calls[:maxGroup:maxGroup], calls[maxGroup:]
+		} else {
+			g.pending = nil
+		}
+		if len(calls) == 0 {
+			g.leading = false
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Unlock()
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			for _, c := range calls {
+				if err := c.fn(tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, c := range calls {
+			if err == nil {
+				c.err <- nil
+				continue
+			}
+			c.err <- s.db.Update(c.fn)
+		}
+	}
+}
