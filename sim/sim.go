@@ -35,6 +35,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
@@ -77,6 +78,18 @@ type Options struct {
 	Logger    *slog.Logger
 	// Rand supplies token and session bytes; nil means crypto/rand.
 	Rand io.Reader
+	// Journal bounds the exchange journal (SIM-4): at most MaxEntries
+	// entries (0: 100000; negative: no count bound) and none older than
+	// MaxAge in simulated time (0: no age bound).
+	Journal JournalOptions
+}
+
+// JournalOptions bound the journal of exchanges.
+type JournalOptions struct {
+	MaxEntries int
+	MaxAge     time.Duration
+	// Disabled records nothing.
+	Disabled bool
 }
 
 // Sim is a running simulator's state and handlers.
@@ -89,6 +102,7 @@ type Sim struct {
 	serviceKey *rsa.PrivateKey
 	certPEM    []byte
 	handlers   map[Host]http.Handler
+	journal    *journal.Journal
 }
 
 // New builds a simulator. It compiles every schema and scenario once, so
@@ -129,6 +143,14 @@ func New(opts Options) (*Sim, error) {
 	s.scenarios = scenario.NewRegistry(active)
 	if s.store, err = state.Open(opts.DataDir, state.Options{}); err != nil {
 		return nil, err
+	}
+	s.journal, err = journal.Open(s.store, journal.Options{
+		MaxEntries: opts.Journal.MaxEntries, MaxAge: opts.Journal.MaxAge, Disabled: opts.Journal.Disabled,
+		Clock: opts.Clock, Logger: opts.Logger,
+	})
+	if err != nil {
+		s.store.Close()
+		return nil, fmt.Errorf("journal: %w", err)
 	}
 	s.handlers = s.buildHandlers()
 	return s, nil
@@ -223,8 +245,10 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	}
 	out := map[Host]http.Handler{}
 	all := s.newEcho()
+	all.Use(s.journal.Middleware(string(All)))
 	for _, h := range []Host{Rewards, Bank, Hotdeals} {
 		e := s.newEcho()
+		e.Use(s.journal.Middleware(string(h)))
 		reg[h](e)
 		reg[h](all)
 		out[h] = e
@@ -235,6 +259,7 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 		ServiceCertPEM: s.certPEM,
 		Clock:          s.opts.Clock,
 		Scenario:       func() string { return s.scenarios.Active().Name },
+		Journal:        s.journal,
 	})
 	out[Control] = ctl
 	return out
@@ -246,8 +271,12 @@ func (s *Sim) Handler(h Host) http.Handler { return s.handlers[h] }
 // ServiceCertPEM is the certificate that verifies the simulator's answers.
 func (s *Sim) ServiceCertPEM() []byte { return s.certPEM }
 
-// Close releases the store. Call it after every server has stopped.
-func (s *Sim) Close() error { return s.store.Close() }
+// Close flushes the journal and releases the store. Call it after every
+// server has stopped.
+func (s *Sim) Close() error {
+	_ = s.journal.Close()
+	return s.store.Close()
+}
 
 // Listen says where each host listens. All serves the three public hosts
 // together; when any of Rewards, Bank or Hotdeals is set (split mode) each

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 )
 
 // Deps is what the control API needs.
@@ -15,6 +16,8 @@ type Deps struct {
 	ServiceCertPEM []byte
 	Clock          clock.Clock
 	Scenario       func() string
+	// Journal serves /__sim/journal, /__sim/session and /__sim/report.
+	Journal *journal.Journal
 }
 
 // Register adds the control routes to e.
@@ -30,4 +33,7 @@ func Register(e *echo.Echo, d Deps) {
 	g.GET("/certs/service.pem", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/x-pem-file", d.ServiceCertPEM)
 	})
+	if d.Journal != nil {
+		registerJournal(g, d)
+	}
 }
