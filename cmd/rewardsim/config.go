@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -18,6 +19,8 @@ type serveConfig struct {
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
 	LogLevel                                                         string
+	JournalMaxEntries                                                int
+	JournalMaxAge                                                    time.Duration
 }
 
 // serveKeys maps each config key to its flag help and default.
@@ -33,6 +36,8 @@ var serveKeys = []struct{ key, def, help string }{
 	{"service-key", "", "PEM private key that signs answers (default: the embedded test-only key)"},
 	{"service-cert", "", "PEM certificate of --service-key"},
 	{"log-level", "info", "debug, info, warn or error"},
+	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
+	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 }
 
 func bindServeFlags(cmd *cobra.Command, v *viper.Viper) {
@@ -77,6 +82,8 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ControlListen: v.GetString("control-listen"),
 		Data:          v.GetString("data"), Scenario: v.GetString("scenario"), PublicURL: v.GetString("public-url"),
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
-		LogLevel: v.GetString("log-level"),
+		LogLevel:          v.GetString("log-level"),
+		JournalMaxEntries: v.GetInt("journal-max-entries"),
+		JournalMaxAge:     v.GetDuration("journal-max-age"),
 	}, nil
 }

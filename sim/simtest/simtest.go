@@ -57,6 +57,7 @@ type config struct {
 	split        bool
 	dataDir      string
 	clock        *Clock
+	journal      sim.JournalOptions
 }
 
 // Option changes how New starts the simulator.
@@ -77,6 +78,9 @@ func WithDataDir(dir string) Option { return func(c *config) { c.dataDir = dir }
 // WithClock shares a fake clock, for restart tests.
 func WithClock(clk *Clock) Option { return func(c *config) { c.clock = clk } }
 
+// WithJournal bounds (or disables) the journal of exchanges.
+func WithJournal(o sim.JournalOptions) Option { return func(c *config) { c.journal = o } }
+
 // New starts a simulator and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
@@ -96,7 +100,7 @@ func New(t testing.TB, opts ...Option) *Server {
 			t.Fatal(err)
 		}
 	}
-	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock})
+	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Journal: cfg.journal})
 	if err != nil {
 		t.Fatalf("simtest: %v", err)
 	}
@@ -159,3 +163,7 @@ func mustSchemas(t testing.TB) *schema.Set {
 	}
 	return compiled
 }
+
+// NewClock returns a fake clock standing at Start, to share across
+// restarts with WithClock.
+func NewClock() *Clock { return clock.NewFake(Start) }

@@ -104,7 +104,7 @@ func quote(s string) string {
 	if s == "" {
 		return ""
 	}
-	q, _ := json.Marshal(s)
+	q, _ := marshal(s)
 	return string(q)
 }
 
@@ -134,7 +134,7 @@ func text(v, present any) string {
 	if present == nil && v == nil {
 		return ""
 	}
-	b, _ := json.Marshal(v)
+	b, _ := marshal(v)
 	return string(b)
 }
 

@@ -25,9 +25,9 @@ const (
 // by field name at any depth. A session's masks, and --mask on the command
 // line, extend or override them.
 var DefaultMasks = map[string]MaskKind{
-	// tokens, ids and signatures
+	// tokens, ids and signatures (an envelope's BDATA is compared decoded)
 	"referenceKey": MaskValue, "token": MaskValue, "sessionId": MaskValue, "rewardId": MaskValue,
-	"SIGN": MaskValue, "orderId": MaskValue, "coupon_code": MaskValue, "couponCode": MaskValue,
+	"SIGN": MaskValue, "BDATA": MaskValue, "orderId": MaskValue, "coupon_code": MaskValue, "couponCode": MaskValue,
 	"referenceId": MaskValue,
 	// URLs carrying ids
 	"trackLink": MaskValue, "clicktrack": MaskValue, "url": MaskValue, "deepLink": MaskValue, "promoLink": MaskValue,
