@@ -184,7 +184,9 @@ func TestJournal_SIM4_filtersAndPaging(t *testing.T) {
 	if _, err := s.Client.ReferenceToken(ctx); err != nil {
 		t.Fatal(err)
 	}
-	at := func(min int) string { return url.QueryEscape(simtest.Start.Add(time.Duration(min) * time.Minute).Format(time.RFC3339)) }
+	at := func(min int) string {
+		return url.QueryEscape(simtest.Start.Add(time.Duration(min) * time.Minute).Format(time.RFC3339))
+	}
 	cases := []struct {
 		query string
 		seqs  []uint64
