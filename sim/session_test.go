@@ -22,17 +22,7 @@ import (
 func tokenFlow(t *testing.T, c *publisher.Client) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := c.ReferenceToken(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, vid := range []string{"VU-1", "VU-2"} {
-		if _, err := c.UserToken(ctx, vid); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Session(ctx, vid); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tokenFlowCorrect(t, c)
 	// A wrong bName: a failure answer is part of the recording too.
 	if _, err := c.CallSigned(ctx, c.RewardsURL+"/api/getSecuredReferenceToken", "", map[string]string{"bName": "demobank"}); err == nil {
 		t.Fatal("a wrong bName was accepted")

@@ -6,10 +6,11 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 )
 
-// Builder turns exchanges into entries: it masks secrets, decodes
-// envelopes, finds the operation, the injected fault, the channel and the
-// user. It remembers which channel and user each handed-out token belongs
-// to, so it is not safe for concurrent use.
+// Builder turns exchanges into entries: it masks secrets, finds the
+// operation, the injected fault, the channel and the user. It remembers
+// which channel and user each handed-out token belongs to, so a later
+// bearer call without a body (the listing) is still attributed; it is
+// not safe for concurrent use.
 type Builder struct {
 	creds map[string]ident
 }
@@ -21,47 +22,54 @@ func NewBuilder() *Builder { return &Builder{creds: map[string]ident{}} }
 
 // Build makes the entry of x (Seq is left 0).
 func (b *Builder) Build(x *Exchange) *Entry {
-	e := &Entry{
-		Kind: KindExchange, At: x.At, LatencyMs: ms(x.Latency), Listener: x.Listener,
-		Method: x.Method, Path: x.Path, Query: x.Query, Status: x.Status, ClientGone: x.ClientGone,
-		Request:  newMessage(x.RequestHeader, x.RequestBody, x.RequestTrunc),
-		Response: newMessage(x.ResponseHeader, x.ResponseBody, x.ResTrunc),
-	}
-	if op, ok := contract.ByPath(x.Method, x.Path); ok {
-		e.Endpoint, e.Host = op.Name, string(op.Host)
-	}
-	e.Reason = x.ResponseHeader.Get("X-Rewardsim-Reason")
-	if f, ok := strings.CutPrefix(e.Reason, FaultPrefix); ok {
-		e.Fault = f
-	}
-	e.identify()
-	b.linkCredentials(e)
-	return e
+	e := b.record(x).entry()
+	return &e
 }
 
-// linkCredentials remembers which channel and user each handed-out token
-// belongs to, so a later bearer call without a body (the listing) is
-// still attributed to its channel and user.
-func (b *Builder) linkCredentials(e *Entry) {
-	auth := e.Request.Header["Authorization"]
-	if _, fp, ok := strings.Cut(auth, " "); ok {
+// record is the write-time half of Build: identity and masking only.
+func (b *Builder) record(x *Exchange) *record {
+	r := &record{
+		Kind: KindExchange, At: x.At, LatencyUs: x.Latency.Microseconds(), Listener: x.Listener,
+		Method: x.Method, Path: x.Path, Query: x.Query, Status: x.Status, ClientGone: x.ClientGone,
+		ReqHeader: MaskHeader(x.RequestHeader), ResHeader: MaskHeader(x.ResponseHeader),
+		ReqBody: x.RequestBody, ResBody: x.ResponseBody, ReqTrunc: x.RequestTrunc, ResTrunc: x.ResTrunc,
+	}
+	if op, ok := contract.ByPath(x.Method, x.Path); ok {
+		r.Endpoint, r.Host = op.Name, string(op.Host)
+	}
+	r.Reason = x.ResponseHeader.Get("X-Rewardsim-Reason")
+	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok {
+		r.Fault = f
+	}
+	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.RequestHeader.Get("X-Channelid"), x.RequestBody)
+	b.link(r, x)
+	return r
+}
+
+// link attributes a bearer call to the owner of its token, and remembers
+// the owners of the tokens an answer hands out.
+func (b *Builder) link(r *record, x *Exchange) {
+	if _, fp, ok := strings.Cut(r.ReqHeader["Authorization"], " "); ok {
 		if id, known := b.creds[fp]; known {
-			if e.Channel == "" {
-				e.Channel, e.ChannelID = id.channel, id.channelID
+			if r.Channel == "" {
+				r.Channel, r.ChannelID = id.channel, id.channelID
 			}
-			if e.VirtualID == "" {
-				e.VirtualID = id.virtualID
+			if r.VirtualID == "" {
+				r.VirtualID = id.virtualID
 			}
 		}
 	}
-	got := fields(e.Response.BDATA, "token", "referenceKey")
-	if len(got) == 0 || e.Channel == "" {
+	if r.Channel == "" {
+		return
+	}
+	got := handedOut(x.ResponseBody)
+	if len(got) == 0 {
 		return
 	}
 	if len(b.creds) > 50_000 {
 		clear(b.creds)
 	}
 	for _, v := range got {
-		b.creds[Fingerprint(v)] = ident{e.Channel, e.ChannelID, e.VirtualID}
+		b.creds[Fingerprint(v)] = ident{r.Channel, r.ChannelID, r.VirtualID}
 	}
 }

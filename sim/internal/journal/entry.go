@@ -121,21 +121,6 @@ func MaskHeader(h http.Header) map[string]string {
 	return out
 }
 
-// newMessage builds a Message from a header and a body.
-func newMessage(h http.Header, body []byte, truncated bool) Message {
-	m := Message{Header: MaskHeader(h), Truncated: truncated}
-	if len(body) == 0 {
-		return m
-	}
-	if !truncated && json.Valid(body) {
-		m.Body = compact(body)
-		m.BDATA = decodedBDATA(m.Body)
-	} else {
-		m.Text = string(body)
-	}
-	return m
-}
-
 func compact(b []byte) json.RawMessage {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, b); err != nil {
@@ -158,56 +143,4 @@ func decodedBDATA(body []byte) json.RawMessage {
 		return nil
 	}
 	return compact(raw)
-}
-
-// fields reads the top-level string fields named in keys from a JSON object.
-func fields(raw json.RawMessage, keys ...string) map[string]string {
-	if len(raw) == 0 {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	out := map[string]string{}
-	for _, k := range keys {
-		if s, ok := m[k].(string); ok && s != "" {
-			out[k] = s
-		}
-	}
-	return out
-}
-
-// identify fills Channel, ChannelID and VirtualID from the request: the
-// envelope's CHANNELID and BDATA (bName / channelName, virtualId), a plain
-// body's channelName and virtualId, or the X-CHANNELID header.
-func (e *Entry) identify() {
-	if id := e.Request.Header["X-Channelid"]; id != "" {
-		e.ChannelID = id
-	}
-	top := fields(e.Request.Body, "CHANNELID", "channelName", "virtualId", "bName")
-	if top["CHANNELID"] != "" {
-		e.ChannelID = top["CHANNELID"]
-	}
-	inner := fields(e.Request.BDATA, "channelName", "bName", "virtualId")
-	for _, m := range []map[string]string{inner, top} {
-		if e.Channel == "" {
-			e.Channel = firstOf(m, "channelName", "bName")
-		}
-		if e.VirtualID == "" {
-			e.VirtualID = m["virtualId"]
-		}
-	}
-	if e.Channel == "" {
-		e.Channel = e.ChannelID
-	}
-}
-
-func firstOf(m map[string]string, keys ...string) string {
-	for _, k := range keys {
-		if m[k] != "" {
-			return m[k]
-		}
-	}
-	return ""
 }

@@ -26,18 +26,22 @@ type Filter struct {
 
 // Match reports whether e passes f (After and Limit aside).
 func (f Filter) Match(e *Entry) bool {
+	return f.match(&record{Kind: e.Kind, At: e.At, Channel: e.Channel, ChannelID: e.ChannelID, VirtualID: e.VirtualID, Endpoint: e.Endpoint, Path: e.Path})
+}
+
+func (f Filter) match(r *record) bool {
 	switch {
-	case f.Channel != "" && e.Channel != f.Channel && e.ChannelID != f.Channel:
+	case f.Channel != "" && r.Channel != f.Channel && r.ChannelID != f.Channel:
 		return false
-	case f.VirtualID != "" && e.VirtualID != f.VirtualID:
+	case f.VirtualID != "" && r.VirtualID != f.VirtualID:
 		return false
-	case f.Endpoint != "" && e.Endpoint != f.Endpoint && e.Path != f.Endpoint:
+	case f.Endpoint != "" && r.Endpoint != f.Endpoint && r.Path != f.Endpoint:
 		return false
-	case f.Kind != "" && e.Kind != f.Kind:
+	case f.Kind != "" && r.Kind != f.Kind:
 		return false
-	case !f.From.IsZero() && e.At.Before(f.From):
+	case !f.From.IsZero() && r.At.Before(f.From):
 		return false
-	case !f.To.IsZero() && !e.At.Before(f.To):
+	case !f.To.IsZero() && !r.At.Before(f.To):
 		return false
 	}
 	return true
@@ -66,18 +70,18 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 	}
 	var decodeErr error
 	err = j.store.JournalScan(f.After+1, func(r state.JournalRecord) bool {
-		var e Entry
-		if decodeErr = json.Unmarshal(r.Data, &e); decodeErr != nil {
+		var rec record
+		if decodeErr = json.Unmarshal(r.Data, &rec); decodeErr != nil {
 			return false
 		}
-		if !f.Match(&e) {
+		if !f.match(&rec) {
 			return true
 		}
 		if f.Limit > 0 && len(p.Entries) == f.Limit {
 			p.Next = p.Entries[len(p.Entries)-1].Seq
 			return false
 		}
-		p.Entries = append(p.Entries, e)
+		p.Entries = append(p.Entries, rec.entry())
 		return true
 	})
 	if err == nil {

@@ -119,7 +119,7 @@ func diffJSON(where string, want, got json.RawMessage, masks map[string]MaskKind
 		og, _ := pointer(gv, ptr)
 		w, g := text(ow, a), text(og, b)
 		compared := ""
-		if (a != nil && !reflect.DeepEqual(a, ow)) || (b != nil && !reflect.DeepEqual(b, og)) {
+		if a != nil && b != nil && (!reflect.DeepEqual(a, ow) || !reflect.DeepEqual(b, og)) {
 			compared = text(a, a) + " vs " + text(b, b)
 		}
 		if ptr == "" {
