@@ -194,7 +194,8 @@ func newSessionCmd() *cobra.Command {
 
 // reportDoc is the part of GET /__sim/report the command reads.
 type reportDoc struct {
-	Exchanges int `json:"exchanges"`
+	Exchanges      int    `json:"exchanges"`
+	JournalDropped uint64 `json:"journalDropped"`
 	Findings  []struct {
 		Clause, Severity, Title string
 		Count                   int
@@ -234,6 +235,9 @@ func newReportCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "conformance report: %d exchanges, %d finding(s)\n", r.Exchanges, len(r.Findings))
+			if r.JournalDropped > 0 {
+				fmt.Fprintf(w, "warning: the journal dropped %d exchanges under overload; findings may be missing\n", r.JournalDropped)
+			}
 			failing := 0
 			for _, f := range r.Findings {
 				fmt.Fprintf(w, "%-7s %-6s x%d  %s\n        e.g. #%d %s %s: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail)

@@ -105,6 +105,9 @@ type Report struct {
 	Findings  []Finding      `json:"findings"`
 	Totals    map[string]int `json:"totals"`
 	Checked   []Rule         `json:"checked"`
+	// JournalDropped is how many exchanges the journal dropped under
+	// overload: when not 0 the report may miss findings.
+	JournalDropped uint64 `json:"journalDropped,omitempty"`
 }
 
 // Fails reports whether a finding of severity min or worse exists.

@@ -113,6 +113,7 @@ func registerJournal(g *echo.Group, d Deps) {
 				return err
 			}
 			r := report.Build(es, o)
+			r.JournalDropped = j.Dropped()
 			if html || c.QueryParam("format") == "html" || strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
 				var buf bytes.Buffer
 				if err := report.HTML(&buf, r); err != nil {
