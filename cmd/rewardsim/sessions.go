@@ -196,7 +196,7 @@ func newSessionCmd() *cobra.Command {
 type reportDoc struct {
 	Exchanges      int    `json:"exchanges"`
 	JournalDropped uint64 `json:"journalDropped"`
-	Findings  []struct {
+	Findings       []struct {
 		Clause, Severity, Title string
 		Count                   int
 		Example                 struct {
