@@ -143,7 +143,7 @@ func NewRecorder(o RecorderOptions) (*Recorder, error) {
 		return nil, fmt.Errorf("upstream: %w", err)
 	}
 	if o.HTTP == nil {
-		o.HTTP = &http.Client{Timeout: time.Minute}
+		o.HTTP = session.NoRedirectClient() // redirects go back to the publisher
 	}
 	var clk clock.Clock = clock.Real{}
 	if o.Clock != nil {

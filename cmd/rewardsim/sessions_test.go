@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
@@ -101,5 +104,50 @@ channels:
 	}
 	if _, err := run(t, "replay", file, "--target", "nota-url"); err == nil {
 		t.Error("a bad --target was accepted")
+	}
+}
+
+// clause: SIM-4
+// `rewardsim record` proxies to an upstream simulator and, when stopped,
+// writes a session that replays clean against a fresh simulator.
+func TestRecordCmd_SIM4_proxyWritesSessionOnStop(t *testing.T) {
+	upstream := simtest.New(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	file := filepath.Join(t.TempDir(), "recorded.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		root := newRoot()
+		root.SetOut(io.Discard)
+		root.SetArgs([]string{"record", "--upstream", upstream.RewardsURL, "--listen", addr, "--out", file})
+		done <- root.ExecuteContext(ctx)
+	}()
+	c := *upstream.Client
+	c.RewardsURL, c.BankURL = "http://"+addr, "http://"+addr
+	var tokErr error
+	for i := 0; i < 200; i++ { // the proxy starts listening
+		if _, tokErr = c.ReferenceToken(context.Background()); tokErr == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if tokErr != nil {
+		t.Fatalf("through the proxy: %v", tokErr)
+	}
+	if _, err := c.Session(context.Background(), "VU-1"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("record: %v", err)
+	}
+	fresh := simtest.New(t)
+	if out, err := run(t, "replay", file, "--target", fresh.RewardsURL); err != nil || !strings.Contains(out, "2 steps, no difference") {
+		t.Errorf("replaying the recorded file: %v\n%s", err, out)
 	}
 }

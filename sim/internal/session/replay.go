@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
@@ -78,6 +79,15 @@ type Result struct {
 // OK reports whether the replay matched the recording.
 func (r *Result) OK() bool { return len(r.Differences) == 0 }
 
+// NoRedirectClient is the replay's default client: a redirect (a
+// click-and-redirect URL, say) is an answer to compare, not to follow.
+func NoRedirectClient() *http.Client {
+	return &http.Client{
+		Timeout:       time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
 var placeholder = regexp.MustCompile(`\$\{([^}]+)\}`)
 
 // Replay re-sends every step of s to t and compares each answer with the
@@ -85,7 +95,7 @@ var placeholder = regexp.MustCompile(`\$\{([^}]+)\}`)
 // failure); differences are in the result.
 func Replay(ctx context.Context, s *Session, t Targets, o Options) (*Result, error) {
 	if o.HTTP == nil {
-		o.HTTP = http.DefaultClient
+		o.HTTP = NoRedirectClient()
 	}
 	masks := Masks(s.Masks, o.Masks)
 	secrets := map[string]string{}

@@ -89,6 +89,9 @@ func newFake(t *testing.T) *fake {
 			w.WriteHeader(404)
 		}
 	})
+	mux.HandleFunc("GET /go", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:1/brand-site", http.StatusFound)
+	})
 	mux.HandleFunc("POST /coupon", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "ServiceAppKey APP:SEC" {
 			fmt.Fprint(w, `{"status":401,"errorCode":"UNAUTHORIZED"}`)
@@ -146,7 +149,7 @@ func recordFlow(t *testing.T, f *fake) *Session {
 	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	rec := &recorder{b: journal.NewBuilder()}
-	c := &http.Client{Transport: rec}
+	c := &http.Client{Transport: rec, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	var tok struct{ Token string }
 	_ = json.Unmarshal(call(t, c, "POST", f.srv.URL+"/token", nil, `{}`), &tok)
 	var gr struct {
@@ -164,6 +167,7 @@ func recordFlow(t *testing.T, f *fake) *Session {
 	call(t, c, "POST", f.srv.URL+"/reveal", nil, string(body))
 	call(t, c, "GET", gr.Rewards[0].TrackLink[0], nil, "")
 	call(t, c, "POST", f.srv.URL+"/coupon", http.Header{"Authorization": {"ServiceAppKey APP:SEC"}}, `{"offerId":"O1"}`)
+	call(t, c, "GET", f.srv.URL+"/go", nil, "") // a redirect: compared, never followed
 	return Build(rec.entries, BuildOptions{Name: "fake-flow"})
 }
 
@@ -181,7 +185,7 @@ func TestBuild_SIM4_capturesAndSubstitutions(t *testing.T) {
 	if _, err := Parse(data, set); err != nil {
 		t.Fatalf("the built session breaks its schema: %v\n%s", err, data)
 	}
-	if len(s.Steps) != 5 {
+	if len(s.Steps) != 6 || s.Steps[5].Expect.Status != http.StatusFound {
 		t.Fatalf("%d steps", len(s.Steps))
 	}
 	checks := []struct{ got, want string }{
@@ -210,7 +214,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 	target := func(t *testing.T) Targets { tg, _ := ParseTargets(newFake(t).srv.URL); return tg }
 
 	res, err := Replay(context.Background(), s, target(t), Options{Key: key, Secrets: []string{"APP:SEC"}})
-	if err != nil || !res.OK() || res.Steps != 5 {
+	if err != nil || !res.OK() || res.Steps != 6 {
 		var b strings.Builder
 		res.Format(&b, s.Name)
 		t.Fatalf("replay against a fresh service: %v\n%s", err, b.String())
