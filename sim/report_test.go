@@ -160,6 +160,11 @@ func TestReport_SIM6_NA1_registerAndExitEventAreRecordedAndReported(t *testing.T
 	if other := report(t, s, "channel=OTHER"); len(other.Findings) != 0 {
 		t.Errorf("another channel's report: %v", findingIDs(other))
 	}
+	// A time range scopes the report to one test run.
+	later := strings.ReplaceAll(simtest.Start.Add(time.Second).Format(time.RFC3339), "+", "%2B")
+	if r := report(t, s, "from="+later); len(r.Findings) != 0 || r.Exchanges != 0 {
+		t.Errorf("report from %s: %d exchanges, %v", later, r.Exchanges, findingIDs(r))
+	}
 
 	res, err := http.Get(s.ControlURL + "/__sim/report.html?channel=DEMOBANK")
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,6 +60,14 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if file, _ := cmd.Flags().GetString("config"); file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
+			maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
+			if err != nil || maxEntries == 0 {
+				return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
+			}
+			maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
+			if err != nil || maxAge < 0 {
+				return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
+			}
 			return serveConfig{}, fmt.Errorf("config %s: %w", file, err)
 		}
 		known := map[string]bool{}
@@ -73,8 +82,24 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		}
 		if len(unknown) > 0 {
 			sort.Strings(unknown)
+			maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
+			if err != nil || maxEntries == 0 {
+				return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
+			}
+			maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
+			if err != nil || maxAge < 0 {
+				return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
+			}
 			return serveConfig{}, fmt.Errorf("config %s: unknown keys %s", file, strings.Join(unknown, ", "))
 		}
+	}
+	maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
+	if err != nil || maxEntries == 0 {
+		return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
+	}
+	maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
+	if err != nil || maxAge < 0 {
+		return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
 	}
 	return serveConfig{
 		Listen: v.GetString("listen"), RewardsListen: v.GetString("rewards-listen"),
@@ -83,7 +108,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		Data:          v.GetString("data"), Scenario: v.GetString("scenario"), PublicURL: v.GetString("public-url"),
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
 		LogLevel:          v.GetString("log-level"),
-		JournalMaxEntries: v.GetInt("journal-max-entries"),
-		JournalMaxAge:     v.GetDuration("journal-max-age"),
+		JournalMaxEntries: maxEntries,
+		JournalMaxAge:     maxAge,
 	}, nil
 }

@@ -38,9 +38,6 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	}
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log}
-	if cfg.JournalMaxEntries == 0 || cfg.JournalMaxAge < 0 {
-		return errors.New("--journal-max-entries must not be 0 (use -1 for no count bound) and --journal-max-age must not be negative")
-	}
 	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxAge: cfg.JournalMaxAge}
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")

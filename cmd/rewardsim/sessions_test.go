@@ -151,3 +151,18 @@ func TestRecordCmd_SIM4_proxyWritesSessionOnStop(t *testing.T) {
 		t.Errorf("replaying the recorded file: %v\n%s", err, out)
 	}
 }
+
+// clause: SIM-4
+func TestServeCmd_SIM4_journalBoundFlagsAreChecked(t *testing.T) {
+	for _, args := range [][]string{
+		{"--journal-max-entries", "0"},
+		{"--journal-max-entries", "many"},
+		{"--journal-max-age", "-1h"},
+		{"--journal-max-age", "a day"},
+	} {
+		_, err := run(t, append([]string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0"}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "--")) {
+			t.Errorf("serve %v: %v, want an error naming the flag", args, err)
+		}
+	}
+}

@@ -108,7 +108,13 @@ func registerJournal(g *echo.Group, d Deps) {
 				}
 				o.RefTokenPerHour = n
 			}
-			es, err := j.Entries(c.Request().Context(), journal.Filter{})
+			// Only the time range narrows what is read: the channel is the
+			// report's own filter, because tracking GETs carry no channel.
+			f, err := filter(c, 0, 0)
+			if err != nil {
+				return badRequest(c, err.Error())
+			}
+			es, err := j.Entries(c.Request().Context(), journal.Filter{From: f.From, To: f.To})
 			if err != nil {
 				return err
 			}
