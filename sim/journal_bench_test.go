@@ -65,6 +65,14 @@ func BenchmarkJournal(b *testing.B) {
 				// journal writer together) is far steadier than ns/op on
 				// a shared machine.
 				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+				res, err := http.Get(s.ControlURL + "/__sim/journal?limit=1")
+				if err != nil {
+					b.Fatal(err)
+				}
+				var page struct{ Dropped int }
+				_ = json.NewDecoder(res.Body).Decode(&page)
+				res.Body.Close()
+				b.ReportMetric(float64(page.Dropped), "dropped")
 			})
 		}
 	}

@@ -13,7 +13,6 @@ package journal
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -239,11 +238,7 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	}
 	j.seq++
 	r.Seq = j.seq
-	data, err := json.Marshal(r)
-	if err != nil {
-		j.opts.Logger.Error("journal: encode", "err", err)
-		return batch, waiters
-	}
+	data := r.appendBinary(make([]byte, 0, 256+len(r.ReqBody)+len(r.ResBody)))
 	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data}), waiters
 }
 

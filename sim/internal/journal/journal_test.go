@@ -168,3 +168,29 @@ func TestMaskHeader(t *testing.T) {
 		t.Errorf("MaskHeader = %s, want %s", g, w)
 	}
 }
+
+func TestCodec_roundTrip(t *testing.T) {
+	in := &record{Seq: 42, Kind: KindExchange, At: time.Date(2026, 1, 15, 10, 0, 0, 5, time.FixedZone("IST", 19800)), LatencyUs: 1234,
+		Listener: "all", Host: "rewards", Endpoint: "GetAuthToken", Method: "POST", Path: "/api/GetAuthToken", Query: "a=1",
+		Channel: "DEMOBANK", ChannelID: "DEMOID", VirtualID: "VU-1", Status: 200, Reason: "r", Fault: "f", Error: "e",
+		ClientGone: true, ResTrunc: true, ReqHeader: map[string]string{"A": "1", "B": ""}, ResHeader: nil,
+		ReqBody: []byte(`{"x":1}`), ResBody: nil}
+	data := in.appendBinary(nil)
+	var out record
+	if err := out.unmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if !out.At.Equal(in.At) || out.At.Format(time.RFC3339Nano) != "2026-01-15T10:00:00.000000005+05:30" {
+		t.Errorf("at %v", out.At)
+	}
+	out.At, in.At = time.Time{}, time.Time{}
+	if fmt.Sprintf("%+v", out) != fmt.Sprintf("%+v", *in) {
+		t.Errorf("round trip\n got %+v\nwant %+v", out, *in)
+	}
+	for i := range data { // every truncation is an error, never a panic
+		var r record
+		if r.unmarshalBinary(data[:i]) == nil {
+			t.Fatalf("a record cut at %d bytes decoded", i)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/state"
@@ -71,7 +70,7 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 	var decodeErr error
 	err = j.store.JournalScan(f.After+1, func(r state.JournalRecord) bool {
 		var rec record
-		if decodeErr = json.Unmarshal(r.Data, &rec); decodeErr != nil {
+		if decodeErr = rec.unmarshalBinary(r.Data); decodeErr != nil {
 			return false
 		}
 		if !f.match(&rec) {

@@ -8,35 +8,35 @@ import (
 	"time"
 )
 
-// record is an entry as stored: the identity of the exchange worked out
+// record is an entry as stored (see codec.go): the identity of the exchange worked out
 // at write time, the bodies as raw bytes. Turning bodies into JSON
 // (validating, compacting, decoding BDATA) waits until an entry is read,
 // so the background writer stays cheap.
 type record struct {
-	Seq        uint64            `json:"s"`
-	Kind       string            `json:"k"`
-	At         time.Time         `json:"t"`
-	LatencyUs  int64             `json:"l"`
-	Listener   string            `json:"li,omitempty"`
-	Host       string            `json:"h,omitempty"`
-	Endpoint   string            `json:"e,omitempty"`
-	Method     string            `json:"m"`
-	Path       string            `json:"p"`
-	Query      string            `json:"q,omitempty"`
-	Channel    string            `json:"c,omitempty"`
-	ChannelID  string            `json:"ci,omitempty"`
-	VirtualID  string            `json:"v,omitempty"`
-	Status     int               `json:"st"`
-	Reason     string            `json:"r,omitempty"`
-	Fault      string            `json:"f,omitempty"`
-	ClientGone bool              `json:"g,omitempty"`
-	Error      string            `json:"er,omitempty"`
-	ReqHeader  map[string]string `json:"qh,omitempty"`
-	ResHeader  map[string]string `json:"rh,omitempty"`
-	ReqBody    []byte            `json:"qb,omitempty"`
-	ResBody    []byte            `json:"rb,omitempty"`
-	ReqTrunc   bool              `json:"qt,omitempty"`
-	ResTrunc   bool              `json:"rt,omitempty"`
+	Seq        uint64
+	Kind       string
+	At         time.Time
+	LatencyUs  int64
+	Listener   string
+	Host       string
+	Endpoint   string
+	Method     string
+	Path       string
+	Query      string
+	Channel    string
+	ChannelID  string
+	VirtualID  string
+	Status     int
+	Reason     string
+	Fault      string
+	ClientGone bool
+	Error      string
+	ReqHeader  map[string]string
+	ResHeader  map[string]string
+	ReqBody    []byte
+	ResBody    []byte
+	ReqTrunc   bool
+	ResTrunc   bool
 }
 
 // entry expands a stored record.
@@ -130,7 +130,7 @@ func handedOut(body []byte) []string {
 		return nil
 	}
 	var creds struct {
-		Token        string `json:"token"`
+		Token        string
 		ReferenceKey string `json:"referenceKey"`
 	}
 	if json.Unmarshal(raw, &creds) != nil {
