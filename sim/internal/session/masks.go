@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/json"
+	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -79,6 +81,8 @@ func apply(v any, masks map[string]MaskKind) any {
 				out[k] = maskValue(c)
 			case MaskDigits:
 				out[k] = maskDigits(c)
+			case MaskNone:
+				out[k] = c
 			default:
 				out[k] = apply(c, masks)
 			}
@@ -90,9 +94,33 @@ func apply(v any, masks map[string]MaskKind) any {
 			out[i] = apply(c, masks)
 		}
 		return out
+	case string:
+		return normaliseURL(x)
 	}
 	return v
 }
+
+// normaliseURL makes an absolute http(s) URL comparable across servers:
+// the scheme and host (a recording and its replay run on different
+// addresses) are dropped and every run of digits in path and query (ids
+// of any length) becomes one 9.
+// Other strings are returned as they are.
+func normaliseURL(s string) any {
+	if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return s
+	}
+	rest := u.EscapedPath()
+	if u.RawQuery != "" {
+		rest += "?" + u.RawQuery
+	}
+	return "<url>" + digitRuns.ReplaceAllString(rest, "9")
+}
+
+var digitRuns = regexp.MustCompile(`[0-9]+`)
 
 func maskValue(v any) any {
 	if arr, ok := v.([]any); ok {

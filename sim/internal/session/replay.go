@@ -176,14 +176,18 @@ func build(ctx context.Context, st *Step, t Targets, vars, secrets map[string]st
 		if placeholder.Match(st.Envelope.Payload) {
 			payload := renderJSON(st.Envelope.Payload, vars, &missing)
 			env.BDATA = base64.StdEncoding.EncodeToString(payload)
-			if key == nil {
-				return nil, fmt.Errorf("the payload changed through captured values and no publisher key was given to re-sign it")
+			// Re-signed only when the recording was signed: an unsigned
+			// call (FetchRewardInfo may be) stays unsigned.
+			if st.Envelope.SIGN != "" {
+				if key == nil {
+					return nil, fmt.Errorf("the payload changed through captured values and no publisher key was given to re-sign it")
+				}
+				sign, err := envelope.Sign(key, env.BDATA)
+				if err != nil {
+					return nil, err
+				}
+				env.SIGN = sign
 			}
-			sign, err := envelope.Sign(key, env.BDATA)
-			if err != nil {
-				return nil, err
-			}
-			env.SIGN = sign
 		}
 		body, _ = json.Marshal(env)
 	case len(st.Body) > 0:

@@ -57,8 +57,9 @@ type Step struct {
 
 // Envelope is a signed-envelope request. BDATA and SIGN are as recorded;
 // Payload is BDATA decoded. When Payload holds a placeholder, the replay
-// encodes it afresh and signs it with the publisher key; otherwise it
-// sends BDATA and SIGN exactly as recorded (a wrong signature stays wrong).
+// encodes it afresh and, if the recording carried a SIGN, signs it with
+// the publisher key; otherwise it sends BDATA and SIGN exactly as
+// recorded (a wrong signature stays wrong).
 type Envelope struct {
 	CHANNELID string          `json:"CHANNELID"`
 	SIGN      string          `json:"SIGN,omitempty"`

@@ -258,7 +258,7 @@ func TestParseTargets(t *testing.T) {
 func TestCompare_SIM4_masksAndReadableDiff(t *testing.T) {
 	st := &Step{ID: "s1", Endpoint: "GetAuthToken", Method: "POST", Path: "/api/GetAuthToken", Expect: Expect{
 		Status: 200, Body: json.RawMessage(`{"CHANNELID":"REWARDSIM","SIGN":"<masked>","BDATA":"<masked>"}`),
-		BDATA: json.RawMessage(`{"token":"<masked>","expireDate":"2026-01-15 10:30:00.000","list":[1,2]}`),
+		BDATA: json.RawMessage(`{"token":"<masked>","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://sim.test:8080/img/7.png?c=1"}`),
 	}}
 	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	cases := []struct {
@@ -272,9 +272,15 @@ func TestCompare_SIM4_masksAndReadableDiff(t *testing.T) {
 		{"array-length", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1]}`, nil, []string{"bdata /list"}},
 		{"ignored", `{"token":"z","expireDate":"x","list":[1,2]}`, map[string]MaskKind{"expireDate": MaskIgnore}, nil},
 		{"unmasked", `{"token":"other","expireDate":"2026-01-15 10:30:00.000","list":[1,2]}`, map[string]MaskKind{"token": MaskNone}, []string{"bdata /token"}},
+		{"url-on-another-host-and-id", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://127.0.0.1:9999/img/42.png?c=8"}`, nil, nil},
+		{"url-path-changed", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://127.0.0.1:9999/other/42.png?c=8"}`, nil, []string{"bdata /banner"}},
+		{"url-exact", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://127.0.0.1:9999/img/42.png?c=8"}`, map[string]MaskKind{"banner": MaskNone}, []string{"bdata /banner"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(c.bdata, "banner") {
+				c.bdata = strings.TrimSuffix(c.bdata, "}") + `,"banner":"http://127.0.0.1:1/img/12.png?c=345"}`
+			}
 			body := fmt.Sprintf(`{"CHANNELID":"REWARDSIM","SIGN":"abc","BDATA":%q}`, enc(c.bdata))
 			a := answer{status: 200, header: http.Header{}, body: []byte(body), bdata: []byte(c.bdata)}
 			var got []string
