@@ -293,3 +293,33 @@ func TestCompare_SIM4_masksAndReadableDiff(t *testing.T) {
 		})
 	}
 }
+
+// clause: SIM-4, REV-5
+// An envelope recorded without SIGN is re-encoded with the captured value
+// and stays unsigned; a signed one is re-signed.
+func TestReplay_SIM4_reSignsOnlyWhatWasSigned(t *testing.T) {
+	var got []envelope.Envelope
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var env envelope.Envelope
+		_ = json.NewDecoder(r.Body).Decode(&env)
+		got = append(got, env)
+		fmt.Fprint(w, `{"rewardId":"R-7"}`)
+	}))
+	t.Cleanup(srv.Close)
+	payload := json.RawMessage(`{"rewardId":"${s1.rewardId}"}`)
+	s := &Session{Version: Version, Name: "x", Steps: []Step{
+		{ID: "s1", Method: "POST", Path: "/a", Body: json.RawMessage(`{}`), Captures: []Capture{{Name: "s1.rewardId", From: "body", Pointer: "/rewardId"}}, Expect: Expect{Status: 200, Body: json.RawMessage(`{"rewardId":"x"}`)}},
+		{ID: "s2", Method: "POST", Path: "/b", Envelope: &Envelope{CHANNELID: "C", BDATA: "e30=", Payload: payload}, Expect: Expect{Status: 200}},
+		{ID: "s3", Method: "POST", Path: "/c", Envelope: &Envelope{CHANNELID: "C", SIGN: "old", BDATA: "e30=", Payload: payload}, Expect: Expect{Status: 200}},
+	}}
+	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
+	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
+	tg, _ := ParseTargets(srv.URL)
+	if _, err := Replay(context.Background(), s, tg, Options{Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	want := base64.StdEncoding.EncodeToString([]byte(`{"rewardId":"R-7"}`))
+	if len(got) != 3 || got[1].BDATA != want || got[1].SIGN != "" || got[2].BDATA != want || envelope.Verify(&key.PublicKey, got[2].BDATA, got[2].SIGN) != nil {
+		t.Errorf("sent %+v", got)
+	}
+}
