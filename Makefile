@@ -49,3 +49,10 @@ browser-deps:
 
 clean:
 	rm -rf bin rewardsim-data
+
+# Replay every recorded session under fixtures/sessions/ against a running
+# simulator or a UAT (SIM-4); exit 1 on any difference.
+.PHONY: replay
+TARGET ?= http://127.0.0.1:8080
+replay:
+	$(GO) run ./cmd/rewardsim replay fixtures/sessions/*.json --target $(TARGET)

@@ -17,6 +17,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
@@ -57,6 +58,27 @@ type controlPlane struct {
 	watched map[string]string // path -> stamp of its files
 }
 
+// resolveClock gives the simulator its clock: the one in Options (tests),
+// else the persisted sim clock, which the control API can set and move.
+// It runs before anything that reads the time is built.
+func (s *Sim) resolveClock() error {
+	if s.opts.Clock != nil {
+		return nil
+	}
+	var st clock.State
+	if err := s.store.GetConfig(state.KindClock, "sim", &st); err != nil && !errors.Is(err, model.ErrNotFound) {
+		return err
+	}
+	c := clock.NewSim(st, nil)
+	c.OnChange = func(st clock.State) {
+		if err := s.store.PutConfig(state.KindClock, "sim", st); err != nil {
+			s.log.Error("persisting the clock", "err", err)
+		}
+	}
+	s.opts.Clock = c
+	return nil
+}
+
 // startControl restores the control plane's durable configuration (clock,
 // loaded scenarios and their activation, run-time channels, fault rules)
 // and starts the webhook and hot-reload loops. Records that no longer
@@ -68,19 +90,6 @@ func (s *Sim) startControl() error {
 	}
 	cp := &controlPlane{faults: &fault.Set{}, watched: map[string]string{}}
 	s.ctl = cp
-	if s.opts.Clock == nil {
-		var st clock.State
-		if err := s.store.GetConfig(state.KindClock, "sim", &st); err != nil && !errors.Is(err, model.ErrNotFound) {
-			return err
-		}
-		c := clock.NewSim(st, nil)
-		c.OnChange = func(st clock.State) {
-			if err := s.store.PutConfig(state.KindClock, "sim", st); err != nil {
-				s.log.Error("persisting the clock", "err", err)
-			}
-		}
-		s.opts.Clock = c
-	}
 	if s.opts.ScenarioPath != "" {
 		cp.watch(s.opts.ScenarioPath)
 	}
@@ -125,7 +134,7 @@ func (s *Sim) startControl() error {
 
 	cp.hooks = webhook.New(webhook.Options{
 		Store: s.store, Clock: s.opts.Clock, Invalidator: o.Invalidator, Client: o.WebhookClient,
-		Rand: s.opts.Rand, Deadline: o.WebhookDeadline, Log: s.log,
+		Rand: s.opts.Rand, Deadline: o.WebhookDeadline, Log: s.log, OnAttempt: s.journalWebhook,
 		Channel: func(name string) (webhook.Channel, bool) {
 			c, _, ok := s.scenarios.ByChannelName(name)
 			sc := s.scenarios.ActiveFor(name)
@@ -206,6 +215,7 @@ func (s *Sim) controlDeps() control.Deps {
 		Webhooks:         s.ctl.hooks,
 		Readers:          s.ctl.readers,
 		Rand:             s.opts.Rand,
+		Journal:          s.journal,
 	}
 }
 
@@ -302,4 +312,15 @@ func (s *Sim) readTokens(ch, vid string) (any, error) {
 		out = append(out, tokenView{t.Value, string(t.Kind), t.IssuedAt, t.ExpiresAt, !now.Before(t.ExpiresAt)})
 	}
 	return out, nil
+}
+
+// journalWebhook records a webhook attempt in the journal (SIM-4), where
+// the conformance report finds slow and non-OK receivers (WH-2).
+func (s *Sim) journalWebhook(p webhook.Push, a webhook.Attempt) {
+	body, _ := json.Marshal(p.Event)
+	s.journal.RecordWebhook(journal.WebhookAttempt{
+		At: a.At, URL: a.URL, Channel: p.Channel, RequestBody: body,
+		Status: a.Status, ResponseBody: []byte(a.Body),
+		Latency: time.Duration(a.LatencyMs * float64(time.Millisecond)), Err: a.Error,
+	})
 }

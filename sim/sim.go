@@ -34,6 +34,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
@@ -78,6 +79,18 @@ type Options struct {
 	Rand io.Reader
 	// Control configures the control plane (see control.go).
 	Control ControlOptions
+	// Journal bounds the exchange journal (SIM-4): at most MaxEntries
+	// entries (0: 100000; negative: no count bound) and none older than
+	// MaxAge in simulated time (0: no age bound).
+	Journal JournalOptions
+}
+
+// JournalOptions bound the journal of exchanges.
+type JournalOptions struct {
+	MaxEntries int
+	MaxAge     time.Duration
+	// Disabled records nothing.
+	Disabled bool
 }
 
 // Sim is a running simulator's state and handlers.
@@ -91,6 +104,7 @@ type Sim struct {
 	certPEM    []byte
 	handlers   map[Host]http.Handler
 	ctl        *controlPlane
+	journal    *journal.Journal
 }
 
 // New builds a simulator. It compiles every schema and scenario once, so
@@ -129,7 +143,20 @@ func New(opts Options) (*Sim, error) {
 	if s.store, err = state.Open(opts.DataDir, state.Options{}); err != nil {
 		return nil, err
 	}
+	if err := s.resolveClock(); err != nil {
+		s.store.Close()
+		return nil, err
+	}
+	s.journal, err = journal.Open(s.store, journal.Options{
+		MaxEntries: opts.Journal.MaxEntries, MaxAge: opts.Journal.MaxAge, Disabled: opts.Journal.Disabled,
+		Clock: opts.Clock, Logger: opts.Logger,
+	})
+	if err != nil {
+		s.store.Close()
+		return nil, fmt.Errorf("journal: %w", err)
+	}
 	if err := s.startControl(); err != nil {
+		_ = s.journal.Close()
 		s.store.Close()
 		return nil, err
 	}
@@ -231,8 +258,10 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	}
 	out := map[Host]http.Handler{}
 	all := s.newEcho()
+	all.Use(s.journal.Middleware(string(All)))
 	for _, h := range []Host{Rewards, Bank, Hotdeals} {
 		e := s.newEcho()
+		e.Use(s.journal.Middleware(string(h)))
 		reg[h](e)
 		reg[h](all)
 		out[h] = e
@@ -250,9 +279,11 @@ func (s *Sim) Handler(h Host) http.Handler { return s.handlers[h] }
 // ServiceCertPEM is the certificate that verifies the simulator's answers.
 func (s *Sim) ServiceCertPEM() []byte { return s.certPEM }
 
-// Close releases the store. Call it after every server has stopped.
+// Close stops the control plane, flushes the journal and releases the
+// store. Call it after every server has stopped.
 func (s *Sim) Close() error {
 	s.stopControl()
+	_ = s.journal.Close()
 	return s.store.Close()
 }
 

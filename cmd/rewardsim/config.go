@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -19,6 +21,8 @@ type serveConfig struct {
 	ServiceKey, ServiceCert                                          string
 	LogLevel                                                         string
 	ControlToken, WebhookDeadline                                    string
+	JournalMaxEntries                                                int
+	JournalMaxAge                                                    time.Duration
 }
 
 // serveKeys maps each config key to its flag help and default.
@@ -36,6 +40,8 @@ var serveKeys = []struct{ key, def, help string }{
 	{"log-level", "info", "debug, info, warn or error"},
 	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
+	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
+	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 }
 
 func bindServeFlags(cmd *cobra.Command, v *viper.Viper) {
@@ -57,6 +63,14 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if file, _ := cmd.Flags().GetString("config"); file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
+			maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
+			if err != nil || maxEntries == 0 {
+				return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
+			}
+			maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
+			if err != nil || maxAge < 0 {
+				return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
+			}
 			return serveConfig{}, fmt.Errorf("config %s: %w", file, err)
 		}
 		known := map[string]bool{}
@@ -71,8 +85,24 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		}
 		if len(unknown) > 0 {
 			sort.Strings(unknown)
+			maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
+			if err != nil || maxEntries == 0 {
+				return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
+			}
+			maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
+			if err != nil || maxAge < 0 {
+				return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
+			}
 			return serveConfig{}, fmt.Errorf("config %s: unknown keys %s", file, strings.Join(unknown, ", "))
 		}
+	}
+	maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
+	if err != nil || maxEntries == 0 {
+		return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
+	}
+	maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
+	if err != nil || maxAge < 0 {
+		return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
 	}
 	return serveConfig{
 		Listen: v.GetString("listen"), RewardsListen: v.GetString("rewards-listen"),
@@ -82,5 +112,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
 		LogLevel:     v.GetString("log-level"),
 		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
+		JournalMaxEntries: maxEntries,
+		JournalMaxAge:     maxAge,
 	}, nil
 }

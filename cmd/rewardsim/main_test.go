@@ -115,7 +115,7 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
-		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s"}
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s", JournalMaxEntries: 100000}
 	if got != want {
 		t.Fatalf("resolved config\n got %+v\nwant %+v", got, want)
 	}

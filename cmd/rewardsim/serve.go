@@ -50,6 +50,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		}
 		opts.Control.WebhookDeadline = d
 	}
+	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxAge: cfg.JournalMaxAge}
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
 	}

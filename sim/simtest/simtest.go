@@ -58,6 +58,7 @@ type config struct {
 	dataDir      string
 	clock        *Clock
 	control      sim.ControlOptions
+	journal      sim.JournalOptions
 }
 
 // Option changes how New starts the simulator.
@@ -82,6 +83,9 @@ func WithClock(clk *Clock) Option { return func(c *config) { c.clock = clk } }
 // invalidator, hot-reload poll).
 func WithControl(o sim.ControlOptions) Option { return func(c *config) { c.control = o } }
 
+// WithJournal bounds (or disables) the journal of exchanges.
+func WithJournal(o sim.JournalOptions) Option { return func(c *config) { c.journal = o } }
+
 // New starts a simulator and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
@@ -101,7 +105,7 @@ func New(t testing.TB, opts ...Option) *Server {
 			t.Fatal(err)
 		}
 	}
-	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control})
+	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Journal: cfg.journal})
 	if err != nil {
 		t.Fatalf("simtest: %v", err)
 	}
@@ -164,3 +168,7 @@ func mustSchemas(t testing.TB) *schema.Set {
 	}
 	return compiled
 }
+
+// NewClock returns a fake clock standing at Start, to share across
+// restarts with WithClock.
+func NewClock() *Clock { return clock.NewFake(Start) }

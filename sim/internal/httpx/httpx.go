@@ -3,11 +3,13 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -106,21 +108,34 @@ func BaseURL(c echo.Context, configured string) string {
 }
 
 // Drop closes the client's connection without an answer (an injected
-// dropped connection). The reason is logged only: nothing reaches the client.
+// dropped connection). http.NewResponseController follows Unwrap, so it
+// reaches the connection through wrapping writers such as the journal's.
+// Where nothing can be hijacked (HTTP/2), the handler is aborted the way
+// net/http documents, which resets the stream.
 func Drop(c echo.Context, reason string) error {
-	hj, ok := c.Response().Writer.(http.Hijacker)
-	if !ok {
-		return &Error{Status: http.StatusBadGateway, Body: []byte("connection dropped"), Reason: reason}
-	}
-	conn, _, err := hj.Hijack()
+	conn, _, err := http.NewResponseController(c.Response().Writer).Hijack()
 	if err != nil {
-		return err
+		panic(http.ErrAbortHandler)
 	}
 	c.Response().Committed = true
 	_ = conn.Close()
 	return ErrDropped
 }
 
-// ErrDropped is what a handler returns after Drop: the request is over,
-// and nothing more may be written (the renderer skips committed answers).
+// Wait blocks for d or until the request ends: injected delays wait on a
+// timer the request context cancels, never on time.Sleep.
+func Wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 var ErrDropped = errors.New("connection dropped on purpose")

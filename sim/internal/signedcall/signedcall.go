@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -164,13 +163,7 @@ func applyFault(c echo.Context, sc *scenario.Scenario, act fault.Action) error {
 	case fault.HTTPStatus:
 		return &httpx.Error{Status: act.Status, Body: []byte(http.StatusText(act.Status)), Reason: "injected fault: http-status"}
 	case fault.Delay:
-		t := time.NewTimer(act.Delay.D())
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		return httpx.Wait(ctx, act.Delay.D())
 	}
 	return nil
 }

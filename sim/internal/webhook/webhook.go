@@ -156,6 +156,9 @@ type Options struct {
 	Deadline time.Duration
 	Policy   Policy
 	Log      *slog.Logger
+	// OnAttempt, if set, hears of every attempt once it is recorded (the
+	// journal keeps them beside the exchanges).
+	OnAttempt func(Push, Attempt)
 }
 
 // Scheduler keeps and fires pushes.
@@ -421,6 +424,9 @@ func (s *Scheduler) attempt(ctx context.Context, p Push, now time.Time) error {
 		return nil // shutting down: the push stays pending and is tried after restart
 	}
 	p.Attempts = append(p.Attempts, a)
+	if s.o.OnAttempt != nil {
+		s.o.OnAttempt(p, a)
+	}
 	switch {
 	case a.OK:
 		p.State = Delivered

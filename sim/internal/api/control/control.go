@@ -21,6 +21,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
@@ -62,6 +63,8 @@ type Deps struct {
 	Webhooks         *webhook.Scheduler
 	Readers          []Reader
 	Rand             io.Reader
+	// Journal serves /__sim/journal, /__sim/session and /__sim/report.
+	Journal *journal.Journal
 }
 
 // TokenHeader carries the control token (Authorization: Bearer works too).
@@ -82,6 +85,9 @@ func Register(e *echo.Echo, d Deps) {
 	g.GET("/certs/service.pem", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/x-pem-file", d.ServiceCertPEM)
 	})
+	if d.Journal != nil {
+		registerJournal(g, d)
+	}
 	if d.Store == nil { // the foundation's minimal wiring
 		return
 	}

@@ -222,7 +222,7 @@ func (h *handlers) applyFault(c echo.Context, sc *scenario.Scenario, act fault.A
 	case fault.HTTPStatus:
 		return &httpx.Error{Status: act.Status, Body: []byte(http.StatusText(act.Status)), Reason: "injected fault: http-status"}
 	case fault.Delay:
-		return fault.Wait(c.Request().Context(), act.Delay.D())
+		return httpx.Wait(c.Request().Context(), act.Delay.D())
 	}
 	return nil
 }
@@ -318,8 +318,11 @@ func (h *handlers) fetch(c echo.Context) error {
 	}
 	if cl.fired && cl.action.Commits() {
 		// CPN-4: the claim is committed; withhold the answer.
-		if err := fault.Withhold(c.Request().Context(), c.Response(), cl.action); err != nil {
-			return nil // dropped, or the client gave up: nothing to answer
+		if cl.action.Kind == fault.CommitThenDrop {
+			return httpx.Drop(c, "injected fault: commit-then-drop")
+		}
+		if err := httpx.Wait(c.Request().Context(), cl.action.Delay.D()); err != nil {
+			return err // the client gave up: nothing to answer
 		}
 	}
 	switch res.Outcome {

@@ -1,0 +1,135 @@
+package control
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/report"
+	"github.com/rewardsim/rewardsim/sim/internal/session"
+)
+
+// Paging of GET /__sim/journal.
+const (
+	defaultPage = 100
+	maxPage     = 1000
+)
+
+func badRequest(c echo.Context, msg string) error {
+	return c.JSON(http.StatusBadRequest, map[string]string{"message": msg})
+}
+
+// filter reads the journal filter of a query string.
+func filter(c echo.Context, defLimit, maxLimit int) (journal.Filter, error) {
+	q := c.QueryParams()
+	f := journal.Filter{Channel: q.Get("channel"), VirtualID: q.Get("virtualId"), Endpoint: q.Get("endpoint"), Kind: q.Get("kind"), Limit: defLimit}
+	for name, dst := range map[string]*time.Time{"from": &f.From, "to": &f.To} {
+		if v := q.Get(name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return f, fmt.Errorf("%s: %q is not an RFC 3339 time", name, v)
+			}
+			*dst = t
+		}
+	}
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return f, fmt.Errorf("after: %q is not a sequence number", v)
+		}
+		f.After = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || (maxLimit > 0 && n > maxLimit) {
+			return f, fmt.Errorf("limit: %q is not a number from 1 to %d", v, maxLimit)
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+func registerJournal(g *echo.Group, d Deps) {
+	j := d.Journal
+	g.GET("/journal", func(c echo.Context) error {
+		f, err := filter(c, defaultPage, maxPage)
+		if err != nil {
+			return badRequest(c, err.Error())
+		}
+		p, err := j.Query(c.Request().Context(), f)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, p)
+	})
+	g.DELETE("/journal", func(c echo.Context) error {
+		if err := j.Reset(c.Request().Context()); err != nil {
+			return err
+		}
+		return c.NoContent(http.StatusNoContent)
+	})
+	g.GET("/session", func(c echo.Context) error {
+		f, err := filter(c, 0, 0)
+		if err != nil {
+			return badRequest(c, err.Error())
+		}
+		f.Kind = journal.KindExchange
+		es, err := j.Entries(c.Request().Context(), f)
+		if err != nil {
+			return err
+		}
+		name := c.QueryParam("name")
+		if name == "" {
+			name = "session"
+		}
+		o := session.BuildOptions{Name: name, Description: c.QueryParam("description")}
+		if len(es) > 0 {
+			o.RecordedAt = es[0].At
+		}
+		data, err := session.Build(es, o).Marshal()
+		if err != nil {
+			return err
+		}
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
+	})
+	reportHandler := func(html bool) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			o := report.Options{Channel: c.QueryParam("channel")}
+			if v := c.QueryParam("refTokenPerHour"); v != "" {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 {
+					return badRequest(c, fmt.Sprintf("refTokenPerHour: %q is not a positive number", v))
+				}
+				o.RefTokenPerHour = n
+			}
+			// Only the time range narrows what is read: the channel is the
+			// report's own filter, because tracking GETs carry no channel.
+			f, err := filter(c, 0, 0)
+			if err != nil {
+				return badRequest(c, err.Error())
+			}
+			es, err := j.Entries(c.Request().Context(), journal.Filter{From: f.From, To: f.To})
+			if err != nil {
+				return err
+			}
+			r := report.Build(es, o)
+			r.JournalDropped = j.Dropped()
+			if html || c.QueryParam("format") == "html" || strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
+				var buf bytes.Buffer
+				if err := report.HTML(&buf, r); err != nil {
+					return err
+				}
+				return c.HTMLBlob(http.StatusOK, buf.Bytes())
+			}
+			return c.JSON(http.StatusOK, r)
+		}
+	}
+	g.GET("/report", reportHandler(false))
+	g.GET("/report.html", reportHandler(true))
+}

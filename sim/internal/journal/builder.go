@@ -1,0 +1,75 @@
+package journal
+
+import (
+	"strings"
+
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+)
+
+// Builder turns exchanges into entries: it masks secrets, finds the
+// operation, the injected fault, the channel and the user. It remembers
+// which channel and user each handed-out token belongs to, so a later
+// bearer call without a body (the listing) is still attributed; it is
+// not safe for concurrent use.
+type Builder struct {
+	creds map[string]ident
+}
+
+type ident struct{ channel, channelID, virtualID string }
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder { return &Builder{creds: map[string]ident{}} }
+
+// Build makes the entry of x (Seq is left 0).
+func (b *Builder) Build(x *Exchange) *Entry {
+	e := b.record(x).entry()
+	return &e
+}
+
+// record is the write-time half of Build: identity and masking only.
+func (b *Builder) record(x *Exchange) *record {
+	r := &record{
+		Kind: KindExchange, At: x.At, LatencyUs: x.Latency.Microseconds(), Listener: x.Listener,
+		Method: x.Method, Path: x.Path, Query: x.Query, Status: x.Status, ClientGone: x.ClientGone,
+		ReqHeader: MaskHeader(x.RequestHeader), ResHeader: MaskHeader(x.ResponseHeader),
+		ReqBody: x.RequestBody, ResBody: x.ResponseBody, ReqTrunc: x.RequestTrunc, ResTrunc: x.ResTrunc,
+	}
+	if op, ok := contract.ByPath(x.Method, x.Path); ok {
+		r.Endpoint, r.Host = op.Name, string(op.Host)
+	}
+	r.Reason = x.ResponseHeader.Get("X-Rewardsim-Reason")
+	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok {
+		r.Fault = f
+	}
+	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.RequestHeader.Get("X-Channelid"), x.RequestBody)
+	b.link(r, x)
+	return r
+}
+
+// link attributes a bearer call to the owner of its token, and remembers
+// the owners of the tokens an answer hands out.
+func (b *Builder) link(r *record, x *Exchange) {
+	if _, fp, ok := strings.Cut(r.ReqHeader["Authorization"], " "); ok {
+		if id, known := b.creds[fp]; known {
+			if r.Channel == "" {
+				r.Channel, r.ChannelID = id.channel, id.channelID
+			}
+			if r.VirtualID == "" {
+				r.VirtualID = id.virtualID
+			}
+		}
+	}
+	if r.Channel == "" {
+		return
+	}
+	got := handedOut(x.ResponseBody)
+	if len(got) == 0 {
+		return
+	}
+	if len(b.creds) > 50_000 {
+		clear(b.creds)
+	}
+	for _, v := range got {
+		b.creds[Fingerprint(v)] = ident{r.Channel, r.ChannelID, r.VirtualID}
+	}
+}

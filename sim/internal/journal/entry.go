@@ -1,0 +1,146 @@
+package journal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Kinds of entries.
+const (
+	KindExchange = "exchange" // a request to one of the public hosts and its answer
+	KindWebhook  = "webhook"  // an outbound webhook attempt to a publisher
+)
+
+// FaultPrefix starts the reason header of every injected fault.
+const FaultPrefix = "injected fault: "
+
+// Entry is one journaled exchange or webhook attempt.
+type Entry struct {
+	Seq  uint64 `json:"seq"`
+	Kind string `json:"kind"`
+	// At is the simulated time the request arrived (or the attempt started).
+	At time.Time `json:"at"`
+	// LatencyMs is wall-clock time from request to answer.
+	LatencyMs float64 `json:"latencyMs"`
+	// Listener is the listener that served it: all, rewards, bank or
+	// hotdeals. Host is the contract host of the endpoint, when known.
+	Listener string `json:"listener,omitempty"`
+	Host     string `json:"host,omitempty"`
+	// Endpoint is the operation name from the contract table, when the
+	// path is one; otherwise empty (tracking, unknown paths).
+	Endpoint string `json:"endpoint,omitempty"`
+	Method   string `json:"method"`
+	// Path is the request path; for a webhook attempt, the target URL.
+	Path  string `json:"path"`
+	Query string `json:"query,omitempty"`
+	// Channel is the channel name (bName / channelName) when the request
+	// carries one, else its CHANNELID; ChannelID is the CHANNELID or
+	// X-CHANNELID; VirtualID the user.
+	Channel   string  `json:"channel,omitempty"`
+	ChannelID string  `json:"channelId,omitempty"`
+	VirtualID string  `json:"virtualId,omitempty"`
+	Request   Message `json:"request"`
+	Response  Message `json:"response"`
+	Status    int     `json:"status"`
+	// Reason is the X-Rewardsim-Reason header of the answer; Fault the
+	// injected fault that fired, if any (the reason after "injected fault: ").
+	Reason string `json:"reason,omitempty"`
+	Fault  string `json:"fault,omitempty"`
+	// ClientGone: the caller went away (timed out) before the answer.
+	ClientGone bool `json:"clientGone,omitempty"`
+	// Error is a transport error of a webhook attempt.
+	Error string `json:"error,omitempty"`
+}
+
+// Message is one side of an exchange. Secrets in headers are replaced by
+// a fingerprint (see Mask); bodies are kept as sent, up to MaxBodyKept.
+type Message struct {
+	Header map[string]string `json:"header,omitempty"`
+	// Body is the body when it is JSON; Text when it is not.
+	Body json.RawMessage `json:"body,omitempty"`
+	Text string          `json:"text,omitempty"`
+	// BDATA is the decoded payload of a signed envelope.
+	BDATA     json.RawMessage `json:"bdata,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+}
+
+// MaxBodyKept bounds each body kept in the journal (64 KiB).
+const MaxBodyKept = 64 << 10
+
+// Fingerprint is how a secret appears in the journal: "~fp:" and the first
+// 16 hex digits of its SHA-256. The same secret always has the same
+// fingerprint, so a session can tell that a header carries the token an
+// earlier answer handed out, without the journal holding the token.
+func Fingerprint(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return "~fp:" + hex.EncodeToString(sum[:8])
+}
+
+// secretHeader reports whether a header's value is a credential.
+func secretHeader(name string) bool {
+	n := strings.ToLower(name)
+	if n == "authorization" || n == "proxy-authorization" || n == "cookie" || n == "set-cookie" {
+		return true
+	}
+	for _, w := range []string{"key", "secret", "token", "password"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskValue masks one credential header value: the scheme word is kept
+// ("Bearer", "ServiceAppKey") and the credential becomes its fingerprint.
+func MaskValue(v string) string {
+	if scheme, cred, ok := strings.Cut(v, " "); ok && cred != "" && !strings.Contains(scheme, ":") {
+		return scheme + " " + Fingerprint(strings.TrimSpace(cred))
+	}
+	return Fingerprint(v)
+}
+
+// MaskHeader flattens h (values joined by ", ") with secrets masked.
+func MaskHeader(h http.Header) map[string]string {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		v := strings.Join(vs, ", ")
+		if secretHeader(k) {
+			v = MaskValue(v)
+		}
+		out[http.CanonicalHeaderKey(k)] = v
+	}
+	return out
+}
+
+func compact(b []byte) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return append(json.RawMessage(nil), b...)
+	}
+	return buf.Bytes()
+}
+
+// decodedBDATA returns the decoded payload when body is a signed envelope
+// whose BDATA is base64 of JSON.
+func decodedBDATA(body []byte) json.RawMessage {
+	var env struct {
+		BDATA *string `json:"BDATA"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.BDATA == nil {
+		return nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(*env.BDATA)
+	if err != nil || !json.Valid(raw) {
+		return nil
+	}
+	return compact(raw)
+}

@@ -1,0 +1,259 @@
+// Package journal keeps a bounded log of every exchange on every public
+// host and every outbound webhook attempt (SIM-4), for the control API,
+// session export and the conformance report.
+//
+// The hot path only copies what it saw into a bounded queue; a background
+// writer masks secrets, works out channel and virtualId, encodes, and
+// appends batches to bbolt in one transaction each, pruning to the bound
+// (count and/or age) in that same transaction. Close flushes the queue.
+// The journal is diagnostics, not service state: on kill -9 the last few
+// milliseconds of entries may be lost, and when the queue is full an entry
+// is dropped (and counted) rather than slowing the publisher down.
+package journal
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/state"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxEntries = 100_000
+	DefaultQueue      = 8192
+	maxBatch          = 1024
+	// batchWindow is how long the writer gathers entries before a commit:
+	// the most a kill -9 can lose beyond what is queued.
+	batchWindow = 5 * time.Millisecond
+)
+
+// Options bound and tune a journal.
+type Options struct {
+	// MaxEntries keeps at most this many entries (oldest dropped first);
+	// 0 means DefaultMaxEntries, negative means no count bound.
+	MaxEntries int
+	// MaxAge drops entries older than this, in simulated time; 0 means no
+	// age bound.
+	MaxAge time.Duration
+	// Queue is the capacity of the hand-off queue; 0 means DefaultQueue.
+	Queue int
+	// Clock stamps entries (simulated time); Wall measures latency.
+	Clock, Wall clock.Clock
+	Logger      *slog.Logger
+	// Disabled turns the journal off: nothing is recorded.
+	Disabled bool
+}
+
+// Journal is the bounded log. It is safe for concurrent use.
+type Journal struct {
+	opts    Options
+	store   *state.Store
+	queue   chan item
+	done    chan struct{}
+	dropped atomic.Uint64
+	closeMu sync.RWMutex
+	closed  bool
+	seq     uint64   // writer goroutine only
+	builder *Builder // writer goroutine only
+}
+
+// item is what the hot path hands to the writer: a raw exchange, or a
+// flush marker.
+type item struct {
+	raw   *Exchange
+	rec   *record
+	flush chan struct{}
+}
+
+// Exchange is one request and its answer as seen on the wire.
+type Exchange struct {
+	At                     time.Time
+	Latency                time.Duration
+	Listener               string
+	Method, Path, Query    string
+	RequestHeader          http.Header
+	ResponseHeader         http.Header
+	RequestBody            []byte
+	ResponseBody           []byte
+	RequestTrunc, ResTrunc bool
+	Status                 int
+	ClientGone             bool
+}
+
+// Open starts a journal over store.
+func Open(store *state.Store, opts Options) (*Journal, error) {
+	if opts.MaxEntries == 0 {
+		opts.MaxEntries = DefaultMaxEntries
+	}
+	if opts.Queue <= 0 {
+		opts.Queue = DefaultQueue
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Wall == nil {
+		opts.Wall = clock.Real{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	last, err := store.JournalLastSeq()
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{opts: opts, store: store, queue: make(chan item, opts.Queue), done: make(chan struct{}), seq: last, builder: NewBuilder()}
+	go j.write()
+	return j, nil
+}
+
+// enqueue hands an item to the writer without blocking; a full queue
+// drops it and counts the drop.
+func (j *Journal) enqueue(it item) {
+	j.closeMu.RLock()
+	defer j.closeMu.RUnlock()
+	if j.closed || j.opts.Disabled {
+		return
+	}
+	select {
+	case j.queue <- it:
+	default:
+		j.dropped.Add(1)
+	}
+}
+
+// Dropped is how many entries were dropped because the queue was full.
+func (j *Journal) Dropped() uint64 { return j.dropped.Load() }
+
+// Flush waits until everything enqueued before it is stored.
+func (j *Journal) Flush(ctx context.Context) error {
+	j.closeMu.RLock()
+	if j.closed {
+		j.closeMu.RUnlock()
+		return nil
+	}
+	done := make(chan struct{})
+	select {
+	case j.queue <- item{flush: done}:
+	case <-ctx.Done():
+		j.closeMu.RUnlock()
+		return ctx.Err()
+	}
+	j.closeMu.RUnlock()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stores what is queued and stops the writer. Call it before the
+// store closes.
+func (j *Journal) Close() error {
+	j.closeMu.Lock()
+	if j.closed {
+		j.closeMu.Unlock()
+		return nil
+	}
+	j.closed = true
+	close(j.queue)
+	j.closeMu.Unlock()
+	<-j.done
+	return nil
+}
+
+// RecordWebhook journals one outbound webhook attempt (WH-2). The
+// webhook package calls it after each attempt.
+func (j *Journal) RecordWebhook(a WebhookAttempt) {
+	r := &record{
+		Kind: KindWebhook, At: a.At, LatencyUs: a.Latency.Microseconds(), Method: http.MethodPost, Path: a.URL,
+		Channel: a.Channel, Status: a.Status, Error: a.Err,
+		ReqHeader: MaskHeader(a.RequestHeader), ResHeader: MaskHeader(a.ResponseHeader),
+		ReqBody: a.RequestBody, ResBody: a.ResponseBody,
+	}
+	j.enqueue(item{rec: r})
+}
+
+// WebhookAttempt is one delivery attempt of a webhook push.
+type WebhookAttempt struct {
+	At             time.Time
+	URL, Channel   string
+	RequestHeader  http.Header
+	RequestBody    []byte
+	Status         int // 0 when no answer came
+	ResponseHeader http.Header
+	ResponseBody   []byte
+	Latency        time.Duration
+	Err            string
+}
+
+// write is the background writer. It gathers entries for up to
+// batchWindow (or maxBatch entries, or until someone flushes) and stores
+// them in one transaction: one fsync per batch, not per request.
+func (j *Journal) write() {
+	defer close(j.done)
+	var batch []state.JournalRecord
+	var waiters []chan struct{}
+	timer := time.NewTimer(batchWindow)
+	timer.Stop()
+	for it := range j.queue {
+		batch, waiters = j.take(it, batch, waiters)
+		timer.Reset(batchWindow)
+	gather:
+		for len(batch) < maxBatch && len(waiters) == 0 {
+			select {
+			case it, ok := <-j.queue:
+				if !ok {
+					break gather
+				}
+				batch, waiters = j.take(it, batch, waiters)
+			case <-timer.C:
+				break gather
+			}
+		}
+		timer.Stop()
+		j.commit(batch)
+		batch = batch[:0]
+		for _, w := range waiters {
+			close(w)
+		}
+		waiters = waiters[:0]
+	}
+}
+
+func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan struct{}) ([]state.JournalRecord, []chan struct{}) {
+	if it.flush != nil {
+		return batch, append(waiters, it.flush)
+	}
+	r := it.rec
+	if it.raw != nil {
+		r = j.builder.record(it.raw)
+	}
+	j.seq++
+	r.Seq = j.seq
+	data := r.appendBinary(make([]byte, 0, 256+len(r.ReqBody)+len(r.ResBody)))
+	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data}), waiters
+}
+
+func (j *Journal) commit(batch []state.JournalRecord) {
+	if len(batch) == 0 {
+		return
+	}
+	var notBefore time.Time
+	if j.opts.MaxAge > 0 {
+		notBefore = j.opts.Clock.Now().Add(-j.opts.MaxAge)
+	}
+	if err := j.store.JournalAppend(batch, j.opts.MaxEntries, notBefore); err != nil {
+		j.opts.Logger.Error("journal: append", "err", err, "entries", len(batch))
+	}
+}
+
+// ErrClosed is returned by queries after Close.
+var ErrClosed = errors.New("journal is closed")

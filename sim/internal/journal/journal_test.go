@@ -1,0 +1,196 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/state"
+)
+
+func open(t *testing.T, o Options) (*Journal, *state.Store, *echo.Echo) {
+	t.Helper()
+	st, err := state.Open(t.TempDir(), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close(); st.Close() })
+	e := echo.New()
+	e.Use(j.Middleware("all"))
+	e.POST("/api/:op", func(c echo.Context) error {
+		body := make([]byte, 64)
+		n, _ := c.Request().Body.Read(body)
+		if strings.Contains(string(body[:n]), "fail") {
+			c.Response().Header().Set("X-Rewardsim-Reason", "injected fault: http-status")
+			return c.String(http.StatusTeapot, "teapot")
+		}
+		return c.JSON(http.StatusOK, map[string]any{"ok": true, "echo": string(body[:n])})
+	})
+	return j, st, e
+}
+
+func serve(e *echo.Echo, path, body string, h http.Header) {
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	e.ServeHTTP(httptest.NewRecorder(), req)
+}
+
+// clause: SIM-4
+// The bound holds under a 100k-request run: the journal keeps exactly
+// MaxEntries entries and its file stays small, while parallel queries run.
+func TestJournal_SIM4_boundHoldsUnder100kRequests(t *testing.T) {
+	n := 100_000
+	if testing.Short() {
+		n = 10_000
+	}
+	const max = 1000
+	j, st, e := open(t, Options{MaxEntries: max})
+	var wg sync.WaitGroup
+	workers := 4
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				serve(e, "/api/GetReward", fmt.Sprintf(`{"channelName":"DEMOBANK","virtualId":"VU-%d","extTransactionId":"T%d"}`, i%50, i), nil)
+				if i%20_000 == 0 {
+					if _, err := j.Query(context.Background(), Filter{Limit: 5}); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	p, err := j.Query(context.Background(), Filter{Limit: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := uint64(n) - p.Dropped
+	if p.Stored != max || len(p.Entries) != max || p.Entries[max-1].Seq != written || p.Entries[0].Seq != written-max+1 {
+		t.Fatalf("stored %d, page %d (seq %d..%d), dropped %d; want the newest %d of %d", p.Stored, len(p.Entries), p.Entries[0].Seq, p.Entries[len(p.Entries)-1].Seq, p.Dropped, max, written)
+	}
+	info, err := os.Stat(st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() > 32<<20 {
+		t.Errorf("the store grew to %d bytes for %d kept entries", info.Size(), max)
+	}
+	t.Logf("%d requests, %d dropped, file %d KiB", n, p.Dropped, info.Size()>>10)
+}
+
+// clause: SIM-4
+func TestJournal_SIM4_identifiesChannelUserFaultAndMasks(t *testing.T) {
+	j, _, e := open(t, Options{Clock: clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))})
+	serve(e, "/api/fetchCouponCode", `{"offerId":"O1","virtualId":"VU-9","channelName":"DEMOBANK"}`,
+		http.Header{"X-Channelid": {"DEMOID"}, "Authorization": {"ServiceAppKey APP:SEC"}})
+	serve(e, "/api/GetReward", `{"fail":1}`, http.Header{"X-Channelid": {"HOTID"}})
+	serve(e, "/api/x", `not json`, nil)
+	es, err := j.Entries(context.Background(), Filter{})
+	if err != nil || len(es) != 3 {
+		t.Fatalf("%d entries, %v", len(es), err)
+	}
+	a, b, c := es[0], es[1], es[2]
+	if a.Channel != "DEMOBANK" || a.ChannelID != "DEMOID" || a.VirtualID != "VU-9" || a.Request.Header["Authorization"] != "ServiceAppKey "+Fingerprint("APP:SEC") {
+		t.Errorf("coupon entry: %+v", a)
+	}
+	if b.Channel != "HOTID" || b.Fault != "http-status" || b.Status != http.StatusTeapot || b.Response.Text != "teapot" {
+		t.Errorf("fault entry: %+v", b)
+	}
+	if c.Request.Text != "not json" || c.Request.Body != nil || !a.At.Equal(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)) {
+		t.Errorf("text entry: %+v", c)
+	}
+}
+
+// clause: SIM-4, WH-2
+func TestJournal_SIM4_recordsWebhookAttempts(t *testing.T) {
+	j, _, _ := open(t, Options{})
+	j.RecordWebhook(WebhookAttempt{At: time.Now(), URL: "http://pub.test/hook", Channel: "DEMOBANK", RequestBody: []byte(`{"eventType":"COUPON_INVALIDATED"}`),
+		Status: 200, ResponseBody: []byte(`{"status":"OK"}`), Latency: 1500 * time.Millisecond})
+	es, err := j.Entries(context.Background(), Filter{Kind: KindWebhook, Channel: "DEMOBANK"})
+	if err != nil || len(es) != 1 {
+		t.Fatalf("%d webhook entries, %v", len(es), err)
+	}
+	if w := es[0]; w.Path != "http://pub.test/hook" || w.LatencyMs != 1500 || string(w.Response.Body) != `{"status":"OK"}` {
+		t.Errorf("webhook entry %+v", w)
+	}
+}
+
+// clause: SIM-4
+// A full queue drops (and counts) instead of blocking; Close flushes what
+// was queued.
+func TestJournal_SIM4_fullQueueDropsAndCloseFlushes(t *testing.T) {
+	st, err := state.Open(t.TempDir(), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	j := &Journal{opts: Options{MaxEntries: DefaultMaxEntries, Clock: clock.Real{}, Wall: clock.Real{}}, store: st, queue: make(chan item, 2), done: make(chan struct{}), builder: NewBuilder()}
+	// No writer yet: the third enqueue finds the queue full.
+	for i := 0; i < 3; i++ {
+		j.RecordWebhook(WebhookAttempt{URL: fmt.Sprint("u", i)})
+	}
+	if j.Dropped() != 1 {
+		t.Fatalf("dropped %d, want 1", j.Dropped())
+	}
+	go j.write()
+	j.Close()
+	n, err := st.JournalCount()
+	if err != nil || n != 2 {
+		t.Errorf("after Close the store holds %d entries, want 2 (%v)", n, err)
+	}
+	j.RecordWebhook(WebhookAttempt{}) // after Close: ignored, no panic
+}
+
+func TestMaskHeader(t *testing.T) {
+	got := MaskHeader(http.Header{"Authorization": {"Bearer abc"}, "X-Sec-Key": {"k"}, "Content-Type": {"application/json"}, "Cookie": {"a=b"}})
+	want := map[string]string{"Authorization": "Bearer " + Fingerprint("abc"), "X-Sec-Key": Fingerprint("k"), "Content-Type": "application/json", "Cookie": Fingerprint("a=b")}
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Errorf("MaskHeader = %s, want %s", g, w)
+	}
+}
+
+func TestCodec_roundTrip(t *testing.T) {
+	in := &record{Seq: 42, Kind: KindExchange, At: time.Date(2026, 1, 15, 10, 0, 0, 5, time.FixedZone("IST", 19800)), LatencyUs: 1234,
+		Listener: "all", Host: "rewards", Endpoint: "GetAuthToken", Method: "POST", Path: "/api/GetAuthToken", Query: "a=1",
+		Channel: "DEMOBANK", ChannelID: "DEMOID", VirtualID: "VU-1", Status: 200, Reason: "r", Fault: "f", Error: "e",
+		ClientGone: true, ResTrunc: true, ReqHeader: map[string]string{"A": "1", "B": ""}, ResHeader: nil,
+		ReqBody: []byte(`{"x":1}`), ResBody: nil}
+	data := in.appendBinary(nil)
+	var out record
+	if err := out.unmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if !out.At.Equal(in.At) || out.At.Format(time.RFC3339Nano) != "2026-01-15T10:00:00.000000005+05:30" {
+		t.Errorf("at %v", out.At)
+	}
+	out.At, in.At = time.Time{}, time.Time{}
+	if fmt.Sprintf("%+v", out) != fmt.Sprintf("%+v", *in) {
+		t.Errorf("round trip\n got %+v\nwant %+v", out, *in)
+	}
+	for i := range data { // every truncation is an error, never a panic
+		var r record
+		if r.unmarshalBinary(data[:i]) == nil {
+			t.Fatalf("a record cut at %d bytes decoded", i)
+		}
+	}
+}

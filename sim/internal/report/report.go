@@ -1,0 +1,192 @@
+// Package report is the conformance report (SIM-6): pure functions from
+// journal entries to findings, each naming the contract clause the
+// publisher under test broke, a severity, a count and one example
+// exchange. It reads entries only; it never calls the simulator.
+package report
+
+import (
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
+)
+
+// Severity of a finding. `rewardsim report --fail-on` fails on findings of
+// the given severity or a worse one.
+type Severity string
+
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+var rank = map[Severity]int{Info: 1, Warning: 2, Error: 3}
+
+// AtLeast reports whether s is at least as severe as min.
+func (s Severity) AtLeast(min Severity) bool { return rank[s] >= rank[min] }
+
+// Valid reports whether s is a known severity.
+func (s Severity) Valid() bool { return rank[s] > 0 }
+
+// Rule is one check of the report.
+type Rule struct {
+	ID       string   `json:"id"`
+	Clause   string   `json:"clause"`
+	Severity Severity `json:"severity"`
+	Title    string   `json:"title"`
+	Advice   string   `json:"advice"`
+}
+
+// Rules lists every check, in report order.
+var Rules = []Rule{
+	{"sign-over-decoded-json", "ENV-2", Error, "SIGN was computed over the decoded JSON instead of the base64 BDATA string", "Sign the base64 BDATA string itself (SHA256withRSA), not the JSON it decodes to."},
+	{"wrong-token-type", "AUTH-1", Error, "A user token was sent to GetReward, or a reference token to a user-token endpoint", "GetReward takes the reference token; FetchRewardInfo and GetAllScratchCardsByUserId take the user token of GetAuthToken."},
+	{"nested-additional-params", "GR-7", Error, "additionalParams was sent as a nested JSON object instead of a JSON-encoded string", `Encode additionalParams as a string: "additionalParams": "{\"city\":\"Pune\"}".`},
+	{"dateandtime-format", "GR-6", Error, "dateandtime is not in the format DDMMYYYYHHMMSS", "Send dateandtime as 14 digits, day first: 15012026103000."},
+	{"amount-format", "GR-5", Error, "amount is not a number with at most two decimal places", "Send amount as a JSON number with two decimals, such as 149.50."},
+	{"reference-token-per-request", "TOK-5", Warning, "The reference token was fetched more often than the hourly refresh the contract advises", "Cache the referenceKey and refresh it on a schedule (hourly), not per request."},
+	{"ext-transaction-id-across-offers", "CPN-5", Error, "One extTransactionId was reused for claims of different offers", "Use a new extTransactionId for every claim; reuse is undefined behaviour across offers."},
+	{"retry-with-new-ext-transaction-id", "CPN-4", Error, "A claim that timed out was retried with a new extTransactionId", "After a timeout, reconcile through getUserCoupons and retry with the same extTransactionId."},
+	{"tracklink-never-fired", "TRK-1", Warning, "Cards were listed but none of their trackLink impression URLs was fired", "GET every trackLink URL of a card when the card becomes visible."},
+	{"not-available-endpoint", "NA-1", Error, "RegisterEvent or ExitEvent was called; they have no implementation", "Remove the call: no logout is needed; run referrals with a scratch card trigger."},
+	{"webhook-not-ok", "WH-2", Error, `The webhook receiver did not answer a JSON object with status "OK"`, `Answer the coupon-status webhook at once with {"status":"OK"} and process it asynchronously.`},
+	{"webhook-slow", "WH-2", Warning, "The webhook receiver answered slowly", "Acknowledge first, then process asynchronously."},
+}
+
+// Options tune the report.
+type Options struct {
+	// Channel restricts the report to one channel (name or CHANNELID).
+	Channel string
+	// RefTokenPerHour is how many getSecuredReferenceToken fetches per
+	// channel in any 60 minutes of simulated time are tolerated (TOK-5);
+	// 0 means DefaultRefTokenPerHour.
+	RefTokenPerHour int
+	// SlowWebhook is the latency above which a webhook answer is slow;
+	// 0 means DefaultSlowWebhook.
+	SlowWebhook time.Duration
+	// RetryWindow is how soon after a timed-out claim the next claim for
+	// the same user and offer counts as its retry; 0 means DefaultRetryWindow.
+	RetryWindow time.Duration
+}
+
+// Defaults of Options, documented in the README.
+const (
+	DefaultRefTokenPerHour = 4
+	DefaultSlowWebhook     = 2 * time.Second
+	DefaultRetryWindow     = 15 * time.Minute
+)
+
+// Example is the exchange that illustrates a finding.
+type Example struct {
+	Seq      uint64    `json:"seq"`
+	At       time.Time `json:"at"`
+	Method   string    `json:"method"`
+	Path     string    `json:"path"`
+	Endpoint string    `json:"endpoint,omitempty"`
+	Status   int       `json:"status"`
+	Reason   string    `json:"reason,omitempty"`
+	Detail   string    `json:"detail"`
+}
+
+// Finding is one rule the publisher broke.
+type Finding struct {
+	Rule
+	Count   int     `json:"count"`
+	Example Example `json:"example"`
+}
+
+// Report is the whole report.
+type Report struct {
+	Channel   string         `json:"channel,omitempty"`
+	Exchanges int            `json:"exchanges"`
+	Findings  []Finding      `json:"findings"`
+	Totals    map[string]int `json:"totals"`
+	Checked   []Rule         `json:"checked"`
+	// JournalDropped is how many exchanges the journal dropped under
+	// overload: when not 0 the report may miss findings.
+	JournalDropped uint64 `json:"journalDropped,omitempty"`
+}
+
+// Fails reports whether a finding of severity min or worse exists.
+func (r Report) Fails(min Severity) bool {
+	for _, f := range r.Findings {
+		if f.Severity.AtLeast(min) {
+			return true
+		}
+	}
+	return false
+}
+
+// collector accumulates findings by rule.
+type collector struct {
+	byID map[string]*Finding
+}
+
+func (c *collector) add(id string, e *journal.Entry, detail string) {
+	f := c.byID[id]
+	if f == nil {
+		for _, r := range Rules {
+			if r.ID == id {
+				f = &Finding{Rule: r}
+			}
+		}
+		f.Example = Example{Seq: e.Seq, At: e.At, Method: e.Method, Path: e.Path, Endpoint: e.Endpoint, Status: e.Status, Reason: e.Reason, Detail: detail}
+		c.byID[id] = f
+	}
+	f.Count++
+}
+
+// Build runs every rule over entries. Entries must be in journal order.
+func Build(entries []journal.Entry, o Options) Report {
+	if o.RefTokenPerHour <= 0 {
+		o.RefTokenPerHour = DefaultRefTokenPerHour
+	}
+	if o.SlowWebhook <= 0 {
+		o.SlowWebhook = DefaultSlowWebhook
+	}
+	if o.RetryWindow <= 0 {
+		o.RetryWindow = DefaultRetryWindow
+	}
+	mine := make([]*journal.Entry, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if o.Channel == "" || e.Channel == o.Channel || e.ChannelID == o.Channel {
+			mine = append(mine, e)
+		}
+	}
+	c := &collector{byID: map[string]*Finding{}}
+	perEntry(c, mine, o)
+	refTokens(c, mine, o)
+	couponClaims(c, mine, o)
+	trackLinks(c, mine, entries)
+
+	r := Report{Channel: o.Channel, Findings: []Finding{}, Totals: map[string]int{}, Checked: Rules}
+	for _, e := range mine {
+		if e.Kind == journal.KindExchange {
+			r.Exchanges++
+		}
+	}
+	for _, rule := range Rules {
+		if f := c.byID[rule.ID]; f != nil {
+			r.Findings = append(r.Findings, *f)
+			r.Totals[string(f.Severity)]++
+		}
+	}
+	return r
+}
+
+// endpointIs matches an entry by operation name, or by the last path
+// segment for operations the contract table does not list (yet).
+func endpointIs(e *journal.Entry, name string) bool {
+	return e.Endpoint == name || (e.Kind == journal.KindExchange && path.Base(e.Path) == name)
+}
+
+// sortByAt orders entries by time, keeping journal order for ties.
+func sortByAt(es []*journal.Entry) {
+	sort.SliceStable(es, func(i, j int) bool { return es[i].At.Before(es[j].At) })
+}
+
+func contains(s, sub string) bool { return sub != "" && strings.Contains(s, sub) }

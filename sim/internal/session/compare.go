@@ -1,0 +1,192 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// Difference is one way a replayed answer differs from the recorded one.
+type Difference struct {
+	Step  string `json:"step"`
+	Label string `json:"label"`
+	// Where: "status", "header X", "body /ptr", "bdata /ptr", "request".
+	Where string `json:"where"`
+	// Want and Got are the recorded and replayed values as JSON text
+	// ("" when absent); Compared says how they compared after masking,
+	// when masking changed them.
+	Want     string `json:"want,omitempty"`
+	Got      string `json:"got,omitempty"`
+	Compared string `json:"compared,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+func (d Difference) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "step %s %s: %s", d.Step, d.Label, d.Where)
+	if d.Note != "" {
+		fmt.Fprintf(&b, ": %s", d.Note)
+	}
+	if d.Want != "" || d.Got != "" {
+		fmt.Fprintf(&b, "\n    recorded: %s\n    replayed: %s", orAbsent(d.Want), orAbsent(d.Got))
+	}
+	if d.Compared != "" {
+		fmt.Fprintf(&b, "\n    compared after masking: %s", d.Compared)
+	}
+	return b.String()
+}
+
+func orAbsent(s string) string {
+	if s == "" {
+		return "(absent)"
+	}
+	return s
+}
+
+// Format writes a readable report of r.
+func (r *Result) Format(w io.Writer, name string) {
+	if r.OK() {
+		fmt.Fprintf(w, "replay %s: %d steps, no difference\n", name, r.Steps)
+		return
+	}
+	fmt.Fprintf(w, "replay %s: %d steps, %d difference(s)\n", name, r.Steps, len(r.Differences))
+	for _, d := range r.Differences {
+		fmt.Fprintf(w, "- %s\n", d)
+	}
+}
+
+func compare(st *Step, a answer, masks map[string]MaskKind) []Difference {
+	var out []Difference
+	add := func(where, want, got, compared, note string) {
+		out = append(out, Difference{Step: st.ID, Label: st.label(), Where: where, Want: want, Got: got, Compared: compared, Note: note})
+	}
+	if a.status != st.Expect.Status {
+		add("status", fmt.Sprint(st.Expect.Status), fmt.Sprint(a.status), "", "")
+	}
+	for h, want := range st.Expect.Header {
+		got := a.header.Get(h)
+		if h == "Content-Type" {
+			wm, _, _ := mime.ParseMediaType(want)
+			gm, _, _ := mime.ParseMediaType(got)
+			if wm == gm {
+				continue
+			}
+		}
+		if got != want {
+			add("header "+h, quote(want), quote(got), "", "")
+		}
+	}
+	if len(st.Expect.BDATA) > 0 {
+		if a.bdata == nil {
+			add("bdata", string(st.Expect.BDATA), string(a.body), "", "the recorded answer was a signed envelope; the replayed one is not")
+		} else {
+			diffJSON("bdata", st.Expect.BDATA, a.bdata, masks, add)
+		}
+	}
+	switch {
+	case len(st.Expect.Body) > 0:
+		if _, ok := decode(a.body); !ok {
+			add("body", string(st.Expect.Body), quote(string(a.body)), "", "the replayed answer is not JSON")
+			break
+		}
+		diffJSON("body", st.Expect.Body, a.body, masks, add)
+	case st.Expect.Text != "" && string(a.body) != st.Expect.Text:
+		add("body", quote(st.Expect.Text), quote(string(a.body)), "", "")
+	}
+	return out
+}
+
+func quote(s string) string {
+	if s == "" {
+		return ""
+	}
+	q, _ := marshal(s)
+	return string(q)
+}
+
+// diffJSON compares want and got after masking and reports every
+// differing leaf with its JSON Pointer, showing the unmasked values.
+func diffJSON(where string, want, got json.RawMessage, masks map[string]MaskKind, add func(where, want, got, compared, note string)) {
+	wv, _ := decode(want)
+	gv, _ := decode(got)
+	mw, mg := apply(wv, masks), apply(gv, masks)
+	walkDiff("", mw, mg, func(ptr string, a, b any, note string) {
+		ow, _ := pointer(wv, ptr)
+		og, _ := pointer(gv, ptr)
+		w, g := text(ow, a), text(og, b)
+		compared := ""
+		if a != nil && b != nil && (!reflect.DeepEqual(a, ow) || !reflect.DeepEqual(b, og)) {
+			compared = text(a, a) + " vs " + text(b, b)
+		}
+		if ptr == "" {
+			ptr = "/"
+		}
+		add(where+" "+ptr, w, g, compared, note)
+	})
+}
+
+// text renders v (or, when v is absent, nothing) as JSON.
+func text(v, present any) string {
+	if present == nil && v == nil {
+		return ""
+	}
+	b, _ := marshal(v)
+	return string(b)
+}
+
+func walkDiff(ptr string, a, b any, fn func(ptr string, a, b any, note string)) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			fn(ptr, a, b, "a different type")
+			return
+		}
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			p := ptr + "/" + escape(k)
+			av, inA := x[k]
+			bv, inB := y[k]
+			switch {
+			case !inB:
+				fn(p, av, nil, "missing from the replayed answer")
+			case !inA:
+				fn(p, nil, bv, "not in the recorded answer")
+			default:
+				walkDiff(p, av, bv, fn)
+			}
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			fn(ptr, a, b, "a different type")
+			return
+		}
+		if len(x) != len(y) {
+			fn(ptr, a, b, fmt.Sprintf("%d elements recorded, %d replayed", len(x), len(y)))
+			return
+		}
+		for i := range x {
+			walkDiff(fmt.Sprintf("%s/%d", ptr, i), x[i], y[i], fn)
+		}
+	default:
+		if !reflect.DeepEqual(a, b) {
+			fn(ptr, a, b, "")
+		}
+	}
+}

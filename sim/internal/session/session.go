@@ -1,0 +1,122 @@
+// Package session is the recorded-session format (SIM-4): a slice of the
+// journal as a versioned JSON file that can be replayed. A session keeps
+// how later requests use earlier answers as captures (a value read from
+// an answer) and substitutions (a "${name}" placeholder in a later
+// request), so a replay feeds the new answers' tokens and ids forward.
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
+)
+
+// Version is the current session file version.
+const Version = 1
+
+// SchemaName is the JSON Schema of session files in schemas/.
+const SchemaName = "session"
+
+// Session is a recorded sequence of exchanges.
+type Session struct {
+	Version     int       `json:"version"`
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	RecordedAt  time.Time `json:"recordedAt,omitzero"`
+	// Masks extend DefaultMasks for this session: field name to mask kind.
+	Masks map[string]MaskKind `json:"masks,omitempty"`
+	Steps []Step              `json:"steps"`
+}
+
+// Step is one request and the answer recorded for it.
+type Step struct {
+	ID string `json:"id"`
+	// Host picks the replay target: rewards, bank or hotdeals; empty means
+	// the first target.
+	Host     string `json:"host,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Method   string `json:"method"`
+	// Path (and Query) may be a single placeholder when the request went
+	// to a URL an earlier answer handed out (a trackLink, say).
+	Path  string `json:"path"`
+	Query string `json:"query,omitempty"`
+	// Header holds the request headers; secrets are fingerprints
+	// ("Bearer ~fp:...") unless replaced by a placeholder.
+	Header map[string]string `json:"header,omitempty"`
+	// Exactly one of Body (a plain JSON body), Envelope (a signed
+	// envelope) or Text (anything else) is set, or none for no body.
+	Body     json.RawMessage `json:"body,omitempty"`
+	Envelope *Envelope       `json:"envelope,omitempty"`
+	Text     string          `json:"text,omitempty"`
+	Captures []Capture       `json:"captures,omitempty"`
+	Expect   Expect          `json:"expect"`
+}
+
+// Envelope is a signed-envelope request. BDATA and SIGN are as recorded;
+// Payload is BDATA decoded. When Payload holds a placeholder, the replay
+// encodes it afresh and, if the recording carried a SIGN, signs it with
+// the publisher key; otherwise it sends BDATA and SIGN exactly as
+// recorded (a wrong signature stays wrong).
+type Envelope struct {
+	CHANNELID string          `json:"CHANNELID"`
+	SIGN      string          `json:"SIGN,omitempty"`
+	BDATA     string          `json:"BDATA"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// Capture reads a value from this step's answer under a name later steps
+// use as "${name}".
+type Capture struct {
+	Name string `json:"name"`
+	// From is "body" (the answer body) or "bdata" (its decoded BDATA).
+	From string `json:"from"`
+	// Pointer is a JSON Pointer (RFC 6901) into From.
+	Pointer string `json:"pointer"`
+	// URLPath keeps only the path and query of the URL found there.
+	URLPath bool `json:"urlPath,omitempty"`
+}
+
+// Expect is the answer recorded. Secret values (tokens, keys) in it are
+// replaced by "<masked>" at export; they are masked at comparison anyway.
+type Expect struct {
+	Status int               `json:"status"`
+	Header map[string]string `json:"header,omitempty"`
+	Body   json.RawMessage   `json:"body,omitempty"`
+	Text   string            `json:"text,omitempty"`
+	BDATA  json.RawMessage   `json:"bdata,omitempty"`
+}
+
+// Parse reads a session file and checks it against its schema when set
+// is not nil.
+func Parse(data []byte, set *schema.Set) (*Session, error) {
+	if set != nil {
+		if err := set.ValidateJSON(SchemaName, data); err != nil {
+			return nil, fmt.Errorf("session file: %w", err)
+		}
+	}
+	var s Session
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return nil, fmt.Errorf("session file: %w", err)
+	}
+	if s.Version != Version {
+		return nil, fmt.Errorf("session file: version %d is not supported (want %d)", s.Version, Version)
+	}
+	return &s, nil
+}
+
+// Marshal writes s as indented JSON.
+func (s *Session) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,127 @@
+package state
+
+import (
+	"encoding/binary"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The journal bucket holds diagnostic records keyed by a big-endian
+// sequence number. Each value is 8 bytes of the record's time (Unix
+// nanoseconds, big-endian) followed by the record's bytes, so pruning by
+// age never decodes a record.
+var bucketJournal = bucket("journal")
+
+// JournalRecord is one journal value as stored.
+type JournalRecord struct {
+	Seq  uint64
+	At   time.Time
+	Data []byte
+}
+
+func seqKey(seq uint64) []byte {
+	k := make([]byte, 8)
+	binary.BigEndian.PutUint64(k, seq)
+	return k
+}
+
+// JournalLastSeq is the highest stored sequence number (0 when empty).
+func (s *Store) JournalLastSeq() (uint64, error) {
+	var last uint64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if k, _ := tx.Bucket(bucketJournal).Cursor().Last(); k != nil {
+			last = binary.BigEndian.Uint64(k)
+		}
+		return nil
+	})
+	return last, err
+}
+
+// JournalAppend stores recs in one write transaction, then drops the
+// oldest records beyond maxEntries (0: no count bound) and those older
+// than notBefore (zero: no age bound).
+func (s *Store) JournalAppend(recs []JournalRecord, maxEntries int, notBefore time.Time) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketJournal)
+		for _, r := range recs {
+			v := make([]byte, 8+len(r.Data))
+			binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
+			copy(v[8:], r.Data)
+			if err := b.Put(seqKey(r.Seq), v); err != nil {
+				return err
+			}
+		}
+		excess := 0
+		if n := journalLen(b); maxEntries > 0 && n > maxEntries {
+			excess = n - maxEntries
+		}
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.First() {
+			old := !notBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < notBefore.UnixNano()
+			if excess <= 0 && !old {
+				break
+			}
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			excess--
+		}
+		return nil
+	})
+}
+
+// journalLen counts records in O(1): sequence numbers are consecutive and
+// records are only ever dropped from the front.
+func journalLen(b *bolt.Bucket) int {
+	c := b.Cursor()
+	first, _ := c.First()
+	last, _ := c.Last()
+	if first == nil || last == nil {
+		return 0
+	}
+	return int(binary.BigEndian.Uint64(last)-binary.BigEndian.Uint64(first)) + 1
+}
+
+// JournalCount is the number of stored records.
+func (s *Store) JournalCount() (int, error) {
+	var n int
+	err := s.db.View(func(tx *bolt.Tx) error {
+		n = journalLen(tx.Bucket(bucketJournal))
+		return nil
+	})
+	return n, err
+}
+
+// JournalScan calls fn for each record with a sequence number of at least
+// from, in ascending order, until fn returns false. Data is a copy.
+func (s *Store) JournalScan(from uint64, fn func(JournalRecord) bool) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketJournal).Cursor()
+		for k, v := c.Seek(seqKey(from)); k != nil; k, v = c.Next() {
+			if len(v) < 8 {
+				continue
+			}
+			r := JournalRecord{
+				Seq:  binary.BigEndian.Uint64(k),
+				At:   time.Unix(0, int64(binary.BigEndian.Uint64(v))),
+				Data: append([]byte(nil), v[8:]...),
+			}
+			if !fn(r) {
+				return nil
+			}
+		}
+		return nil
+	})
+}
+
+// JournalReset drops every record.
+func (s *Store) JournalReset() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketJournal); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucket(bucketJournal)
+		return err
+	})
+}
