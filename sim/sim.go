@@ -31,6 +31,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/api/hotdeals"
 	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
@@ -214,10 +215,13 @@ func (s *Sim) newEcho() *echo.Echo {
 func (s *Sim) buildHandlers() map[Host]http.Handler {
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: s.scenarios}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
+	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
 	reg := map[Host]func(*echo.Echo){
-		Rewards: func(e *echo.Echo) { rewards.Register(e, rewards.Deps{Signed: signed, Tokens: tokens}) },
+		Rewards: func(e *echo.Echo) {
+			rewards.Register(e, rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: s.scenarios, PublicURL: s.opts.PublicURL})
+		},
 		Bank: func(e *echo.Echo) {
-			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand})
+			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand, Cards: cardSvc})
 		},
 		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdeals.Deps{}) },
 	}
@@ -236,6 +240,7 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 		Clock:          s.opts.Clock,
 		Scenario:       func() string { return s.scenarios.Active().Name },
 	})
+	control.RegisterCards(ctl, control.CardDeps{Cards: cardSvc, Active: s.scenarios.Active})
 	out[Control] = ctl
 	return out
 }

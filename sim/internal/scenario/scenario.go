@@ -42,6 +42,8 @@ type File struct {
 	Switches    Switches     `yaml:"switches"`
 	Channels    []Channel    `yaml:"channels"`
 	Faults      []fault.Rule `yaml:"faults"`
+	Campaigns   []Campaign   `yaml:"campaigns"`
+	Pools       []Pool       `yaml:"pools"`
 }
 
 // Service is the service's own identity.
@@ -67,6 +69,8 @@ type Switches struct {
 	FailureHTTPStatus int `yaml:"failureHttpStatus"`
 	// UnknownChannel picks the ERRORSTRING for an unknown CHANNELID.
 	UnknownChannel string `yaml:"unknownChannel"`
+	// Cards are the scratch-card switches (see cards.go).
+	Cards CardSwitches `yaml:"cards"`
 }
 
 // Channel is a publisher registered by the scenario.
@@ -99,6 +103,9 @@ type Scenario struct {
 	// Faults is armed from the file's faults: its counters start afresh
 	// each time the scenario is loaded.
 	Faults *fault.Engine
+
+	// poolByID indexes Pools (cards.go).
+	poolByID map[string]*Pool
 }
 
 // Sources resolves certificateFile references: Files for paths relative
@@ -237,6 +244,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 			fail(fmt.Sprintf("/faults/%d/action/delay", i), "a delay action needs a positive delay")
 		}
 	}
+	compileCards(s, fail)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -266,6 +274,7 @@ func applyDefaults(f *File) {
 	if f.Switches.UnknownChannel == "" {
 		f.Switches.UnknownChannel = UnknownChannelMismatch
 	}
+	applyCardDefaults(f)
 }
 
 func channelKey(c Channel, src Sources) (*rsa.PublicKey, error) {
