@@ -30,6 +30,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/bank"
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/api/hotdeals"
+	"github.com/rewardsim/rewardsim/sim/internal/api/microsite"
 	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
@@ -222,6 +223,8 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 		},
 		Bank: func(e *echo.Echo) {
 			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand, Cards: cardSvc})
+			microsite.Register(e, microsite.Deps{Sessions: s.store, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
+				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, DefaultBanner: bank.DefaultBanner})
 		},
 		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdeals.Deps{}) },
 	}

@@ -44,6 +44,7 @@ type File struct {
 	Faults      []fault.Rule `yaml:"faults"`
 	Campaigns   []Campaign   `yaml:"campaigns"`
 	Pools       []Pool       `yaml:"pools"`
+	SDK         SDK          `yaml:"sdk"`
 }
 
 // Service is the service's own identity.
@@ -71,6 +72,8 @@ type Switches struct {
 	UnknownChannel string `yaml:"unknownChannel"`
 	// Cards are the scratch-card switches (see cards.go).
 	Cards CardSwitches `yaml:"cards"`
+	// SDK are the SDK-emulation switches (see sdk.go).
+	SDK SDKSwitches `yaml:"sdk"`
 }
 
 // Channel is a publisher registered by the scenario.
@@ -245,6 +248,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 		}
 	}
 	compileCards(s, fail)
+	compileSDK(s, fail)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -275,6 +279,7 @@ func applyDefaults(f *File) {
 		f.Switches.UnknownChannel = UnknownChannelMismatch
 	}
 	applyCardDefaults(f)
+	applySDKDefaults(f)
 }
 
 func channelKey(c Channel, src Sources) (*rsa.PublicKey, error) {

@@ -1,0 +1,7 @@
+package cards
+
+// SourceSDK is the source of cards issued by the SDK client issuance
+// emulation (SDK-1). It is its own idempotency namespace: an
+// extTransactionId replayed through the SDK gets the SDK's original
+// cards, never GetReward's.
+const SourceSDK = "SDK"
