@@ -15,8 +15,8 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // issueAnswer is the SDK client issuance result (2.7).
