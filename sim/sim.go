@@ -244,6 +244,7 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 		Scenario:       func() string { return s.scenarios.Active().Name },
 	})
 	control.RegisterCards(ctl, control.CardDeps{Cards: cardSvc, Active: s.scenarios.Active})
+	control.RegisterDashboard(ctl, control.DashboardDeps{Active: s.scenarios.Active, Cards: cardSvc, Clock: s.opts.Clock})
 	out[Control] = ctl
 	return out
 }
