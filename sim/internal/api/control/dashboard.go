@@ -87,4 +87,3 @@ func yamlOf(v any) string {
 	}
 	return string(raw)
 }
-
