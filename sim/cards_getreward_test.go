@@ -265,75 +265,69 @@ func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
 
 // clause: GR-6
 func TestGetReward_GR6_dateandtimeFormats(t *testing.T) {
-	for _, mode := range []string{"reject", "now", "accept"} {
-		t.Run(mode, func(t *testing.T) {
-			e := newCardScenario(t, "    dateandtime: "+mode)
-			good := e.req("VU-1", "UPI")
-			if _, ans := e.getReward(good); !ans.Status {
-				t.Fatalf("DDMMYYYYHHMMSS refused")
-			}
-			for _, bad := range []string{"2026-01-15 10:00:00", "15/01/2026", "32012026100000", "150120261000"} {
-				body := e.req("VU-1", "UPI")
-				body["dateandtime"] = bad
-				res, ans := e.getReward(body)
-				switch mode {
-				case "reject":
-					if res.StatusCode != 400 || !strings.Contains(ans.Message, "DDMMYYYYHHMMSS") {
-						t.Errorf("%q: HTTP %d %s", bad, res.StatusCode, res.Body)
-					}
-				default:
-					if !ans.Status {
-						t.Fatalf("%q: %s", bad, res.Body)
-					}
-					want := bad
-					if mode == "now" {
-						want = "15012026100000" // the simulated clock
-					}
-					if got := e.stored("DEMOBANK", ans.Rewards[0].RewardID).DateAndTime; got != want {
-						t.Errorf("%q stored as %q, want %q", bad, got, want)
-					}
+	eachSwitch(t, "dateandtime", []string{"reject", "now", "accept"}, func(t *testing.T, e *cardEnv, mode string) {
+		good := e.req("VU-1", "UPI")
+		if _, ans := e.getReward(good); !ans.Status {
+			t.Fatalf("DDMMYYYYHHMMSS refused")
+		}
+		for _, bad := range []string{"2026-01-15 10:00:00", "15/01/2026", "32012026100000", "150120261000"} {
+			body := e.req("VU-1", "UPI")
+			body["dateandtime"] = bad
+			res, ans := e.getReward(body)
+			switch mode {
+			case "reject":
+				if res.StatusCode != 400 || !strings.Contains(ans.Message, "DDMMYYYYHHMMSS") {
+					t.Errorf("%q: HTTP %d %s", bad, res.StatusCode, res.Body)
+				}
+			default:
+				if !ans.Status {
+					t.Fatalf("%q: %s", bad, res.Body)
+				}
+				want := bad
+				if mode == "now" {
+					want = "15012026100000" // the simulated clock
+				}
+				if got := e.stored("DEMOBANK", ans.Rewards[0].RewardID).DateAndTime; got != want {
+					t.Errorf("%q stored as %q, want %q", bad, got, want)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // clause: GR-7
 func TestGetReward_GR7_additionalParams(t *testing.T) {
-	for _, mode := range []string{"reject", "accept"} {
-		t.Run(mode, func(t *testing.T) {
-			e := newCardScenario(t, "    nestedAdditionalParams: "+mode)
-			body := e.req("VU-1", "CITY")
-			body["additionalParams"] = map[string]any{"city": "Pune", "age": 30}
-			res, ans := e.getReward(body)
-			if mode == "reject" {
-				if res.StatusCode != 400 || !strings.Contains(ans.Message, "nested object") {
-					t.Errorf("nested object: HTTP %d %s", res.StatusCode, res.Body)
-				}
-			} else if !ans.Status {
-				t.Errorf("nested object accepted by switch: %s", res.Body)
-			} else if p := e.stored("DEMOBANK", ans.Rewards[0].RewardID).Params; p["city"] != "Pune" || p["age"] != "30" {
-				t.Errorf("nested params stored as %v", p)
+	eachSwitch(t, "nestedAdditionalParams", []string{"reject", "accept"}, func(t *testing.T, e *cardEnv, mode string) {
+		body := e.req("VU-1", "CITY")
+		body["additionalParams"] = map[string]any{"city": "Pune", "age": 30}
+		res, ans := e.getReward(body)
+		if mode == "reject" {
+			if res.StatusCode != 400 || !strings.Contains(ans.Message, "nested object") {
+				t.Errorf("nested object: HTTP %d %s", res.StatusCode, res.Body)
 			}
-			// The JSON-encoded string is stored with the card and applied at reveal.
-			body = e.req("VU-1", "CITY")
-			body["additionalParams"] = `{"city":"Pune","pincode":"411001","lat":18.52}`
-			_, ans = e.getReward(body)
-			pune := ans.Rewards[0].RewardID
-			if p := e.stored("DEMOBANK", pune).Params; p["pincode"] != "411001" || p["lat"] != "18.52" {
-				t.Errorf("params stored as %v", p)
-			}
-			_, ans = e.getReward(e.req("VU-1", "CITY"))
-			none := ans.Rewards[0].RewardID
-			tok := e.userToken("VU-1")
-			if r := e.mustReveal(tok, "VU-1", pune); r.OfferTitle != "Pune only" || r.IsFallback {
-				t.Errorf("Pune card revealed %+v, want the Pune-only entry", r)
-			}
-			if r := e.mustReveal(tok, "VU-1", none); !r.IsFallback {
-				t.Errorf("card without city revealed %+v, want the fallback", r)
-			}
-		})
-	}
+		} else if !ans.Status {
+			t.Errorf("nested object accepted by switch: %s", res.Body)
+		} else if p := e.stored("DEMOBANK", ans.Rewards[0].RewardID).Params; p["city"] != "Pune" || p["age"] != "30" {
+			t.Errorf("nested params stored as %v", p)
+		}
+		// The JSON-encoded string is stored with the card and applied at reveal.
+		body = e.req("VU-1", "CITY")
+		body["additionalParams"] = `{"city":"Pune","pincode":"411001","lat":18.52}`
+		_, ans = e.getReward(body)
+		pune := ans.Rewards[0].RewardID
+		if p := e.stored("DEMOBANK", pune).Params; p["pincode"] != "411001" || p["lat"] != "18.52" {
+			t.Errorf("params stored as %v", p)
+		}
+		_, ans = e.getReward(e.req("VU-1", "CITY"))
+		none := ans.Rewards[0].RewardID
+		tok := e.userToken("VU-1")
+		if r := e.mustReveal(tok, "VU-1", pune); r.OfferTitle != "Pune only" || r.IsFallback {
+			t.Errorf("Pune card revealed %+v, want the Pune-only entry", r)
+		}
+		if r := e.mustReveal(tok, "VU-1", none); !r.IsFallback {
+			t.Errorf("card without city revealed %+v, want the fallback", r)
+		}
+	})
 }
 
 // clause: GR-8
@@ -360,23 +354,20 @@ func TestGetReward_GR8_unscratchedFirstReplayShowsRevealed(t *testing.T) {
 
 // The channelName of the body against the reference token's channel.
 func TestGetReward_channelMismatchSwitch(t *testing.T) {
-	for _, mode := range []string{"refuse", "use-token"} {
-		t.Run(mode, func(t *testing.T) {
-			e := newCardScenario(t, "    channelMismatch: "+mode)
-			body := e.req("VU-1", "UPI")
-			body["channelName"] = "OTHERBANK"
-			res, ans := e.getReward(body)
-			if mode == "refuse" && (res.StatusCode != 400 || !strings.Contains(ans.Message, "not the channel of the reference token")) {
-				t.Errorf("refuse: HTTP %d %s", res.StatusCode, res.Body)
+	eachSwitch(t, "channelMismatch", []string{"refuse", "use-token"}, func(t *testing.T, e *cardEnv, mode string) {
+		body := e.req("VU-1", "UPI")
+		body["channelName"] = "OTHERBANK"
+		res, ans := e.getReward(body)
+		if mode == "refuse" && (res.StatusCode != 400 || !strings.Contains(ans.Message, "not the channel of the reference token")) {
+			t.Errorf("refuse: HTTP %d %s", res.StatusCode, res.Body)
+		}
+		if mode == "use-token" {
+			if !ans.Status {
+				t.Fatalf("use-token: %s", res.Body)
 			}
-			if mode == "use-token" {
-				if !ans.Status {
-					t.Fatalf("use-token: %s", res.Body)
-				}
-				e.stored("DEMOBANK", ans.Rewards[0].RewardID) // issued in the token's channel
-			}
-		})
-	}
+			e.stored("DEMOBANK", ans.Rewards[0].RewardID) // issued in the token's channel
+		}
+	})
 }
 
 // Channels never see each other's cards: numbering, replays and reveals are per channel.
