@@ -113,7 +113,7 @@ func TestBankCard_BANK3_resendSwitch(t *testing.T) {
 			t.Fatalf("%v %v", err1, err2)
 		}
 		_, l, _ := e.s.Client.ListCards(e.ctx, e.userToken("VU-1"), "")
-		if mode == "original" && (a.DeepLink != b.DeepLink || l.Total != 1 || !strings.Contains(reason(res), "original card")) {
+		if mode == "original" && (a.DeepLink != b.DeepLink || l.Total != 1 || !strings.Contains(reasonOf(res), "original card")) {
 			t.Errorf("original: %s then %s, %d cards", a.DeepLink, b.DeepLink, l.Total)
 		}
 		if mode == "new" && (a.DeepLink == b.DeepLink || l.Total != 2) {

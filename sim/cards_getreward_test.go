@@ -34,7 +34,7 @@ func TestGetReward_GR2_eligibleCardsNoRewardYet(t *testing.T) {
 			t.Errorf("%s: an unscratched card carries detail fields: %s", trig, res.Body)
 		}
 		for _, u := range append(c.TrackLink, ans.Clicktrack...) {
-			if !strings.HasPrefix(u, s(e).RewardsURL+"/track/") {
+			if !strings.HasPrefix(u, e.s.RewardsURL+"/track/") {
 				t.Errorf("%s: tracking URL %q is not on the simulator", trig, u)
 			}
 		}
@@ -46,8 +46,6 @@ func TestGetReward_GR2_eligibleCardsNoRewardYet(t *testing.T) {
 		}
 	}
 }
-
-func s(e *cardEnv) *simtest.Server { return e.s }
 
 // clause: GR-1
 func TestGetReward_GR1_missingOrMistypedFields(t *testing.T) {
@@ -136,8 +134,8 @@ func TestGetReward_GR3_notEligibleIsNormal(t *testing.T) {
 		if res.StatusCode != 200 || ans.Status || ans.Message != "failure" || len(ans.Rewards) != 0 || len(ans.Clicktrack) != 0 {
 			t.Errorf("%s: HTTP %d %s", tc.name, res.StatusCode, res.Body)
 		}
-		if !strings.Contains(reason(res), tc.want) {
-			t.Errorf("%s: reason %q, want it to mention %q", tc.name, reason(res), tc.want)
+		if !strings.Contains(reasonOf(res), tc.want) {
+			t.Errorf("%s: reason %q, want it to mention %q", tc.name, reasonOf(res), tc.want)
 		}
 	}
 	// The positive counterparts are eligible.
@@ -158,8 +156,8 @@ func TestGetReward_GR3_notEligibleIsNormal(t *testing.T) {
 		if ans.Status != (i < 2) {
 			t.Errorf("capped event %d: status %v: %s", i+1, ans.Status, res.Body)
 		}
-		if i == 2 && !strings.Contains(reason(res), "frequency cap") {
-			t.Errorf("third event: reason %q", reason(res))
+		if i == 2 && !strings.Contains(reasonOf(res), "frequency cap") {
+			t.Errorf("third event: reason %q", reasonOf(res))
 		}
 	}
 	if _, ans := e.getReward(e.req("VU-OTHER", "CAPPED")); !ans.Status {
@@ -179,8 +177,8 @@ func TestGetReward_GR3_notEligibleIsNormal(t *testing.T) {
 	e2.s.Clock.Advance(2 * time.Hour)
 	e2.ref = e2.refToken(e2.s.Client)
 	res, ans := e2.getReward(e2.req("VU-1", "WINDOW"))
-	if ans.Status || !strings.Contains(reason(res), "not active") {
-		t.Errorf("after the window: %s (%s)", res.Body, reason(res))
+	if ans.Status || !strings.Contains(reasonOf(res), "not active") {
+		t.Errorf("after the window: %s (%s)", res.Body, reasonOf(res))
 	}
 	simtest.Golden(t, "cards/GetReward.not-eligible.json", res.Body)
 }
@@ -202,12 +200,12 @@ func TestGetReward_GR4_replaySameCardsConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	want := fmt.Sprint(ids(answers[0].Rewards))
+	want := fmt.Sprint(rewardIDs(answers[0].Rewards))
 	if len(answers[0].Rewards) != 3 {
 		t.Fatalf("MULTI issues 3 cards, got %v", want)
 	}
 	for i, a := range answers {
-		if got := fmt.Sprint(ids(a.Rewards)); got != want || !a.Status {
+		if got := fmt.Sprint(rewardIDs(a.Rewards)); got != want || !a.Status {
 			t.Errorf("call %d: cards %s, want %s", i, got, want)
 		}
 	}
@@ -217,12 +215,12 @@ func TestGetReward_GR4_replaySameCardsConcurrently(t *testing.T) {
 	}
 	// The key is per extTransactionId: a new one creates new cards.
 	body["extTransactionId"] = "TXN-NEW"
-	if _, ans := e.getReward(body); fmt.Sprint(ids(ans.Rewards)) == want {
+	if _, ans := e.getReward(body); fmt.Sprint(rewardIDs(ans.Rewards)) == want {
 		t.Errorf("a new extTransactionId replayed the old cards")
 	}
 }
 
-func ids(cs []publisher.Card) []uint64 {
+func rewardIDs(cs []publisher.Card) []uint64 {
 	out := []uint64{}
 	for _, c := range cs {
 		out = append(out, c.RewardID)
@@ -249,7 +247,7 @@ func TestGetReward_GR5_amount(t *testing.T) {
 				ok  bool
 			}{{"100", true}, {"100.5", true}, {"100.50", true}, {"100.505", false}, {"-1", false}, {"1e3", false}} {
 				raw := fmt.Sprintf(`{"channelName":"DEMOBANK","virtualId":"VU-1","triggerEventType":"UPI","extTransactionId":"A%s","dateandtime":"15012026100000","amount":%s}`, strings.NewReplacer(".", "", "-", "").Replace(tc.raw), tc.raw)
-				res, ans := e.getReward(jsonRaw(raw))
+				res, ans := e.getReward(rawJSON(raw))
 				if ans.Status != tc.ok {
 					t.Errorf("amount %s: HTTP %d %s, want accepted=%v", tc.raw, res.StatusCode, res.Body, tc.ok)
 				}
@@ -258,10 +256,10 @@ func TestGetReward_GR5_amount(t *testing.T) {
 	}
 }
 
-// jsonRaw is a body sent as-is.
-type jsonRaw string
+// rawJSON is a body sent as-is.
+type rawJSON string
 
-func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
+func (j rawJSON) MarshalJSON() ([]byte, error) { return []byte(j), nil }
 
 // clause: GR-6
 func TestGetReward_GR6_dateandtimeFormats(t *testing.T) {
@@ -338,7 +336,7 @@ func TestGetReward_GR8_unscratchedFirstReplayShowsRevealed(t *testing.T) {
 	first := ans.Rewards[0].RewardID
 	r := e.mustReveal(e.userToken("VU-1"), "VU-1", first)
 	res, ans := e.getReward(body)
-	got := ids(ans.Rewards)
+	got := rewardIDs(ans.Rewards)
 	if fmt.Sprint(got) != fmt.Sprint([]uint64{first + 1, first + 2, first}) {
 		t.Fatalf("replay after reveal lists %v, want unscratched first then %d", got, first)
 	}

@@ -189,7 +189,7 @@ func (e *cardEnv) other() *publisher.Client {
 	return &c
 }
 
-func reason(res *publisher.Response) string { return res.Header.Get("X-Rewardsim-Reason") }
+func reasonOf(res *publisher.Response) string { return res.Header.Get("X-Rewardsim-Reason") }
 
 // eachSwitch runs fn once per value of a switches.cards key, each on a
 // fresh simulator of the card scenario, so every position is tested.

@@ -264,14 +264,14 @@ func TestFetchRewardInfo_REV5_signSwitches(t *testing.T) {
 					if !strings.Contains(fmt.Sprint(err), "answer signature") || strings.Contains(string(res.Body), "SIGN") {
 						t.Errorf("answer should be an unsigned envelope: %v %s", err, res.Body)
 					}
-					simtest.Golden(t, "cards/FetchRewardInfo.unsigned-answer.keys.json", keysOf(t, res.Body))
+					simtest.Golden(t, "cards/FetchRewardInfo.unsigned-answer.keys.json", maskAllKeys(t, res.Body))
 				}
 			})
 		}
 	}
 }
 
-func keysOf(t *testing.T, raw []byte) []byte {
+func maskAllKeys(t *testing.T, raw []byte) []byte {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)

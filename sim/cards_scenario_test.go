@@ -9,7 +9,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim"
 )
 
-// clause: SIM-1 (campaigns and pools are checked with file, line, path and reason)
+// clause: SIM-1 (campaigns and pools are checked with file, line, path and reasonOf)
 func TestScenario_cardsProblemsLocated(t *testing.T) {
 	base := cardScenario("")
 	cases := []struct {
