@@ -34,7 +34,7 @@ func TestGetReward_GR2_eligibleCardsNoRewardYet(t *testing.T) {
 			t.Errorf("%s: an unscratched card carries detail fields: %s", trig, res.Body)
 		}
 		for _, u := range append(c.TrackLink, ans.Clicktrack...) {
-			if !strings.HasPrefix(u, s(e).RewardsURL+"/track/") {
+			if !strings.HasPrefix(u, e.s.RewardsURL+"/track/") {
 				t.Errorf("%s: tracking URL %q is not on the simulator", trig, u)
 			}
 		}
@@ -46,8 +46,6 @@ func TestGetReward_GR2_eligibleCardsNoRewardYet(t *testing.T) {
 		}
 	}
 }
-
-func s(e *cardEnv) *simtest.Server { return e.s }
 
 // clause: GR-1
 func TestGetReward_GR1_missingOrMistypedFields(t *testing.T) {
@@ -136,8 +134,8 @@ func TestGetReward_GR3_notEligibleIsNormal(t *testing.T) {
 		if res.StatusCode != 200 || ans.Status || ans.Message != "failure" || len(ans.Rewards) != 0 || len(ans.Clicktrack) != 0 {
 			t.Errorf("%s: HTTP %d %s", tc.name, res.StatusCode, res.Body)
 		}
-		if !strings.Contains(reason(res), tc.want) {
-			t.Errorf("%s: reason %q, want it to mention %q", tc.name, reason(res), tc.want)
+		if !strings.Contains(reasonOf(res), tc.want) {
+			t.Errorf("%s: reason %q, want it to mention %q", tc.name, reasonOf(res), tc.want)
 		}
 	}
 	// The positive counterparts are eligible.
@@ -158,8 +156,8 @@ func TestGetReward_GR3_notEligibleIsNormal(t *testing.T) {
 		if ans.Status != (i < 2) {
 			t.Errorf("capped event %d: status %v: %s", i+1, ans.Status, res.Body)
 		}
-		if i == 2 && !strings.Contains(reason(res), "frequency cap") {
-			t.Errorf("third event: reason %q", reason(res))
+		if i == 2 && !strings.Contains(reasonOf(res), "frequency cap") {
+			t.Errorf("third event: reason %q", reasonOf(res))
 		}
 	}
 	if _, ans := e.getReward(e.req("VU-OTHER", "CAPPED")); !ans.Status {
@@ -179,8 +177,8 @@ func TestGetReward_GR3_notEligibleIsNormal(t *testing.T) {
 	e2.s.Clock.Advance(2 * time.Hour)
 	e2.ref = e2.refToken(e2.s.Client)
 	res, ans := e2.getReward(e2.req("VU-1", "WINDOW"))
-	if ans.Status || !strings.Contains(reason(res), "not active") {
-		t.Errorf("after the window: %s (%s)", res.Body, reason(res))
+	if ans.Status || !strings.Contains(reasonOf(res), "not active") {
+		t.Errorf("after the window: %s (%s)", res.Body, reasonOf(res))
 	}
 	simtest.Golden(t, "cards/GetReward.not-eligible.json", res.Body)
 }
@@ -202,12 +200,12 @@ func TestGetReward_GR4_replaySameCardsConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	want := fmt.Sprint(ids(answers[0].Rewards))
+	want := fmt.Sprint(rewardIDs(answers[0].Rewards))
 	if len(answers[0].Rewards) != 3 {
 		t.Fatalf("MULTI issues 3 cards, got %v", want)
 	}
 	for i, a := range answers {
-		if got := fmt.Sprint(ids(a.Rewards)); got != want || !a.Status {
+		if got := fmt.Sprint(rewardIDs(a.Rewards)); got != want || !a.Status {
 			t.Errorf("call %d: cards %s, want %s", i, got, want)
 		}
 	}
@@ -217,12 +215,12 @@ func TestGetReward_GR4_replaySameCardsConcurrently(t *testing.T) {
 	}
 	// The key is per extTransactionId: a new one creates new cards.
 	body["extTransactionId"] = "TXN-NEW"
-	if _, ans := e.getReward(body); fmt.Sprint(ids(ans.Rewards)) == want {
+	if _, ans := e.getReward(body); fmt.Sprint(rewardIDs(ans.Rewards)) == want {
 		t.Errorf("a new extTransactionId replayed the old cards")
 	}
 }
 
-func ids(cs []publisher.Card) []uint64 {
+func rewardIDs(cs []publisher.Card) []uint64 {
 	out := []uint64{}
 	for _, c := range cs {
 		out = append(out, c.RewardID)
@@ -249,7 +247,7 @@ func TestGetReward_GR5_amount(t *testing.T) {
 				ok  bool
 			}{{"100", true}, {"100.5", true}, {"100.50", true}, {"100.505", false}, {"-1", false}, {"1e3", false}} {
 				raw := fmt.Sprintf(`{"channelName":"DEMOBANK","virtualId":"VU-1","triggerEventType":"UPI","extTransactionId":"A%s","dateandtime":"15012026100000","amount":%s}`, strings.NewReplacer(".", "", "-", "").Replace(tc.raw), tc.raw)
-				res, ans := e.getReward(jsonRaw(raw))
+				res, ans := e.getReward(rawJSON(raw))
 				if ans.Status != tc.ok {
 					t.Errorf("amount %s: HTTP %d %s, want accepted=%v", tc.raw, res.StatusCode, res.Body, tc.ok)
 				}
@@ -258,82 +256,76 @@ func TestGetReward_GR5_amount(t *testing.T) {
 	}
 }
 
-// jsonRaw is a body sent as-is.
-type jsonRaw string
+// rawJSON is a body sent as-is.
+type rawJSON string
 
-func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
+func (j rawJSON) MarshalJSON() ([]byte, error) { return []byte(j), nil }
 
 // clause: GR-6
 func TestGetReward_GR6_dateandtimeFormats(t *testing.T) {
-	for _, mode := range []string{"reject", "now", "accept"} {
-		t.Run(mode, func(t *testing.T) {
-			e := newCardScenario(t, "    dateandtime: "+mode)
-			good := e.req("VU-1", "UPI")
-			if _, ans := e.getReward(good); !ans.Status {
-				t.Fatalf("DDMMYYYYHHMMSS refused")
-			}
-			for _, bad := range []string{"2026-01-15 10:00:00", "15/01/2026", "32012026100000", "150120261000"} {
-				body := e.req("VU-1", "UPI")
-				body["dateandtime"] = bad
-				res, ans := e.getReward(body)
-				switch mode {
-				case "reject":
-					if res.StatusCode != 400 || !strings.Contains(ans.Message, "DDMMYYYYHHMMSS") {
-						t.Errorf("%q: HTTP %d %s", bad, res.StatusCode, res.Body)
-					}
-				default:
-					if !ans.Status {
-						t.Fatalf("%q: %s", bad, res.Body)
-					}
-					want := bad
-					if mode == "now" {
-						want = "15012026100000" // the simulated clock
-					}
-					if got := e.stored("DEMOBANK", ans.Rewards[0].RewardID).DateAndTime; got != want {
-						t.Errorf("%q stored as %q, want %q", bad, got, want)
-					}
+	eachSwitch(t, "dateandtime", []string{"reject", "now", "accept"}, func(t *testing.T, e *cardEnv, mode string) {
+		good := e.req("VU-1", "UPI")
+		if _, ans := e.getReward(good); !ans.Status {
+			t.Fatalf("DDMMYYYYHHMMSS refused")
+		}
+		for _, bad := range []string{"2026-01-15 10:00:00", "15/01/2026", "32012026100000", "150120261000"} {
+			body := e.req("VU-1", "UPI")
+			body["dateandtime"] = bad
+			res, ans := e.getReward(body)
+			switch mode {
+			case "reject":
+				if res.StatusCode != 400 || !strings.Contains(ans.Message, "DDMMYYYYHHMMSS") {
+					t.Errorf("%q: HTTP %d %s", bad, res.StatusCode, res.Body)
+				}
+			default:
+				if !ans.Status {
+					t.Fatalf("%q: %s", bad, res.Body)
+				}
+				want := bad
+				if mode == "now" {
+					want = "15012026100000" // the simulated clock
+				}
+				if got := e.stored("DEMOBANK", ans.Rewards[0].RewardID).DateAndTime; got != want {
+					t.Errorf("%q stored as %q, want %q", bad, got, want)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // clause: GR-7
 func TestGetReward_GR7_additionalParams(t *testing.T) {
-	for _, mode := range []string{"reject", "accept"} {
-		t.Run(mode, func(t *testing.T) {
-			e := newCardScenario(t, "    nestedAdditionalParams: "+mode)
-			body := e.req("VU-1", "CITY")
-			body["additionalParams"] = map[string]any{"city": "Pune", "age": 30}
-			res, ans := e.getReward(body)
-			if mode == "reject" {
-				if res.StatusCode != 400 || !strings.Contains(ans.Message, "nested object") {
-					t.Errorf("nested object: HTTP %d %s", res.StatusCode, res.Body)
-				}
-			} else if !ans.Status {
-				t.Errorf("nested object accepted by switch: %s", res.Body)
-			} else if p := e.stored("DEMOBANK", ans.Rewards[0].RewardID).Params; p["city"] != "Pune" || p["age"] != "30" {
-				t.Errorf("nested params stored as %v", p)
+	eachSwitch(t, "nestedAdditionalParams", []string{"reject", "accept"}, func(t *testing.T, e *cardEnv, mode string) {
+		body := e.req("VU-1", "CITY")
+		body["additionalParams"] = map[string]any{"city": "Pune", "age": 30}
+		res, ans := e.getReward(body)
+		if mode == "reject" {
+			if res.StatusCode != 400 || !strings.Contains(ans.Message, "nested object") {
+				t.Errorf("nested object: HTTP %d %s", res.StatusCode, res.Body)
 			}
-			// The JSON-encoded string is stored with the card and applied at reveal.
-			body = e.req("VU-1", "CITY")
-			body["additionalParams"] = `{"city":"Pune","pincode":"411001","lat":18.52}`
-			_, ans = e.getReward(body)
-			pune := ans.Rewards[0].RewardID
-			if p := e.stored("DEMOBANK", pune).Params; p["pincode"] != "411001" || p["lat"] != "18.52" {
-				t.Errorf("params stored as %v", p)
-			}
-			_, ans = e.getReward(e.req("VU-1", "CITY"))
-			none := ans.Rewards[0].RewardID
-			tok := e.userToken("VU-1")
-			if r := e.mustReveal(tok, "VU-1", pune); r.OfferTitle != "Pune only" || r.IsFallback {
-				t.Errorf("Pune card revealed %+v, want the Pune-only entry", r)
-			}
-			if r := e.mustReveal(tok, "VU-1", none); !r.IsFallback {
-				t.Errorf("card without city revealed %+v, want the fallback", r)
-			}
-		})
-	}
+		} else if !ans.Status {
+			t.Errorf("nested object accepted by switch: %s", res.Body)
+		} else if p := e.stored("DEMOBANK", ans.Rewards[0].RewardID).Params; p["city"] != "Pune" || p["age"] != "30" {
+			t.Errorf("nested params stored as %v", p)
+		}
+		// The JSON-encoded string is stored with the card and applied at reveal.
+		body = e.req("VU-1", "CITY")
+		body["additionalParams"] = `{"city":"Pune","pincode":"411001","lat":18.52}`
+		_, ans = e.getReward(body)
+		pune := ans.Rewards[0].RewardID
+		if p := e.stored("DEMOBANK", pune).Params; p["pincode"] != "411001" || p["lat"] != "18.52" {
+			t.Errorf("params stored as %v", p)
+		}
+		_, ans = e.getReward(e.req("VU-1", "CITY"))
+		none := ans.Rewards[0].RewardID
+		tok := e.userToken("VU-1")
+		if r := e.mustReveal(tok, "VU-1", pune); r.OfferTitle != "Pune only" || r.IsFallback {
+			t.Errorf("Pune card revealed %+v, want the Pune-only entry", r)
+		}
+		if r := e.mustReveal(tok, "VU-1", none); !r.IsFallback {
+			t.Errorf("card without city revealed %+v, want the fallback", r)
+		}
+	})
 }
 
 // clause: GR-8
@@ -344,7 +336,7 @@ func TestGetReward_GR8_unscratchedFirstReplayShowsRevealed(t *testing.T) {
 	first := ans.Rewards[0].RewardID
 	r := e.mustReveal(e.userToken("VU-1"), "VU-1", first)
 	res, ans := e.getReward(body)
-	got := ids(ans.Rewards)
+	got := rewardIDs(ans.Rewards)
 	if fmt.Sprint(got) != fmt.Sprint([]uint64{first + 1, first + 2, first}) {
 		t.Fatalf("replay after reveal lists %v, want unscratched first then %d", got, first)
 	}
@@ -360,23 +352,20 @@ func TestGetReward_GR8_unscratchedFirstReplayShowsRevealed(t *testing.T) {
 
 // The channelName of the body against the reference token's channel.
 func TestGetReward_channelMismatchSwitch(t *testing.T) {
-	for _, mode := range []string{"refuse", "use-token"} {
-		t.Run(mode, func(t *testing.T) {
-			e := newCardScenario(t, "    channelMismatch: "+mode)
-			body := e.req("VU-1", "UPI")
-			body["channelName"] = "OTHERBANK"
-			res, ans := e.getReward(body)
-			if mode == "refuse" && (res.StatusCode != 400 || !strings.Contains(ans.Message, "not the channel of the reference token")) {
-				t.Errorf("refuse: HTTP %d %s", res.StatusCode, res.Body)
+	eachSwitch(t, "channelMismatch", []string{"refuse", "use-token"}, func(t *testing.T, e *cardEnv, mode string) {
+		body := e.req("VU-1", "UPI")
+		body["channelName"] = "OTHERBANK"
+		res, ans := e.getReward(body)
+		if mode == "refuse" && (res.StatusCode != 400 || !strings.Contains(ans.Message, "not the channel of the reference token")) {
+			t.Errorf("refuse: HTTP %d %s", res.StatusCode, res.Body)
+		}
+		if mode == "use-token" {
+			if !ans.Status {
+				t.Fatalf("use-token: %s", res.Body)
 			}
-			if mode == "use-token" {
-				if !ans.Status {
-					t.Fatalf("use-token: %s", res.Body)
-				}
-				e.stored("DEMOBANK", ans.Rewards[0].RewardID) // issued in the token's channel
-			}
-		})
-	}
+			e.stored("DEMOBANK", ans.Rewards[0].RewardID) // issued in the token's channel
+		}
+	})
 }
 
 // Channels never see each other's cards: numbering, replays and reveals are per channel.

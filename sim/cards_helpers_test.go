@@ -189,4 +189,12 @@ func (e *cardEnv) other() *publisher.Client {
 	return &c
 }
 
-func reason(res *publisher.Response) string { return res.Header.Get("X-Rewardsim-Reason") }
+func reasonOf(res *publisher.Response) string { return res.Header.Get("X-Rewardsim-Reason") }
+
+// eachSwitch runs fn once per value of a switches.cards key, each on a
+// fresh simulator of the card scenario, so every position is tested.
+func eachSwitch(t *testing.T, key string, values []string, fn func(t *testing.T, e *cardEnv, value string)) {
+	for _, v := range values {
+		t.Run(key+"="+v, func(t *testing.T) { fn(t, newCardScenario(t, "    "+key+": "+v), v) })
+	}
+}

@@ -8,8 +8,8 @@ import (
 	"strconv"
 )
 
-// Offer holds the detail fields of a revealed card (2.4) and of a revealed reward (2.5).
-type Offer struct {
+// CardOffer holds the detail fields of a revealed card (2.4) and of a revealed reward (2.5).
+type CardOffer struct {
 	OfferTitle       string `json:"offerTitle"`
 	Description      string `json:"description"`
 	Terms            string `json:"terms"`
@@ -28,13 +28,13 @@ type Offer struct {
 	BgColor          string `json:"bgColor"`
 }
 
-// Card is an element of rewards[] (2.4); the Offer fields are set once revealed.
+// Card is an element of rewards[] (2.4); the CardOffer fields are set once revealed.
 type Card struct {
 	RewardID          uint64   `json:"rewardId"`
 	IsAlreadyRewarded bool     `json:"isAlreadyRewarded"`
 	CreatedDateTime   string   `json:"createdDateTime"`
 	TrackLink         []string `json:"trackLink"`
-	Offer
+	CardOffer
 	IsSeen *bool `json:"isSeen,omitempty"`
 }
 
@@ -65,7 +65,7 @@ type RevealedReward struct {
 	Message           string `json:"message"`
 	RewardID          uint64 `json:"rewardId"`
 	IsAlreadyRewarded bool   `json:"isAlreadyRewarded"`
-	Offer
+	CardOffer
 	IsSeen           bool     `json:"isSeen"`
 	IsFallback       bool     `json:"isFallback"`
 	RevealedDateTime string   `json:"revealedDateTime"`

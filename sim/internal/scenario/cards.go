@@ -105,8 +105,8 @@ const (
 	DateTimeNow    = "now"
 	DateTimeAccept = "accept"
 
-	Reject = "reject"
-	Accept = "accept"
+	NestedReject = "reject"
+	NestedAccept = "accept"
 
 	ChannelRefuse   = "refuse"
 	ChannelUseToken = "use-token"
@@ -135,7 +135,7 @@ func applyCardDefaults(f *File) {
 		}
 	}
 	def(&s.DateAndTime, DateTimeReject)
-	def(&s.NestedAdditionalParams, Reject)
+	def(&s.NestedAdditionalParams, NestedReject)
 	def(&s.ChannelMismatch, ChannelRefuse)
 	def(&s.SecondReveal, SecondRevealFailure)
 	def(&s.ListBadValues, ListReject)

@@ -3,13 +3,13 @@ package state
 // Scratch cards (issue 3). Layout, all under the top bucket "cards", one
 // nested bucket per channel name, so channels never see each other's state:
 //
-//	cards/<channel>/card   u64(rewardId)                      -> model.Card JSON; the bucket's sequence numbers rewardIds
-//	cards/<channel>/user   u16(len) virtualId state u64(rewardId) -> empty; state '0' unscratched, '1' revealed
+//	cards/<channel>/card   cardKey64(rewardId)                      -> model.Card JSON; the bucket's sequence numbers rewardIds
+//	cards/<channel>/user   u16(len) virtualId state cardKey64(rewardId) -> empty; state '0' unscratched, '1' revealed
 //	cards/<channel>/txn    kind 0x00 extTransactionId          -> JSON []rewardId (idempotency)
 //	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> JSON []unix-nanos (frequency caps)
-//	cards/<channel>/stock  u16(len) pool entryId               -> u64 handed out
-//	cards/<channel>/track  u64(rewardId) u64(seq)               -> model.TrackEvent JSON
-//	cards/<channel>/notif  u64(seq)                             -> model.Notification JSON
+//	cards/<channel>/stock  u16(len) pool entryId               -> cardKey64 handed out
+//	cards/<channel>/track  cardKey64(rewardId) cardKey64(seq)               -> model.TrackEvent JSON
+//	cards/<channel>/notif  cardKey64(seq)                             -> model.Notification JSON
 //
 // A user's cards are one prefix of "user", in listing order (unscratched
 // first, then revealed, each by rewardId), so reveal and listing cost
@@ -53,7 +53,7 @@ type CardTx struct {
 // once: it must set its results afresh each time, never append to them.
 func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
 	return s.db.Batch(func(tx *bolt.Tx) error {
-		ch, err := channelBucket(tx, channel)
+		ch, err := cardsBucket(tx, channel)
 		if err != nil {
 			return err
 		}
@@ -65,7 +65,7 @@ func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
 // in one transaction (benchmark set-up, imports).
 func (s *Store) BulkCards(channel string, fn func(*CardTx) error) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		ch, err := channelBucket(tx, channel)
+		ch, err := cardsBucket(tx, channel)
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func (s *Store) ViewCards(channel string, fn func(*CardTx) error) error {
 	})
 }
 
-func channelBucket(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
+func cardsBucket(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
 	if channel == "" {
 		return nil, errors.New("cards: empty channel")
 	}
@@ -101,6 +101,38 @@ func channelBucket(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
 	return ch, nil
 }
 
+// resetCards deletes the card state of one channel, or of every channel
+// when channel is "" (the shape of a ResetChannel hook).
+func resetCards(tx *bolt.Tx, channel string) error {
+	top := tx.Bucket(bucketCards)
+	var names [][]byte
+	if channel != "" {
+		if top.Bucket([]byte(channel)) != nil {
+			names = append(names, []byte(channel))
+		}
+	} else {
+		err := top.ForEachBucket(func(k []byte) error {
+			names = append(names, append([]byte(nil), k...))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, n := range names {
+		if err := top.DeleteBucket(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ResetCards deletes the cards, idempotency records, caps, stock,
+// tracking and notifications of one channel ("" = every channel).
+func (s *Store) ResetCards(channel string) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return resetCards(tx, channel) })
+}
+
 func (t *CardTx) sub(name []byte) *bolt.Bucket {
 	if t.ch == nil {
 		return nil
@@ -108,15 +140,15 @@ func (t *CardTx) sub(name []byte) *bolt.Bucket {
 	return t.ch.Bucket(name)
 }
 
-func u64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+func cardKey64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
 
-func appendStr(b []byte, s string) []byte {
+func cardAppendStr(b []byte, s string) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
 	return append(b, s...)
 }
 
-func userKey(user string, st byte, id uint64) []byte {
-	k := appendStr(make([]byte, 0, len(user)+11), user)
+func cardUserKey(user string, st byte, id uint64) []byte {
+	k := cardAppendStr(make([]byte, 0, len(user)+11), user)
 	k = append(k, st)
 	return binary.BigEndian.AppendUint64(k, id)
 }
@@ -127,7 +159,7 @@ func (t *CardTx) Card(id uint64) (c model.Card, ok bool, err error) {
 	if b == nil {
 		return c, false, nil
 	}
-	raw := b.Get(u64(id))
+	raw := b.Get(cardKey64(id))
 	if raw == nil {
 		return c, false, nil
 	}
@@ -142,27 +174,27 @@ func (t *CardTx) InsertCard(c *model.Card) error {
 		return err
 	}
 	c.RewardID = id
-	if err := putJSON(b, u64(id), c); err != nil {
+	if err := putJSON(b, cardKey64(id), c); err != nil {
 		return err
 	}
 	st := byte(stateUnscratched)
 	if c.Revealed() {
 		st = stateRevealed
 	}
-	return t.sub(subUser).Put(userKey(c.VirtualID, st, id), nil)
+	return t.sub(subUser).Put(cardUserKey(c.VirtualID, st, id), nil)
 }
 
 // SaveReveal stores a card whose reward was just chosen and moves it to
 // the revealed part of its user's index.
 func (t *CardTx) SaveReveal(c model.Card) error {
-	if err := putJSON(t.sub(subCard), u64(c.RewardID), c); err != nil {
+	if err := putJSON(t.sub(subCard), cardKey64(c.RewardID), c); err != nil {
 		return err
 	}
 	u := t.sub(subUser)
-	if err := u.Delete(userKey(c.VirtualID, stateUnscratched, c.RewardID)); err != nil {
+	if err := u.Delete(cardUserKey(c.VirtualID, stateUnscratched, c.RewardID)); err != nil {
 		return err
 	}
-	return u.Put(userKey(c.VirtualID, stateRevealed, c.RewardID), nil)
+	return u.Put(cardUserKey(c.VirtualID, stateRevealed, c.RewardID), nil)
 }
 
 // UserCards returns limit of user's cards from offset, in listing order
@@ -172,7 +204,7 @@ func (t *CardTx) UserCards(user string, offset, limit int) ([]model.Card, int, e
 	if u == nil {
 		return nil, 0, nil
 	}
-	prefix := appendStr(nil, user)
+	prefix := cardAppendStr(nil, user)
 	var ids []uint64
 	total := 0
 	cur := u.Cursor()
@@ -214,7 +246,9 @@ func (t *CardTx) SetIssued(kind, key string, ids []uint64) error {
 	return putJSON(t.sub(subTxn), []byte(kind+"\x00"+key), ids)
 }
 
-func capKey(campaign, user string) []byte { return appendStr(appendStr(nil, campaign), user) }
+func cardCapKey(campaign, user string) []byte {
+	return cardAppendStr(cardAppendStr(nil, campaign), user)
+}
 
 // CapEvents returns the recorded issuance times of a user in a campaign (unix nanos).
 func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
@@ -222,7 +256,7 @@ func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
 	if b == nil {
 		return nil, nil
 	}
-	raw := b.Get(capKey(campaign, user))
+	raw := b.Get(cardCapKey(campaign, user))
 	if raw == nil {
 		return nil, nil
 	}
@@ -232,10 +266,10 @@ func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
 
 // SetCapEvents replaces them.
 func (t *CardTx) SetCapEvents(campaign, user string, ev []int64) error {
-	return putJSON(t.sub(subCap), capKey(campaign, user), ev)
+	return putJSON(t.sub(subCap), cardCapKey(campaign, user), ev)
 }
 
-func stockKey(pool, entry string) []byte { return append(appendStr(nil, pool), entry...) }
+func cardStockKey(pool, entry string) []byte { return append(cardAppendStr(nil, pool), entry...) }
 
 // StockUsed tells how often a pool entry was handed out in this channel.
 func (t *CardTx) StockUsed(pool, entry string) uint64 {
@@ -243,7 +277,7 @@ func (t *CardTx) StockUsed(pool, entry string) uint64 {
 	if b == nil {
 		return 0
 	}
-	raw := b.Get(stockKey(pool, entry))
+	raw := b.Get(cardStockKey(pool, entry))
 	if len(raw) != 8 {
 		return 0
 	}
@@ -252,7 +286,7 @@ func (t *CardTx) StockUsed(pool, entry string) uint64 {
 
 // SetStockUsed records it.
 func (t *CardTx) SetStockUsed(pool, entry string, n uint64) error {
-	return t.sub(subStock).Put(stockKey(pool, entry), u64(n))
+	return t.sub(subStock).Put(cardStockKey(pool, entry), cardKey64(n))
 }
 
 // AddTrack records one tracking GET.
@@ -262,7 +296,7 @@ func (t *CardTx) AddTrack(ev model.TrackEvent) error {
 	if err != nil {
 		return err
 	}
-	return putJSON(b, append(u64(ev.RewardID), u64(seq)...), ev)
+	return putJSON(b, append(cardKey64(ev.RewardID), cardKey64(seq)...), ev)
 }
 
 // Tracks lists the tracking GETs of one card in the order they came.
@@ -272,7 +306,7 @@ func (t *CardTx) Tracks(rewardID uint64) ([]model.TrackEvent, error) {
 	if b == nil {
 		return out, nil
 	}
-	prefix := u64(rewardID)
+	prefix := cardKey64(rewardID)
 	cur := b.Cursor()
 	for k, v := cur.Seek(prefix); k != nil && string(k[:8]) == string(prefix); k, v = cur.Next() {
 		var ev model.TrackEvent
@@ -292,7 +326,7 @@ func (t *CardTx) AddNotification(n *model.Notification) error {
 		return err
 	}
 	n.Seq = seq
-	return putJSON(b, u64(seq), n)
+	return putJSON(b, cardKey64(seq), n)
 }
 
 // Notifications lists the channel's recorded pushes, oldest first,

@@ -117,7 +117,7 @@ func (h *handlers) getReward(c echo.Context) error {
 			return bad(fmt.Sprintf("dateandtime: %q is not DDMMYYYYHHMMSS", req.DateAndTime))
 		}
 	}
-	params, err := additionalParams(req.AdditionalParams, sw.NestedAdditionalParams == scenario.Accept)
+	params, err := additionalParams(req.AdditionalParams, sw.NestedAdditionalParams == scenario.NestedAccept)
 	if err != nil {
 		return bad("additionalParams: " + err.Error())
 	}
