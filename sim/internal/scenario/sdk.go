@@ -44,7 +44,8 @@ type SDKSwitches struct {
 
 // SDK switch values and defaults.
 const (
-	Refuse = "refuse"
+	EmptySessionRefuse = "refuse"
+	EmptySessionAccept = "accept"
 
 	MissDeliver = "deliver"
 	MissSkip    = "skip"
@@ -59,7 +60,7 @@ func applySDKDefaults(f *File) {
 		f.SDK.AndroidBridge = DefaultAndroidBridge
 	}
 	if f.Switches.SDK.EmptySessionID == "" {
-		f.Switches.SDK.EmptySessionID = Refuse
+		f.Switches.SDK.EmptySessionID = EmptySessionRefuse
 	}
 	if f.Switches.SDK.MissCallback == "" {
 		f.Switches.SDK.MissCallback = MissDeliver

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -80,7 +78,7 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 		if !ok {
 			return bad(fmt.Sprintf("channelName %q is not a channel of the active scenario", req.ChannelName))
 		}
-		amount, err := twoDecimals(string(req.Amount))
+		amount, err := cards.ParseAmount(string(req.Amount))
 		if err != nil {
 			return bad("amount: " + err.Error())
 		}
@@ -89,7 +87,7 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 		}
 		switch {
 		case req.SessionID == " ":
-		case req.SessionID == "" && sc.Switches.SDK.EmptySessionID == scenario.Accept:
+		case req.SessionID == "" && sc.Switches.SDK.EmptySessionID == scenario.EmptySessionAccept:
 		case req.SessionID == "":
 			return bad("sessionId: must be the literal single space; an empty string is refused (switches.sdk.emptySessionId)")
 		default:
@@ -129,47 +127,11 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 	}
 }
 
-// twoDecimals reads a non-negative plain decimal with at most two places.
-func twoDecimals(s string) (float64, error) {
-	if strings.ContainsAny(s, "eE") {
-		return 0, fmt.Errorf("%s is not a plain decimal", s)
-	}
-	if _, frac, ok := strings.Cut(s, "."); ok && len(frac) > 2 {
-		return 0, fmt.Errorf("%s has more than two decimal places", s)
-	}
-	a, err := strconv.ParseFloat(s, 64)
-	if err != nil || a < 0 {
-		return 0, fmt.Errorf("%s is not a non-negative number", s)
-	}
-	return a, nil
-}
-
 // sdkParams decodes additionalParams, a JSON-encoded object whose keys
 // are the documented ones; values become strings for targeting.
 func sdkParams(raw string) (map[string]string, error) {
 	if strings.TrimSpace(raw) == "" {
 		return nil, nil
 	}
-	var m map[string]any
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, fmt.Errorf("is not a JSON-encoded object")
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		if !slices.Contains(AdditionalParamKeys, k) {
-			return nil, fmt.Errorf("key %q is not one of %s", k, strings.Join(AdditionalParamKeys, ", "))
-		}
-		switch t := v.(type) {
-		case string:
-			out[k] = t
-		case json.Number, bool:
-			out[k] = fmt.Sprint(t)
-		case nil:
-		default:
-			return nil, fmt.Errorf("key %s is not a string, number or boolean", k)
-		}
-	}
-	return out, nil
+	return cards.DecodeParams([]byte(raw), AdditionalParamKeys)
 }

@@ -101,7 +101,7 @@ func (h *handlers) getReward(c echo.Context) error {
 			return bad("amount: is required (switches.cards.amountRequired)")
 		}
 	} else {
-		a, err := parseAmount(string(req.Amount))
+		a, err := cards.ParseAmount(string(req.Amount))
 		if err != nil {
 			return bad("amount: " + err.Error())
 		}
@@ -140,21 +140,6 @@ func (h *handlers) getReward(c echo.Context) error {
 	return c.JSON(http.StatusOK, getRewardAnswer{Status: true, Message: "success", Rewards: wire, Clicktrack: clicks})
 }
 
-// parseAmount reads a non-negative amount with at most two decimal places (GR-5).
-func parseAmount(s string) (float64, error) {
-	if strings.ContainsAny(s, "eE") {
-		return 0, fmt.Errorf("%s is not a plain decimal", s)
-	}
-	if _, frac, ok := strings.Cut(s, "."); ok && len(frac) > 2 {
-		return 0, fmt.Errorf("%s has more than two decimal places", s)
-	}
-	a, err := strconv.ParseFloat(s, 64)
-	if err != nil || a < 0 {
-		return 0, fmt.Errorf("%s is not a non-negative number", s)
-	}
-	return a, nil
-}
-
 // additionalParams decodes the JSON-encoded string of GR-7 (or, when
 // nested is allowed, an object) into string values.
 func additionalParams(raw json.RawMessage, nested bool) (map[string]string, error) {
@@ -176,25 +161,7 @@ func additionalParams(raw json.RawMessage, nested bool) (map[string]string, erro
 		}
 		inner = []byte(s)
 	}
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(inner))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, errors.New("is not a JSON-encoded object")
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		switch t := v.(type) {
-		case string:
-			out[k] = t
-		case json.Number, bool:
-			out[k] = fmt.Sprint(t)
-		case nil:
-		default:
-			return nil, fmt.Errorf("key %s is not a string, number or boolean", k)
-		}
-	}
-	return out, nil
+	return cards.DecodeParams(inner, nil)
 }
 
 // fetchRewardInfo is FetchRewardInfo (REV-1 to REV-6): user token and an
