@@ -297,3 +297,32 @@ func TestMicrosite_SESS3_assetsServedLocally(t *testing.T) {
 		t.Error("a path outside the image names is served")
 	}
 }
+
+// In split mode the microsite, the SDK emulation and the assets live on
+// the bank host only.
+//
+// clause: SESS-3
+// clause: SDK-1
+func TestMicrosite_splitHostsBankOnly(t *testing.T) {
+	e := newCardEnv(t, simtest.WithSplitHosts())
+	sess := e.session("split-user")
+	for _, host := range []struct {
+		base string
+		want int
+	}{{e.s.BankURL, http.StatusOK}, {e.s.RewardsURL, http.StatusNotFound}, {e.s.HotdealsURL, http.StatusNotFound}} {
+		for _, path := range []string{"/microsite?sessionId=" + sess + "&virtualId=split-user", "/assets/app.js", "/sdk/launch"} {
+			res, err := http.Get(host.base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != host.want {
+				t.Errorf("%s%s: HTTP %d, want %d", host.base, path, res.StatusCode, host.want)
+			}
+		}
+	}
+	r := sdkReq("SPLIT1")
+	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", r); code != http.StatusOK || !ans.Status {
+		t.Fatalf("SDK issuance on the bank host: HTTP %d %+v", code, ans)
+	}
+}
