@@ -50,7 +50,7 @@ func TestMicrosite_SESS3_SDK3_scratchInRealBrowser(t *testing.T) {
 	}
 	b.Screenshot(screenshotDir, "microsite-cards")
 
-	b.Eval(fakeBridges, nil)
+	b.Eval(fakeBridges("HandleDemobankScDetails"), nil)
 	b.MustFind(fmt.Sprintf(`#card-%d .scratch`, a)).Click()
 	b.WaitFor(fmt.Sprintf(`#card-%d.revealed[data-reveal-done="1"]`, a), wait)
 	stored := e.stored("DEMOBANK", a)
@@ -169,7 +169,7 @@ func TestSDKLaunch_SDK2_deepLinkOpensCardInBrowser(t *testing.T) {
 		t.Fatal("the note does not name the deep-linked card")
 	}
 	b.Screenshot(screenshotDir, "sdk-launch-deeplink")
-	b.Eval(fakeBridges, nil)
+	b.Eval(fakeBridges("HandleDemobankScDetails"), nil)
 	b.MustFind(`#card-` + id + ` .scratch`).Click()
 	b.WaitFor(`#card-`+id+`.revealed[data-reveal-done="1"]`, wait)
 	if android, ios := callbacks(t, b); len(android) != 1 || len(ios) != 1 {
@@ -177,4 +177,36 @@ func TestSDKLaunch_SDK2_deepLinkOpensCardInBrowser(t *testing.T) {
 	}
 	b.Open(launch)
 	b.WaitFor(`#card-`+id+`.revealed.focus .detail:not([hidden]) .coupon-code`, wait)
+}
+
+// A miss is delivered through the same callbacks (switches.sdk.missCallback
+// deliver, the default); imagery the page cannot load (here the bank's
+// default banner on an unreachable host) gives way to a simulator-served
+// placeholder, so the page stays whole offline.
+//
+// clause: SDK-3
+func TestMicrosite_SDK3_missInBrowser(t *testing.T) {
+	e := newCardScenario(t, "")
+	for range 5 { // use up the pool's stock of five
+		e.mustReveal(e.userToken("lucky"), "lucky", e.issue("lucky", "STOCK"))
+	}
+	miss := e.issue("unlucky", "STOCK")
+	b := browser.Start(t)
+	b.Open(e.micrositeURL(e.session("unlucky"), "unlucky"))
+	b.WaitFor(fmt.Sprintf(`#card-%d[data-impression="sent"] img[data-fallback="1"]`, miss), wait)
+	b.Eval(fakeBridges("HandleDEMOBANKScDetails"), nil) // no sdk.partners: Partner is the channel name
+	b.MustFind(fmt.Sprintf(`#card-%d .scratch`, miss)).Click()
+	b.WaitFor(fmt.Sprintf(`#card-%d.revealed.fallback[data-reveal-done="1"]`, miss), wait)
+	android, ios := callbacks(t, b)
+	if len(android) != 1 || len(ios) != 1 {
+		t.Fatalf("a miss: %d Android and %d iOS callbacks, want 1 each", len(android), len(ios))
+	}
+	var cb struct {
+		IsFallback bool   `json:"isFallback"`
+		OfferTitle string `json:"offerTitle"`
+	}
+	if err := json.Unmarshal([]byte(android[0]), &cb); err != nil || !cb.IsFallback || cb.OfferTitle != "Better luck next time" {
+		t.Fatalf("miss payload %s", android[0])
+	}
+	b.Screenshot(screenshotDir, "microsite-miss")
 }

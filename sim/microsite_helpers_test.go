@@ -92,12 +92,15 @@ func (e *cardEnv) tracking(id uint64) tracking {
 }
 
 // fakeBridges installs the app-side reveal callbacks a webview app would
-// expose: an Android bridge object and an iOS message handler.
-const fakeBridges = `
+// expose: the Android bridge object RewardsimAndroid and the iOS message
+// handler of the given name.
+func fakeBridges(iosHandler string) string {
+	return `
 window.__android = []; window.__ios = [];
 window.RewardsimAndroid = {onReveal: function (s) { window.__android.push(s); }};
-window.webkit = {messageHandlers: {HandleDemobankScDetails: {postMessage: function (m) { window.__ios.push(m); }}}};
+window.webkit = {messageHandlers: {` + iosHandler + `: {postMessage: function (m) { window.__ios.push(m); }}}};
 `
+}
 
 // callbacks reads what the fake bridges received.
 func callbacks(t *testing.T, b *browser.Browser) (android []string, ios []map[string]any) {

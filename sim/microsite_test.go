@@ -326,3 +326,27 @@ func TestMicrosite_splitHostsBankOnly(t *testing.T) {
 		t.Fatalf("SDK issuance on the bank host: HTTP %d %+v", code, ans)
 	}
 }
+
+// An expired card shows as expired, offers no scratch, and cannot be
+// revealed from the page (the same expiry rule as FetchRewardInfo).
+//
+// clause: SESS-3
+func TestMicrosite_SESS3_expiredCard(t *testing.T) {
+	e := newCardScenario(t, "")
+	id := e.issue("late", "EXPIRE")
+	sess := e.session("late")
+	_, page := e.get(e.micrositeURL(sess, "late"))
+	if !strings.Contains(page, `data-action="scratch"`) || strings.Contains(page, "expired-note") {
+		t.Fatal("a fresh card must be scratchable")
+	}
+	e.s.Clock.Advance(time.Hour)
+	_, page = e.get(e.micrositeURL(sess, "late"))
+	if !strings.Contains(page, `class="tile unscratched expired"`) || strings.Contains(page, `data-action="scratch"`) {
+		t.Fatal("an expired card must show as expired without a scratch button")
+	}
+	var ans struct{ Message string }
+	res := e.post(e.s.BankURL+"/microsite/scratch", map[string]any{"sessionId": sess, "virtualId": "late", "rewardId": id}, &ans)
+	if res.StatusCode != http.StatusGone || e.stored("DEMOBANK", id).Reward != nil {
+		t.Fatalf("scratching an expired card: HTTP %d %q", res.StatusCode, ans.Message)
+	}
+}

@@ -83,7 +83,7 @@ func (h *handlers) image(c echo.Context) error {
 		"W": w, "H": hgt, "R": hgt / 2, "W10": w - 20, "H10": hgt - 20, "Kind": kind,
 		"From": th.From, "To": th.To, "Motif": motifs[th.Motif], "Label": th.Label, "Sub": sub,
 		"MS": float64(hgt) * 0.6 / 100, "MX": w - hgt*7/10 - hgt/10, "MY": hgt / 5,
-		"TX": hgt / 6, "TY": hgt/2 + hgt/20, "FS": hgt / 7, "SY": hgt/2 + hgt/20 + hgt/7, "SS": hgt / 14,
+		"TX": hgt / 6, "TY": hgt/2 + hgt/20, "FS": labelSize(th.Label, w, hgt), "SY": hgt/2 + hgt/20 + hgt/7, "SS": hgt / 14,
 	}
 	var b strings.Builder
 	if err := svgTmpl.Execute(&b, d); err != nil {
@@ -91,4 +91,11 @@ func (h *handlers) image(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
 	return c.Blob(http.StatusOK, "image/svg+xml", []byte(b.String()))
+}
+
+// labelSize fits the label between the left margin and the motif
+// (DejaVu Sans Bold averages about 0.62 em per character).
+func labelSize(label string, w, h int) int {
+	room := float64(w - h*8/10 - h/6 - h/10)
+	return max(8, min(h/7, int(room/(0.62*float64(len(label))))))
 }

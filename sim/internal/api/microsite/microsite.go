@@ -27,6 +27,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -139,7 +140,7 @@ func (h *handlers) authenticate(sessionID, virtualID, channel string) (user, err
 // blank renders the blank initial screen an invalid launch leaves (SESS-2,
 // SDK-2): HTTP 200, an empty page shell, the reason in X-Rewardsim-Reason.
 func (h *handlers) blank(c echo.Context, why string) error {
-	c.Response().Header().Set("X-Rewardsim-Reason", why)
+	httpx.SetReason(c, why)
 	return h.render(c, "blank.html", nil)
 }
 

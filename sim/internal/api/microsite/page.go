@@ -45,6 +45,8 @@ type tile struct {
 	Created, Expires                    string
 	TrackLinks                          []string
 	ClickURL, RewardClickURL, BannerURL string
+	// CoverURL is the offer's cover image, or a generated one.
+	CoverURL string
 	Offer                               model.Offer
 	Steps                               []string
 	BgColor                             string
@@ -154,6 +156,16 @@ func (h *handlers) tile(base string, sc *scenario.Scenario, card model.Card) til
 		t.Offer, t.Fallback = card.Reward.Offer, card.Reward.Fallback
 		t.Steps = steps(card.Reward.RedeemSteps)
 		t.BgColor = card.Reward.BgColor
+		t.CoverURL = t.Offer.CoverImage
+		if t.CoverURL == "" {
+			t.CoverURL = AssetsPath + "/img/scratch-card-cover.svg"
+			if t.Fallback {
+				t.CoverURL = AssetsPath + "/img/better-luck-cover.svg"
+			}
+		}
+		if t.Fallback && t.Offer.Description == "" {
+			t.Offer.Description = cards.BetterLuck.Description
+		}
 		if r := cards.RevealedWire(base, sc, card); len(r.ClickTrack) > 0 {
 			t.RewardClickURL = r.ClickTrack[0]
 		}
