@@ -47,9 +47,9 @@ type tile struct {
 	ClickURL, RewardClickURL, BannerURL string
 	// CoverURL is the offer's cover image, or a generated one.
 	CoverURL string
-	Offer                               model.Offer
-	Steps                               []string
-	BgColor                             string
+	Offer    model.Offer
+	Steps    []string
+	BgColor  string
 }
 
 var funcs = template.FuncMap{
