@@ -273,6 +273,13 @@ func TestSDKLaunch_SDK2_inputs(t *testing.T) {
 	if !strings.Contains(cases[0].page, `data-customer-id="C-9"`) || !strings.Contains(cases[0].page, `lang="en"`) {
 		t.Fatal("the launch payload is not carried into the page")
 	}
+	numeric := query(with("payload", `{"customerId":12345678901,"IsEmployee":true,"Language":"hi-IN"}`))
+	if !strings.Contains(numeric, `data-customer-id="12345678901"`) || !strings.Contains(numeric, `data-is-employee="true"`) || !strings.Contains(numeric, `lang="hi-IN"`) {
+		t.Fatal("scalar payload values must be carried as written")
+	}
+	if !isBlank(query(with("payload", `{"Language":"not a tag"}`))) {
+		t.Fatal("a Language that is not a language tag must leave the blank screen")
+	}
 }
 
 // Imagery and assets are served by the simulator itself.

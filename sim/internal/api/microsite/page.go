@@ -286,7 +286,9 @@ func parsePayload(raw string) (*launchPayload, error) {
 		return p, nil
 	}
 	var m map[string]any
-	if err := json.Unmarshal([]byte(raw), &m); err != nil || m == nil {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil || m == nil {
 		return nil, errors.New("payload is not a JSON object")
 	}
 	known := map[string]*string{
@@ -301,7 +303,7 @@ func parsePayload(raw string) (*launchPayload, error) {
 		switch t := v.(type) {
 		case string:
 			*dst = t
-		case bool, float64:
+		case bool, json.Number:
 			*dst = fmt.Sprint(t)
 		case nil:
 		default:
