@@ -219,6 +219,11 @@ func TestFetchRewardInfo_REV4_onlyOwnUser(t *testing.T) {
 	if _, _, err := e.reveal(e.userToken("VU-OWNER"), "VU-OWNER", 999); !isInvalid(err, "has no card") {
 		t.Errorf("unknown rewardId: %v", err)
 	}
+	// Another channel's CHANNELID or channelName with this channel's user token is refused.
+	other := e.other()
+	if _, _, err := other.FetchRewardInfo(e.ctx, e.userToken("VU-OWNER"), "VU-OWNER", id); !isInvalid(err, "not the channel of the user token") {
+		t.Errorf("OTHERBANK envelope with a DEMOBANK user token: %v", err)
+	}
 }
 
 func isInvalid(err error, part string) bool {

@@ -263,8 +263,11 @@ func applyCaps(caps []scenario.Cap, ev []int64, now time.Time) ([]int64, string)
 // first false. Everything happens in one write transaction.
 func (s *Service) Reveal(sc *scenario.Scenario, channel, user string, id uint64) (card model.Card, first bool, err error) {
 	now := s.Clock.Now()
+	// A refusal is an outcome, not a transaction error: returning it from
+	// the batched function would roll back and re-run its whole group.
+	var refused error
 	err = s.Store.UpdateCards(channel, func(tx *state.CardTx) error {
-		first = false
+		first, refused = false, nil
 		c, ok, err := tx.Card(id)
 		if err != nil {
 			return err
@@ -272,24 +275,25 @@ func (s *Service) Reveal(sc *scenario.Scenario, channel, user string, id uint64)
 		card = c
 		switch {
 		case !ok:
-			return ErrNoCard
+			refused = ErrNoCard
 		case c.VirtualID != user:
-			return ErrNotYours
+			refused = ErrNotYours
 		case c.Revealed():
-			return nil
 		case !c.ExpiresAt.IsZero() && !now.Before(c.ExpiresAt):
-			return ErrCardExpired
+			refused = ErrCardExpired
+		default:
+			reward, err := pick(sc, tx, c, now)
+			if err != nil {
+				return err
+			}
+			c.Reward = &reward
+			card, first = c, true
+			return tx.SaveReveal(c)
 		}
-		reward, err := pick(sc, tx, c, now)
-		if err != nil {
-			return err
-		}
-		c.Reward = &reward
-		card, first = c, true
-		return tx.SaveReveal(c)
+		return nil
 	})
-	if errors.Is(err, ErrNoCard) || errors.Is(err, ErrNotYours) || errors.Is(err, ErrCardExpired) {
-		return card, false, err
+	if err == nil && refused != nil {
+		return model.Card{}, false, refused
 	}
 	return card, first, err
 }

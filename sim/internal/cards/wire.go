@@ -25,11 +25,11 @@ const (
 
 // TrackURL is an absolute tracking URL on the simulator.
 func TrackURL(base, path, channel string, id uint64, from string) string {
-	q := url.Values{"channel": {channel}, "rewardId": {strconv.FormatUint(id, 10)}}
+	u := base + path + "?channel=" + url.QueryEscape(channel)
 	if from != "" {
-		q.Set("from", from)
+		u += "&from=" + url.QueryEscape(from)
 	}
-	return base + path + "?" + q.Encode()
+	return u + "&rewardId=" + strconv.FormatUint(id, 10)
 }
 
 // Details are the 2.4 detail fields a revealed card carries.
