@@ -53,6 +53,18 @@ func (e *cardEnv) get(u string) (*http.Response, string) {
 // post sends a JSON body and decodes a JSON answer of any status into out.
 func (e *cardEnv) post(u string, body, out any) *http.Response {
 	e.t.Helper()
+	res, data := e.postBytes(u, body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			e.t.Fatalf("POST %s: HTTP %d: %v: %s", u, res.StatusCode, err, data)
+		}
+	}
+	return res
+}
+
+// postBytes sends a JSON body through the validating client and returns the answer.
+func (e *cardEnv) postBytes(u string, body any) (*http.Response, []byte) {
+	e.t.Helper()
 	raw, err := json.Marshal(body)
 	if err != nil {
 		e.t.Fatal(err)
@@ -63,12 +75,7 @@ func (e *cardEnv) post(u string, body, out any) *http.Response {
 	}
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			e.t.Fatalf("POST %s: HTTP %d: %v: %s", u, res.StatusCode, err, data)
-		}
-	}
-	return res
+	return res, data
 }
 
 // isBlank reports whether a page is the blank initial screen (SESS-2).

@@ -1,10 +1,7 @@
 package sim_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/simtest"
@@ -34,19 +31,10 @@ func TestSDKWireShapes(t *testing.T) {
 	simtest.Golden(t, "sdk/reveal-callback.json", []byte(ans.Callback))
 }
 
-// postRaw sends a JSON body through the validating client and returns the answer's bytes.
+// postRaw sends a JSON body and returns the answer's bytes (HTTP 200 or 400).
 func (e *cardEnv) postRaw(u string, body any) []byte {
 	e.t.Helper()
-	raw, err := json.Marshal(body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	res, err := e.s.HTTP.Post(u, "application/json", strings.NewReader(string(raw)))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
+	res, out := e.postBytes(u, body)
 	if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusBadRequest {
 		e.t.Fatalf("HTTP %d: %s", res.StatusCode, out)
 	}
