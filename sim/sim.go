@@ -30,7 +30,9 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/bank"
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/api/hotdeals"
+	"github.com/rewardsim/rewardsim/sim/internal/api/microsite"
 	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
@@ -244,10 +246,15 @@ func (s *Sim) newEcho() *echo.Echo {
 func (s *Sim) buildHandlers() map[Host]http.Handler {
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: s.scenarios, Faults: s.ctl.faults}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
+	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
 	reg := map[Host]func(*echo.Echo){
-		Rewards: func(e *echo.Echo) { rewards.Register(e, rewards.Deps{Signed: signed, Tokens: tokens}) },
+		Rewards: func(e *echo.Echo) {
+			rewards.Register(e, rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: s.scenarios, PublicURL: s.opts.PublicURL})
+		},
 		Bank: func(e *echo.Echo) {
-			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand})
+			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand, Cards: cardSvc})
+			microsite.Register(e, microsite.Deps{Sessions: s.store, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
+				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, DefaultBanner: bank.DefaultBanner})
 		},
 		Hotdeals: func(e *echo.Echo) {
 			hotdeals.Register(e, hotdeals.Deps{
@@ -268,7 +275,10 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	}
 	out[All] = all
 	ctl := s.newEcho()
-	control.Register(ctl, s.controlDeps())
+	cd := s.controlDeps()
+	cd.Cards = &control.CardDeps{Cards: cardSvc, Active: s.scenarios.Active}
+	cd.Dashboard = &control.DashboardDeps{Active: s.scenarios.Active, Cards: cardSvc, Clock: s.opts.Clock}
+	control.Register(ctl, cd)
 	out[Control] = ctl
 	return out
 }

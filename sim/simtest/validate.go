@@ -69,7 +69,7 @@ func CheckAnswer(set *schema.Set, op contract.Op, status int, body []byte) strin
 	var env struct {
 		SIGN, BDATA string
 	}
-	if json.Unmarshal(body, &env) != nil || env.SIGN == "" {
+	if json.Unmarshal(body, &env) != nil || env.BDATA == "" {
 		return "" // a bare failure, already checked
 	}
 	raw, err := base64.StdEncoding.DecodeString(env.BDATA)

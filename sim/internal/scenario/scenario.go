@@ -44,7 +44,10 @@ type File struct {
 	Faults      []fault.Rule `yaml:"faults"`
 
 	// Offers are the coupon offers per channel name (offers.go).
-	Offers map[string][]OfferFile `yaml:"offers"`
+	Offers    map[string][]OfferFile `yaml:"offers"`
+	Campaigns []Campaign             `yaml:"campaigns"`
+	Pools     []Pool                 `yaml:"pools"`
+	SDK       SDK                    `yaml:"sdk"`
 }
 
 // Service is the service's own identity.
@@ -74,6 +77,10 @@ type Switches struct {
 	Webhook WebhookSwitches `yaml:"webhook"`
 	// Coupons are the coupon host's switches (offers.go).
 	Coupons CouponSwitches `yaml:"coupons"`
+	// Cards are the scratch-card switches (see cards.go).
+	Cards CardSwitches `yaml:"cards"`
+	// SDK are the SDK-emulation switches (see sdk.go).
+	SDK SDKSwitches `yaml:"sdk"`
 }
 
 // Channel is a publisher registered by the scenario.
@@ -108,6 +115,9 @@ type Scenario struct {
 	Faults *fault.Engine
 	// Offers are the compiled coupon offers per channel (offers.go).
 	Offers Offers
+
+	// poolByID indexes Pools (cards.go).
+	poolByID map[string]*Pool
 }
 
 // Sources resolves certificateFile references: Files for paths relative
@@ -247,6 +257,8 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 		}
 	}
 	s.Offers = compileOffers(f, fail)
+	compileCards(s, fail)
+	compileSDK(s, fail)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -278,6 +290,8 @@ func applyDefaults(f *File) {
 	}
 	f.Switches.Webhook.applyDefaults()
 	applyCouponDefaults(f)
+	applyCardDefaults(f)
+	applySDKDefaults(f)
 }
 
 func channelKey(c Channel, src Sources) (*rsa.PublicKey, error) {

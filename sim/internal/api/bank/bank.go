@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -27,6 +28,8 @@ type Deps struct {
 	Sessions Sessions
 	Clock    clock.Clock
 	Rand     io.Reader
+	// Cards serves GetScratchCardForBank (cards.go).
+	Cards *cards.Service
 }
 
 // Register adds the bank host's routes to e.
@@ -38,6 +41,10 @@ func Register(e *echo.Echo, d Deps) {
 	op, _ := contract.ByName(contract.OpSession)
 	e.POST(op.Path, h.session)
 	registerUnavailable(e)
+	if d.Cards != nil {
+		op, _ = contract.ByName(contract.OpBankCard)
+		e.POST(op.Path, h.bankCard)
+	}
 }
 
 type handlers struct{ Deps }

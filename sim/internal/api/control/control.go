@@ -65,6 +65,10 @@ type Deps struct {
 	Rand             io.Reader
 	// Journal serves /__sim/journal, /__sim/session and /__sim/report.
 	Journal *journal.Journal
+	// Cards serves tracking, notifications and card reads; Dashboard the
+	// HTML overview. Both sit behind the control token like every call.
+	Cards     *CardDeps
+	Dashboard *DashboardDeps
 }
 
 // TokenHeader carries the control token (Authorization: Bearer works too).
@@ -87,6 +91,12 @@ func Register(e *echo.Echo, d Deps) {
 	})
 	if d.Journal != nil {
 		registerJournal(g, d)
+	}
+	if d.Cards != nil {
+		registerCards(g, *d.Cards)
+	}
+	if d.Dashboard != nil {
+		registerDashboard(g, *d.Dashboard)
 	}
 	if d.Store == nil { // the foundation's minimal wiring
 		return

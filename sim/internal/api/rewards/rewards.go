@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
@@ -17,6 +18,10 @@ import (
 type Deps struct {
 	Signed *signedcall.Deps
 	Tokens *token.Service
+	// Cards, Channels and PublicURL serve the scratch-card endpoints (cards.go).
+	Cards     *cards.Service
+	Channels  ChannelsByName
+	PublicURL string
 }
 
 // Register adds the rewards host's routes to e.
@@ -26,6 +31,9 @@ func Register(e *echo.Echo, d Deps) {
 	e.POST(op.Path, h.referenceToken)
 	op = mustOp(contract.OpAuthToken)
 	e.POST(op.Path, h.authToken)
+	if d.Cards != nil {
+		registerCards(e, h)
+	}
 }
 
 func mustOp(name string) contract.Op {

@@ -1,0 +1,137 @@
+package microsite
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
+)
+
+// issueAnswer is the SDK client issuance result (2.7).
+type issueAnswer struct {
+	Status        bool   `json:"status"`
+	Message       string `json:"message"`
+	Banner        string `json:"banner"`
+	DeepLink      string `json:"deepLink"`
+	IsPopup       bool   `json:"isPopup"`
+	PopupBanner   string `json:"popupBanner"`
+	PopupDeepLink string `json:"popupDeepLink"`
+}
+
+// AdditionalParamKeys are the inner keys of additionalParams (4.12).
+var AdditionalParamKeys = []string{"country", "state", "district", "city", "pincode", "storeId", "ipaddress", "lat", "long", "gender", "age", "modeType", "isNewUser"}
+
+func registerIssue(e *echo.Echo, h *handlers) {
+	for _, name := range []string{contract.OpSDKIssueAndroid, contract.OpSDKIssueIOS} {
+		op, _ := contract.ByName(name)
+		e.POST(op.Path, h.issue(op))
+	}
+}
+
+// issue is client issuance (SDK-1): the parameter rules of
+// getScratchCardDetails / sendRewardCardRequest, then cards.Service.Issue,
+// GetReward's issuing code, idempotent on extTransactionId.
+func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		bad := func(msg string) error {
+			return &httpx.Error{Status: http.StatusBadRequest, Reason: msg, Body: issueAnswer{Message: msg}}
+		}
+		body, err := httpx.ReadBody(c)
+		if err != nil {
+			return bad("body could not be read: " + err.Error())
+		}
+		generic, err := schema.DecodeJSON(body)
+		if err != nil {
+			return bad("body is " + err.Error())
+		}
+		if err := h.Schemas.Validate(op.Request, generic); err != nil {
+			return bad(err.Error())
+		}
+		var req struct {
+			ChannelName      string      `json:"channelName"`
+			Trigger          string      `json:"triggerEventType"`
+			SubTrigger       string      `json:"subTriggerEventType"`
+			Amount           json.Number `json:"amount"`
+			ExtTransactionID string      `json:"extTransactionId"`
+			DateAndTime      string      `json:"dateandtime"`
+			VirtualID        string      `json:"virtualId"`
+			SessionID        string      `json:"sessionId"`
+			MerchantVPA      string      `json:"merchantVPA"`
+			AdditionalParams string      `json:"additionalParams"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&req); err != nil {
+			return bad("body: " + err.Error())
+		}
+		ch, sc, ok := h.Channels.ByChannelName(req.ChannelName)
+		if !ok {
+			return bad(fmt.Sprintf("channelName %q is not a channel of the active scenario", req.ChannelName))
+		}
+		amount, err := cards.ParseAmount(string(req.Amount))
+		if err != nil {
+			return bad("amount: " + err.Error())
+		}
+		if _, err := time.ParseInLocation("02012006150405", req.DateAndTime, sc.Location); err != nil {
+			return bad(fmt.Sprintf("dateandtime: %q is not a valid DDMMYYYYHHMMSS", req.DateAndTime))
+		}
+		switch {
+		case req.SessionID == " ":
+		case req.SessionID == "" && sc.Switches.SDK.EmptySessionID == scenario.EmptySessionAccept:
+		case req.SessionID == "":
+			return bad("sessionId: must be the literal single space; an empty string is refused (switches.sdk.emptySessionId)")
+		default:
+			return bad("sessionId: must be the literal single space")
+		}
+		if req.Trigger == "UPI" && strings.TrimSpace(req.MerchantVPA) == "" {
+			return bad("merchantVPA: is required when triggerEventType is UPI")
+		}
+		params, err := sdkParams(req.AdditionalParams)
+		if err != nil {
+			return bad("additionalParams: " + err.Error())
+		}
+		res, err := h.Cards.Issue(cards.IssueRequest{
+			Scenario: sc, Channel: ch.Name, VirtualID: req.VirtualID, Source: cards.SourceSDK,
+			ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
+			Amount: &amount, DateAndTime: req.DateAndTime, Params: params,
+		})
+		if err != nil {
+			return err
+		}
+		if len(res.Cards) == 0 {
+			httpx.SetReason(c, "not eligible: "+res.Reason)
+			return c.JSON(http.StatusOK, issueAnswer{Message: "failure"})
+		}
+		if res.Replay {
+			httpx.SetReason(c, "replay of extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
+		}
+		first, last := res.Cards[0], res.Cards[len(res.Cards)-1]
+		ans := issueAnswer{Status: true, Message: "success", Banner: h.banner(sc, first), DeepLink: h.DeepLink(first)}
+		if p, ok := sc.PopupFor(ch.Name, first.CampaignID, amount); ok {
+			ans.IsPopup, ans.PopupBanner, ans.PopupDeepLink = true, p.Banner, h.DeepLink(last)
+			if ans.PopupBanner == "" {
+				ans.PopupBanner = ans.Banner
+			}
+		}
+		return c.JSON(http.StatusOK, ans)
+	}
+}
+
+// sdkParams decodes additionalParams, a JSON-encoded object whose keys
+// are the documented ones; values become strings for targeting.
+func sdkParams(raw string) (map[string]string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, nil
+	}
+	return cards.DecodeParams([]byte(raw), AdditionalParamKeys)
+}

@@ -1,0 +1,154 @@
+// Package microsite serves the hosted rewards microsite and the mobile
+// SDK touchpoints on the bank host (issue 7):
+//
+//	GET  /microsite?sessionId=S&virtualId=V[&channel=C][&open=N]   the user's cards (SESS-2, SESS-3)
+//	POST /microsite/scratch                                        the page's one-shot reveal (JSON)
+//	GET  /sdk/launch, POST /sdk/launch                             SDK launch emulation (SDK-2)
+//	POST /sdk/getScratchCardDetails, POST /sdk/sendRewardCardRequest  client issuance (SDK-1)
+//	GET  /assets/*                                                 embedded CSS, JavaScript and images
+//
+// Pages are server-rendered with html/template and a little vanilla
+// JavaScript; every asset is embedded, so they render with no network
+// beyond the simulator. Reveals go through cards.Service.Reveal, the same
+// one-shot code path as FetchRewardInfo; issuance through
+// cards.Service.Issue, the same code as GetReward.
+package microsite
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
+)
+
+// Paths on the bank host.
+const (
+	PagePath    = "/microsite"
+	ScratchPath = "/microsite/scratch"
+	LaunchPath  = "/sdk/launch"
+	AssetsPath  = "/assets"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// Sessions finds what GenerateSessionInfoV2 stored.
+type Sessions interface {
+	Session(id string) (model.Session, error)
+}
+
+// Channels finds a channel and its scenario by name.
+type Channels interface {
+	ByChannelName(name string) (model.Channel, *scenario.Scenario, bool)
+}
+
+// Deps is what the microsite and the SDK emulation need.
+type Deps struct {
+	Sessions Sessions
+	Channels Channels
+	Cards    *cards.Service
+	Clock    clock.Clock
+	Schemas  *schema.Set
+	// PublicURL, when set, is the base of the tracking URLs handed out.
+	PublicURL string
+	// DeepLink renders a card's deep link (the one GetScratchCardForBank hands out).
+	DeepLink func(model.Card) string
+	// DefaultBanner is the banner of a campaign that names none.
+	DefaultBanner string
+}
+
+type handlers struct {
+	Deps
+	pages *template.Template
+}
+
+// Register adds the microsite, the SDK emulation and the assets to e.
+func Register(e *echo.Echo, d Deps) {
+	h := &handlers{Deps: d, pages: template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))}
+	e.GET(PagePath, h.page)
+	e.POST(ScratchPath, h.scratch)
+	e.GET(LaunchPath, h.launch)
+	e.POST(LaunchPath, h.launch)
+	registerIssue(e, h)
+	e.GET(ImagePath, h.image)
+	sub, _ := fs.Sub(assetFS, "assets")
+	assets := http.StripPrefix(AssetsPath+"/", http.FileServer(http.FS(sub)))
+	e.GET(AssetsPath+"/*", echo.WrapHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		assets.ServeHTTP(w, r)
+	})))
+}
+
+// user is a launch whose sessionId and virtualId authenticate together.
+type user struct {
+	session  model.Session
+	channel  model.Channel
+	scenario *scenario.Scenario
+}
+
+// errBlank carries why a launch shows the blank initial screen.
+type errBlank struct{ why string }
+
+func (e errBlank) Error() string { return e.why }
+
+// authenticate checks that sessionId and virtualId come together (SESS-2):
+// the session exists, belongs to that virtualId (and channel, when one is
+// named) and has not expired on the simulated clock.
+func (h *handlers) authenticate(sessionID, virtualID, channel string) (user, error) {
+	switch {
+	case sessionID == "" || virtualID == "":
+		return user{}, errBlank{"sessionId and virtualId must be supplied together (SESS-2)"}
+	}
+	sess, err := h.Sessions.Session(sessionID)
+	if errors.Is(err, model.ErrNotFound) {
+		return user{}, errBlank{"sessionId is unknown: GenerateSessionInfoV2 did not issue it"}
+	}
+	if err != nil {
+		return user{}, err
+	}
+	if sess.VirtualID != virtualID {
+		return user{}, errBlank{"sessionId and virtualId do not match: the session was generated for another virtualId"}
+	}
+	if channel != "" && channel != sess.Channel {
+		return user{}, errBlank{fmt.Sprintf("the session belongs to channel %s, not %s", sess.Channel, channel)}
+	}
+	if !sess.ExpiresAt.IsZero() && !h.Clock.Now().Before(sess.ExpiresAt) {
+		return user{}, errBlank{"the session has expired (sessions.ttl)"}
+	}
+	ch, sc, ok := h.Channels.ByChannelName(sess.Channel)
+	if !ok {
+		return user{}, errBlank{fmt.Sprintf("the session's channel %s is not in the active scenario", sess.Channel)}
+	}
+	return user{session: sess, channel: ch, scenario: sc}, nil
+}
+
+// blank renders the blank initial screen an invalid launch leaves (SESS-2,
+// SDK-2): HTTP 200, an empty page shell, the reason in X-Rewardsim-Reason.
+func (h *handlers) blank(c echo.Context, why string) error {
+	httpx.SetReason(c, why)
+	return h.render(c, "blank.html", nil)
+}
+
+func (h *handlers) render(c echo.Context, name string, data any) error {
+	var b strings.Builder
+	if err := h.pages.ExecuteTemplate(&b, name, data); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.HTML(http.StatusOK, b.String())
+}

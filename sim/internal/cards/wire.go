@@ -1,0 +1,108 @@
+package cards
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+)
+
+// Tracking kinds and the paths that record them on the rewards host (TRK-1).
+const (
+	Impression     = "impression"
+	Click          = "click"
+	ImpressionPath = "/track/impression"
+	ClickPath      = "/track/click"
+)
+
+// Where a click URL was handed out (the from= of the URL).
+const (
+	FromCard   = "card"   // clicktrack[] of GetReward
+	FromReward = "reward" // clickTrack[] of the revealed reward
+)
+
+// TrackURL is an absolute tracking URL on the simulator.
+func TrackURL(base, path, channel string, id uint64, from string) string {
+	u := base + path + "?channel=" + url.QueryEscape(channel)
+	if from != "" {
+		u += "&from=" + url.QueryEscape(from)
+	}
+	return u + "&rewardId=" + strconv.FormatUint(id, 10)
+}
+
+// Details are the 2.4 detail fields a revealed card carries.
+type Details struct {
+	model.Offer
+	IsSeen bool `json:"isSeen"`
+}
+
+// WireCard is a card of rewards[] (2.4): the detail fields appear only
+// once the card is revealed.
+type WireCard struct {
+	RewardID          uint64   `json:"rewardId"`
+	IsAlreadyRewarded bool     `json:"isAlreadyRewarded"`
+	CreatedDateTime   string   `json:"createdDateTime"`
+	TrackLink         []string `json:"trackLink"`
+	*Details
+}
+
+// Wire renders cards in listing order (unscratched first, then revealed,
+// each by rewardId) with their click-tracking URLs.
+func Wire(base string, sc *scenario.Scenario, cards []model.Card) (out []WireCard, clicks []string) {
+	sorted := append([]model.Card(nil), cards...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Revealed() != sorted[j].Revealed() {
+			return !sorted[i].Revealed()
+		}
+		return sorted[i].RewardID < sorted[j].RewardID
+	})
+	out, clicks = make([]WireCard, 0, len(sorted)), make([]string, 0, len(sorted))
+	for _, c := range sorted {
+		w := WireCard{
+			RewardID:          c.RewardID,
+			IsAlreadyRewarded: c.Revealed(),
+			CreatedDateTime:   c.CreatedAt.In(sc.Location).Format(DateTimeMs),
+			TrackLink:         []string{TrackURL(base, ImpressionPath, c.Channel, c.RewardID, FromCard)},
+		}
+		if c.Reward != nil {
+			w.Details = &Details{Offer: c.Reward.Offer, IsSeen: true}
+		}
+		out = append(out, w)
+		clicks = append(clicks, TrackURL(base, ClickPath, c.Channel, c.RewardID, FromCard))
+	}
+	return out, clicks
+}
+
+// Revealed is the revealed reward of FetchRewardInfo (2.5). The contract
+// shows no field names: these are the simulator's reading, reusing the
+// detail names of 2.4.
+type Revealed struct {
+	Status   bool   `json:"status"`
+	Message  string `json:"message"`
+	RewardID uint64 `json:"rewardId"`
+	model.Offer
+	IsSeen           bool     `json:"isSeen"`
+	IsFallback       bool     `json:"isFallback"`
+	RevealedDateTime string   `json:"revealedDateTime"`
+	ClickTrack       []string `json:"clickTrack"`
+}
+
+// RevealedWire renders a revealed card's reward.
+func RevealedWire(base string, sc *scenario.Scenario, c model.Card) Revealed {
+	return Revealed{
+		Status: true, Message: "success", RewardID: c.RewardID,
+		Offer: c.Reward.Offer, IsSeen: true, IsFallback: c.Reward.Fallback,
+		RevealedDateTime: c.Reward.RevealedAt.In(sc.Location).Format(DateTimeMs),
+		ClickTrack:       []string{TrackURL(base, ClickPath, c.Channel, c.RewardID, FromReward)},
+	}
+}
+
+// AlreadyRevealed is the second-reveal answer of switches.cards.secondReveal status-false.
+type AlreadyRevealed struct {
+	Status            bool   `json:"status"`
+	Message           string `json:"message"`
+	RewardID          uint64 `json:"rewardId"`
+	IsAlreadyRewarded bool   `json:"isAlreadyRewarded"`
+}

@@ -1,0 +1,351 @@
+package state
+
+// Scratch cards (issue 3). Layout, all under the top bucket "cards", one
+// nested bucket per channel name, so channels never see each other's state:
+//
+//	cards/<channel>/card   cardKey64(rewardId)                      -> model.Card JSON; the bucket's sequence numbers rewardIds
+//	cards/<channel>/user   u16(len) virtualId state cardKey64(rewardId) -> empty; state '0' unscratched, '1' revealed
+//	cards/<channel>/txn    kind 0x00 extTransactionId          -> JSON []rewardId (idempotency)
+//	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> JSON []unix-nanos (frequency caps)
+//	cards/<channel>/stock  u16(len) pool entryId               -> cardKey64 handed out
+//	cards/<channel>/track  cardKey64(rewardId) cardKey64(seq)               -> model.TrackEvent JSON
+//	cards/<channel>/notif  cardKey64(seq)                             -> model.Notification JSON
+//
+// A user's cards are one prefix of "user", in listing order (unscratched
+// first, then revealed, each by rewardId), so reveal and listing cost
+// depends on that user's cards only, never on the size of the store.
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+var bucketCards = bucket("cards")
+
+var (
+	subCard  = []byte("card")
+	subUser  = []byte("user")
+	subTxn   = []byte("txn")
+	subCap   = []byte("cap")
+	subStock = []byte("stock")
+	subTrack = []byte("track")
+	subNotif = []byte("notif")
+)
+
+const (
+	stateUnscratched = '0'
+	stateRevealed    = '1'
+)
+
+// CardTx is one transaction over a channel's cards. Its methods are valid
+// only inside the function given to UpdateCards or ViewCards.
+type CardTx struct {
+	ch *bolt.Bucket // nil in a view of a channel that has no cards yet
+}
+
+// UpdateCards runs fn in one write transaction over channel's cards.
+// Parallel callers share a commit (db.Batch), so fn may run more than
+// once: it must set its results afresh each time, never append to them.
+func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
+		ch, err := cardsBucket(tx, channel)
+		if err != nil {
+			return err
+		}
+		return fn(&CardTx{ch: ch})
+	})
+}
+
+// BulkCards is UpdateCards without group commit, for loading many cards
+// in one transaction (benchmark set-up, imports).
+func (s *Store) BulkCards(channel string, fn func(*CardTx) error) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		ch, err := cardsBucket(tx, channel)
+		if err != nil {
+			return err
+		}
+		return fn(&CardTx{ch: ch})
+	})
+}
+
+// ViewCards runs fn in a read transaction over channel's cards.
+func (s *Store) ViewCards(channel string, fn func(*CardTx) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return fn(&CardTx{ch: tx.Bucket(bucketCards).Bucket([]byte(channel))})
+	})
+}
+
+func cardsBucket(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
+	if channel == "" {
+		return nil, errors.New("cards: empty channel")
+	}
+	top := tx.Bucket(bucketCards)
+	ch := top.Bucket([]byte(channel))
+	if ch != nil {
+		return ch, nil
+	}
+	ch, err := top.CreateBucket([]byte(channel))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range [][]byte{subCard, subUser, subTxn, subCap, subStock, subTrack, subNotif} {
+		if _, err := ch.CreateBucket(n); err != nil {
+			return nil, err
+		}
+	}
+	return ch, nil
+}
+
+// resetCards deletes the card state of one channel, or of every channel
+// when channel is "" (the shape of a ResetChannel hook).
+func resetCards(tx *bolt.Tx, channel string) error {
+	top := tx.Bucket(bucketCards)
+	var names [][]byte
+	if channel != "" {
+		if top.Bucket([]byte(channel)) != nil {
+			names = append(names, []byte(channel))
+		}
+	} else {
+		err := top.ForEachBucket(func(k []byte) error {
+			names = append(names, append([]byte(nil), k...))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, n := range names {
+		if err := top.DeleteBucket(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ResetCards deletes the cards, idempotency records, caps, stock,
+// tracking and notifications of one channel ("" = every channel).
+func (s *Store) ResetCards(channel string) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return resetCards(tx, channel) })
+}
+
+func (t *CardTx) sub(name []byte) *bolt.Bucket {
+	if t.ch == nil {
+		return nil
+	}
+	return t.ch.Bucket(name)
+}
+
+func cardKey64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+
+func cardAppendStr(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
+	return append(b, s...)
+}
+
+func cardUserKey(user string, st byte, id uint64) []byte {
+	k := cardAppendStr(make([]byte, 0, len(user)+11), user)
+	k = append(k, st)
+	return binary.BigEndian.AppendUint64(k, id)
+}
+
+// Card reads one card; ok is false if there is none.
+func (t *CardTx) Card(id uint64) (c model.Card, ok bool, err error) {
+	b := t.sub(subCard)
+	if b == nil {
+		return c, false, nil
+	}
+	raw := b.Get(cardKey64(id))
+	if raw == nil {
+		return c, false, nil
+	}
+	return c, true, json.Unmarshal(raw, &c)
+}
+
+// InsertCard numbers a new card (c.RewardID is set) and stores it with its index entry.
+func (t *CardTx) InsertCard(c *model.Card) error {
+	b := t.sub(subCard)
+	id, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	c.RewardID = id
+	if err := putJSON(b, cardKey64(id), c); err != nil {
+		return err
+	}
+	st := byte(stateUnscratched)
+	if c.Revealed() {
+		st = stateRevealed
+	}
+	return t.sub(subUser).Put(cardUserKey(c.VirtualID, st, id), nil)
+}
+
+// SaveReveal stores a card whose reward was just chosen and moves it to
+// the revealed part of its user's index.
+func (t *CardTx) SaveReveal(c model.Card) error {
+	if err := putJSON(t.sub(subCard), cardKey64(c.RewardID), c); err != nil {
+		return err
+	}
+	u := t.sub(subUser)
+	if err := u.Delete(cardUserKey(c.VirtualID, stateUnscratched, c.RewardID)); err != nil {
+		return err
+	}
+	return u.Put(cardUserKey(c.VirtualID, stateRevealed, c.RewardID), nil)
+}
+
+// UserCards returns limit of user's cards from offset, in listing order
+// (unscratched first, then revealed), and how many the user has.
+func (t *CardTx) UserCards(user string, offset, limit int) ([]model.Card, int, error) {
+	u := t.sub(subUser)
+	if u == nil {
+		return nil, 0, nil
+	}
+	prefix := cardAppendStr(nil, user)
+	var ids []uint64
+	total := 0
+	cur := u.Cursor()
+	for k, _ := cur.Seek(prefix); k != nil && len(k) == len(prefix)+9 && string(k[:len(prefix)]) == string(prefix); k, _ = cur.Next() {
+		if total >= offset && len(ids) < limit {
+			ids = append(ids, binary.BigEndian.Uint64(k[len(prefix)+1:]))
+		}
+		total++
+	}
+	out := make([]model.Card, 0, len(ids))
+	for _, id := range ids {
+		c, ok, err := t.Card(id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out, total, nil
+}
+
+// Issued returns the rewardIds recorded for an idempotency key.
+func (t *CardTx) Issued(kind, key string) ([]uint64, bool, error) {
+	b := t.sub(subTxn)
+	if b == nil {
+		return nil, false, nil
+	}
+	raw := b.Get([]byte(kind + "\x00" + key))
+	if raw == nil {
+		return nil, false, nil
+	}
+	var ids []uint64
+	return ids, true, json.Unmarshal(raw, &ids)
+}
+
+// SetIssued records the rewardIds of an idempotency key.
+func (t *CardTx) SetIssued(kind, key string, ids []uint64) error {
+	return putJSON(t.sub(subTxn), []byte(kind+"\x00"+key), ids)
+}
+
+func cardCapKey(campaign, user string) []byte {
+	return cardAppendStr(cardAppendStr(nil, campaign), user)
+}
+
+// CapEvents returns the recorded issuance times of a user in a campaign (unix nanos).
+func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
+	b := t.sub(subCap)
+	if b == nil {
+		return nil, nil
+	}
+	raw := b.Get(cardCapKey(campaign, user))
+	if raw == nil {
+		return nil, nil
+	}
+	var ev []int64
+	return ev, json.Unmarshal(raw, &ev)
+}
+
+// SetCapEvents replaces them.
+func (t *CardTx) SetCapEvents(campaign, user string, ev []int64) error {
+	return putJSON(t.sub(subCap), cardCapKey(campaign, user), ev)
+}
+
+func cardStockKey(pool, entry string) []byte { return append(cardAppendStr(nil, pool), entry...) }
+
+// StockUsed tells how often a pool entry was handed out in this channel.
+func (t *CardTx) StockUsed(pool, entry string) uint64 {
+	b := t.sub(subStock)
+	if b == nil {
+		return 0
+	}
+	raw := b.Get(cardStockKey(pool, entry))
+	if len(raw) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(raw)
+}
+
+// SetStockUsed records it.
+func (t *CardTx) SetStockUsed(pool, entry string, n uint64) error {
+	return t.sub(subStock).Put(cardStockKey(pool, entry), cardKey64(n))
+}
+
+// AddTrack records one tracking GET.
+func (t *CardTx) AddTrack(ev model.TrackEvent) error {
+	b := t.sub(subTrack)
+	seq, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	return putJSON(b, append(cardKey64(ev.RewardID), cardKey64(seq)...), ev)
+}
+
+// Tracks lists the tracking GETs of one card in the order they came.
+func (t *CardTx) Tracks(rewardID uint64) ([]model.TrackEvent, error) {
+	b := t.sub(subTrack)
+	out := []model.TrackEvent{}
+	if b == nil {
+		return out, nil
+	}
+	prefix := cardKey64(rewardID)
+	cur := b.Cursor()
+	for k, v := cur.Seek(prefix); k != nil && string(k[:8]) == string(prefix); k, v = cur.Next() {
+		var ev model.TrackEvent
+		if err := json.Unmarshal(v, &ev); err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+// AddNotification records a push to a deviceToken (Seq is set).
+func (t *CardTx) AddNotification(n *model.Notification) error {
+	b := t.sub(subNotif)
+	seq, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	n.Seq = seq
+	return putJSON(b, cardKey64(seq), n)
+}
+
+// Notifications lists the channel's recorded pushes, oldest first,
+// optionally only those to one deviceToken.
+func (t *CardTx) Notifications(deviceToken string) ([]model.Notification, error) {
+	out := []model.Notification{}
+	b := t.sub(subNotif)
+	if b == nil {
+		return out, nil
+	}
+	err := b.ForEach(func(_, v []byte) error {
+		var n model.Notification
+		if err := json.Unmarshal(v, &n); err != nil {
+			return err
+		}
+		if deviceToken == "" || n.DeviceToken == deviceToken {
+			out = append(out, n)
+		}
+		return nil
+	})
+	return out, err
+}
