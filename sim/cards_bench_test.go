@@ -194,6 +194,8 @@ func BenchmarkCardsAtScale(b *testing.B) {
 		template := filepath.Join(b.TempDir(), "template")
 		prepare := func(b *testing.B) {
 			once.Do(func() {
+				start := time.Now()
+				defer func() { b.Logf("store of %s cards built in %s", label, time.Since(start).Round(time.Millisecond)) }()
 				st, err := state.Open(template, state.Options{})
 				if err != nil {
 					b.Fatal(err)
