@@ -18,6 +18,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -53,8 +54,11 @@ type Call struct {
 	Op       contract.Op
 	Channel  model.Channel
 	Scenario *scenario.Scenario
-	Envelope envelope.Envelope
-	BDATA    []byte
+	// NotEligible is set when an injected not-eligible rule fired: the
+	// endpoint answers its normal not-eligible outcome.
+	NotEligible bool
+	Envelope    envelope.Envelope
+	BDATA       []byte
 }
 
 // FailureBody is the bare unsigned failure body. A struct, not a map, so
@@ -135,11 +139,11 @@ func (d *Deps) Open(c echo.Context, op contract.Op, dst any) (*Call, error) {
 
 	call := &Call{Op: op, Channel: ch, Scenario: sc, Envelope: env, BDATA: raw}
 	virtualID, _ := generic.(map[string]any)["virtualId"].(string)
-	if act, fired := d.decide(sc, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: virtualID}); fired {
-		if err := applyFault(c, sc, act); err != nil {
-			return nil, err
-		}
+	act, fired, err := d.Inject(c, sc, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: virtualID})
+	if err != nil {
+		return nil, err
 	}
+	call.NotEligible = fired && act.Kind == fault.NotEligible
 	return call, nil
 }
 
@@ -148,24 +152,34 @@ func (d *Deps) decide(sc *scenario.Scenario, call fault.Call) (fault.Action, boo
 	return fault.First(d.Faults, sc.Faults, call)
 }
 
-// applyFault renders an injected failure, or waits out an injected delay.
-func applyFault(c echo.Context, sc *scenario.Scenario, act fault.Action) error {
-	ctx := c.Request().Context()
+// ApplyFault carries out an injected action on a signed endpoint: the
+// generic ones (inject.Generic), then the bare failures of this family.
+// A nil error means go on; call.NotEligible tells the endpoint to answer
+// its not-eligible outcome, which only it knows how to shape.
+func ApplyFault(c echo.Context, sc *scenario.Scenario, act fault.Action) error {
+	if stop, err := inject.Generic(c, act); stop {
+		return err
+	}
 	switch act.Kind {
 	case fault.MalformedBody:
 		return &httpx.Error{Status: http.StatusOK, Body: []byte(`{"STATUS":"FAIL`), Reason: "injected fault: malformed-body"}
-	case fault.DropConnection:
-		return httpx.Drop(c, "injected fault: drop-connection")
 	case fault.InternalError:
 		return Failure(sc, act.Status, InternalError, "injected fault: internal-error")
 	case fault.SignatureMismatch:
 		return Failure(sc, act.Status, SignatureMismatch, "injected fault: signature-mismatch")
-	case fault.HTTPStatus:
-		return &httpx.Error{Status: act.Status, Body: []byte(http.StatusText(act.Status)), Reason: "injected fault: http-status"}
-	case fault.Delay:
-		return httpx.Wait(ctx, act.Delay.D())
 	}
 	return nil
+}
+
+// Inject decides whether a fault rule fires for call (run-time rules,
+// then the scenario's) and carries it out. fired reports a rule that
+// fired and left the answer to the endpoint (a delay, or not-eligible).
+func (d *Deps) Inject(c echo.Context, sc *scenario.Scenario, call fault.Call) (act fault.Action, fired bool, err error) {
+	act, fired = d.decide(sc, call)
+	if !fired {
+		return act, false, nil
+	}
+	return act, true, ApplyFault(c, sc, act)
 }
 
 // Reply seals payload with the service key; the answer's CHANNELID is the

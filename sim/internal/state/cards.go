@@ -49,10 +49,10 @@ type CardTx struct {
 }
 
 // UpdateCards runs fn in one write transaction over channel's cards.
-// Parallel callers share a commit (db.Batch), so fn may run more than
+// Parallel callers share a commit (groupUpdate), so fn may run more than
 // once: it must set its results afresh each time, never append to them.
 func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return s.groupUpdate(func(tx *bolt.Tx) error {
 		ch, err := cardsBucket(tx, channel)
 		if err != nil {
 			return err
@@ -103,6 +103,10 @@ func cardsBucket(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
 
 // resetCards deletes the card state of one channel, or of every channel
 // when channel is "" (the shape of a ResetChannel hook).
+// Cards live in a nested bucket per channel rather than under
+// "<channel>\x00" keys, so ResetChannel covers them through a reset hook.
+func init() { onReset(resetCards) }
+
 func resetCards(tx *bolt.Tx, channel string) error {
 	top := tx.Bucket(bucketCards)
 	var names [][]byte

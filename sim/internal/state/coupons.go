@@ -251,7 +251,7 @@ func (s *Store) InvalidateOffer(channel, offerID string, at time.Time, reason st
 
 // RecordCouponClick stores one follow of a coupon URL (CPN-8).
 func (s *Store) RecordCouponClick(c model.CouponClick) error {
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return s.groupUpdate(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketCouponClick)
 		n, err := b.NextSequence()
 		if err != nil {

@@ -15,13 +15,13 @@ var (
 	bucketSessions = bucket("sessions")
 )
 
-// PutToken stores a newly issued token durably. Batched: parallel issuers
-// share a commit.
+// PutToken stores a newly issued token durably. Group-committed: parallel
+// issuers share a commit.
 func (s *Store) PutToken(t model.Token) error {
 	if t.Value == "" {
 		return errors.New("token without a value")
 	}
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return s.groupUpdate(func(tx *bolt.Tx) error {
 		if err := indexUser(tx, bucketTokensByUser, t.Channel, t.VirtualID, t.Value); err != nil {
 			return err
 		}
@@ -44,7 +44,7 @@ func (s *Store) PutSession(sess model.Session) error {
 	if sess.ID == "" {
 		return errors.New("session without an id")
 	}
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return s.groupUpdate(func(tx *bolt.Tx) error {
 		if err := indexUser(tx, bucketSessionsByUser, sess.Channel, sess.VirtualID, sess.ID); err != nil {
 			return err
 		}

@@ -37,6 +37,17 @@ const DefaultBanner = "https://rewardsim.invalid/banners/scratch-card.png"
 
 // bankCard is GetScratchCardForBank (BANK-1 to BANK-4): signed envelope,
 // channel from CHANNELID, a signed {status, message, deepLink, banner}.
+// notEligible is GetScratchCardForBank's normal not-eligible answer,
+// signed or bare by switches.cards.bankNotEligible (BANK-4).
+func (h *handlers) notEligible(c echo.Context, call *signedcall.Call, reason string) error {
+	httpx.SetReason(c, reason)
+	ans := bankCard{Message: "failure"}
+	if call.Scenario.Switches.Cards.BankNotEligible == scenario.NotEligibleBare {
+		return c.JSON(http.StatusOK, ans)
+	}
+	return h.Signed.Reply(c, call, ans)
+}
+
 func (h *handlers) bankCard(c echo.Context) error {
 	var req struct {
 		VirtualID        string `json:"virtualId"`
@@ -54,6 +65,9 @@ func (h *handlers) bankCard(c echo.Context) error {
 	}
 	sc := call.Scenario
 	sw := sc.Switches.Cards
+	if call.NotEligible {
+		return h.notEligible(c, call, "injected fault: not-eligible")
+	}
 	if _, err := time.ParseInLocation("2006-01-02 15:04:05", req.TransDateAndTime, sc.Location); err != nil {
 		return signedcall.Invalid(sc, fmt.Sprintf("transDateAndTime %q is not a valid YYYY-MM-DD HH:mm:ss", req.TransDateAndTime))
 	}
@@ -74,12 +88,7 @@ func (h *handlers) bankCard(c echo.Context) error {
 		return signedcall.Failure(sc, 0, signedcall.InternalError, err.Error())
 	}
 	if len(res.Cards) == 0 {
-		httpx.SetReason(c, "not eligible: "+res.Reason)
-		ans := bankCard{Message: "failure"}
-		if sw.BankNotEligible == scenario.NotEligibleBare {
-			return c.JSON(http.StatusOK, ans)
-		}
-		return h.Signed.Reply(c, call, ans)
+		return h.notEligible(c, call, "not eligible: "+res.Reason)
 	}
 	if res.Replay {
 		httpx.SetReason(c, "resent extTransactionId "+req.ExtTransactionID+": the original card")

@@ -22,6 +22,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -211,18 +212,28 @@ func checkAppKey(header string, ch model.Channel) string {
 	return ""
 }
 
-// applyFault renders an injected failure before any effect, or waits out
-// an injected delay.
+// applyFault renders an injected failure before any effect in the coupon
+// host's shape (generic actions through inject.Generic), or waits out an
+// injected delay.
 func (h *handlers) applyFault(c echo.Context, sc *scenario.Scenario, act fault.Action) error {
+	if stop, err := inject.Generic(c, act); stop {
+		return err
+	}
 	switch act.Kind {
 	case fault.InternalError:
 		return failure(sc, CodeInternal, "injected fault: internal-error")
 	case fault.SignatureMismatch:
 		return failure(sc, CodeUnauthorized, "injected fault: signature-mismatch")
-	case fault.HTTPStatus:
-		return &httpx.Error{Status: act.Status, Body: []byte(http.StatusText(act.Status)), Reason: "injected fault: http-status"}
-	case fault.Delay:
-		return httpx.Wait(c.Request().Context(), act.Delay.D())
+	case fault.NotEligible:
+		return failure(sc, CodeNonEligible, "injected fault: not-eligible")
+	case fault.CouponError:
+		code := act.ErrorCode
+		if _, known := codeStatus[code]; !known {
+			code = CodeInternal
+		}
+		return failure(sc, code, "injected fault: coupon-error "+act.ErrorCode)
+	case fault.MalformedBody:
+		return &httpx.Error{Status: http.StatusOK, Body: []byte(`{"status":20`), Reason: "injected fault: malformed-body"}
 	}
 	return nil
 }

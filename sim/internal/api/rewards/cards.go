@@ -15,7 +15,9 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -95,6 +97,15 @@ func (h *handlers) getReward(c echo.Context) error {
 	if req.ChannelName != ch.Name && sw.ChannelMismatch == scenario.ChannelRefuse {
 		return bad(fmt.Sprintf("channelName %q is not the channel of the reference token (%s)", req.ChannelName, ch.Name))
 	}
+	notEligible := func(reason string) error {
+		httpx.SetReason(c, reason)
+		return c.JSON(http.StatusOK, getRewardAnswer{Message: "failure", Rewards: []cards.WireCard{}, Clicktrack: []string{}})
+	}
+	internal := getRewardAnswer{Message: "Internal Error", Rewards: []cards.WireCard{}, Clicktrack: []string{}}
+	if stop, err := h.injectPlain(c, sc, fault.Call{Endpoint: contract.OpGetReward, Channel: ch.Name, VirtualID: req.VirtualID}, internal,
+		func() error { return notEligible("injected fault: not-eligible") }); stop {
+		return err
+	}
 	var amount *float64
 	if req.Amount == "" {
 		if sw.AmountRequired {
@@ -130,8 +141,7 @@ func (h *handlers) getReward(c echo.Context) error {
 		return err
 	}
 	if len(res.Cards) == 0 {
-		httpx.SetReason(c, "not eligible: "+res.Reason)
-		return c.JSON(http.StatusOK, getRewardAnswer{Message: "failure", Rewards: []cards.WireCard{}, Clicktrack: []string{}})
+		return notEligible("not eligible: " + res.Reason)
 	}
 	if res.Replay {
 		httpx.SetReason(c, "replay of extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
@@ -220,6 +230,9 @@ func (h *handlers) fetchRewardInfo(c echo.Context) error {
 	if err != nil || id == 0 {
 		return signedcall.Invalid(sc, fmt.Sprintf("rewardId %q is not a card number", req.RewardID))
 	}
+	if _, _, err := h.Signed.Inject(c, sc, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: tok.VirtualID}); err != nil {
+		return err
+	}
 	card, first, err := h.Cards.Reveal(sc, ch.Name, tok.VirtualID, id)
 	switch {
 	case errors.Is(err, cards.ErrNoCard), errors.Is(err, cards.ErrNotYours):
@@ -283,12 +296,46 @@ func (h *handlers) listCards(c echo.Context) error {
 	if err != nil {
 		return bad(err.Error())
 	}
+	internal := listAnswer{Message: "Internal Error", Rewards: []cards.WireCard{}}
+	if stop, err := h.injectPlain(c, sc, fault.Call{Endpoint: contract.OpListCards, Channel: ch.Name, VirtualID: tok.VirtualID}, internal, nil); stop {
+		return err
+	}
 	list, total, err := h.Cards.List(ch.Name, tok.VirtualID, (page-1)*limit, limit)
 	if err != nil {
 		return err
 	}
 	wire, _ := cards.Wire(httpx.BaseURL(c, h.PublicURL), sc, list)
 	return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: page, Limit: limit, Total: total, Rewards: wire})
+}
+
+// injectPlain carries out a fault rule on a plain-JSON card endpoint:
+// the generic actions, Internal Error (HTTP 500 unless the rule gives a
+// status, with the endpoint's answer shape internal), a malformed body,
+// and not-eligible where the endpoint has that outcome. stop means the
+// answer is given.
+func (h *handlers) injectPlain(c echo.Context, sc *scenario.Scenario, call fault.Call, internal any, notEligible func() error) (stop bool, err error) {
+	act, fired := fault.First(h.Signed.Faults, sc.Faults, call)
+	if !fired {
+		return false, nil
+	}
+	if stop, err := inject.Generic(c, act); stop {
+		return true, err
+	}
+	switch act.Kind {
+	case fault.InternalError:
+		status := act.Status
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		return true, &httpx.Error{Status: status, Body: internal, Reason: "injected fault: internal-error"}
+	case fault.MalformedBody:
+		return true, &httpx.Error{Status: http.StatusOK, Body: []byte(`{"status":false,"mess`), Reason: "injected fault: malformed-body"}
+	case fault.NotEligible:
+		if notEligible != nil {
+			return true, notEligible()
+		}
+	}
+	return false, nil
 }
 
 // queryInt reads a positive integer query parameter: absent is def; a bad

@@ -1,0 +1,104 @@
+package sim_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/publisher"
+)
+
+// addFault arms a one-shot control-API rule for endpoint and virtualID.
+func addFault(t *testing.T, e *cardEnv, endpoint, vid string, action map[string]any) {
+	t.Helper()
+	ctlOK(t, e.s, http.StatusCreated, "POST", "/__sim/faults", map[string]any{
+		"endpoint": endpoint, "virtualId": vid, "times": 1, "action": action,
+	})
+}
+
+// clause: SIM-3, GR-3
+// Control-API fault rules reach the scratch-card endpoints, each in its
+// own answer shape, and fire once: the next call is served normally.
+func TestCardEndpointFaults_SIM3(t *testing.T) {
+	t.Run("GetReward internal-error", func(t *testing.T) {
+		e := newCardEnv(t)
+		addFault(t, e, "GetReward", "VU-F", map[string]any{"kind": "internal-error"})
+		res, _, _ := e.s.Client.GetReward(e.ctx, e.ref, e.req("VU-F", "UPI"))
+		var ans publisher.GetRewardAnswer
+		if res.StatusCode != 500 || json.Unmarshal(res.Body, &ans) != nil || ans.Status || ans.Message != "Internal Error" {
+			t.Fatalf("HTTP %d %s, want 500 with GetReward's shape", res.StatusCode, res.Body)
+		}
+		e.issue("VU-F", "UPI") // one-shot: the next call is served
+	})
+	t.Run("GetReward not-eligible creates no card", func(t *testing.T) {
+		e := newCardEnv(t)
+		addFault(t, e, "GetReward", "VU-F", map[string]any{"kind": "not-eligible"})
+		res, ans := e.getReward(e.req("VU-F", "UPI"))
+		if res.StatusCode != 200 || ans.Status || ans.Message != "failure" || len(ans.Rewards) != 0 {
+			t.Fatalf("HTTP %d %s, want the normal not-eligible answer", res.StatusCode, res.Body)
+		}
+		_, list, err := e.s.Client.ListCards(e.ctx, e.userToken("VU-F"), "")
+		if err != nil || list.Total != 0 {
+			t.Fatalf("cards after an injected not-eligible: %+v %v", list, err)
+		}
+	})
+	t.Run("GetReward malformed-body", func(t *testing.T) {
+		e := newCardEnv(t)
+		addFault(t, e, "GetReward", "VU-F", map[string]any{"kind": "malformed-body"})
+		res, _, _ := e.s.Client.GetReward(e.ctx, e.ref, e.req("VU-F", "UPI"))
+		if json.Valid(res.Body) || res.StatusCode != 200 {
+			t.Fatalf("HTTP %d %s, want a body cut mid-JSON", res.StatusCode, res.Body)
+		}
+	})
+	t.Run("FetchRewardInfo internal-error leaves the card unscratched", func(t *testing.T) {
+		e := newCardEnv(t)
+		id := e.issue("VU-F", "UPI")
+		tok := e.userToken("VU-F")
+		addFault(t, e, "FetchRewardInfo", "VU-F", map[string]any{"kind": "internal-error"})
+		if _, _, err := e.reveal(tok, "VU-F", id); !publisher.IsFailure(err, "Internal Error!") {
+			t.Fatalf("reveal: %v, want Internal Error!", err)
+		}
+		if _, rw, err := e.reveal(tok, "VU-F", id); err != nil || rw.OfferTitle == "" {
+			t.Fatalf("first real reveal after the fault: %+v %v", rw, err)
+		}
+	})
+	t.Run("listing http-status", func(t *testing.T) {
+		e := newCardEnv(t)
+		addFault(t, e, "GetAllScratchCardsByUserId", "VU-F", map[string]any{"kind": "http-status", "status": 503})
+		res, _, _ := e.s.Client.ListCards(e.ctx, e.userToken("VU-F"), "")
+		if res.StatusCode != 503 {
+			t.Fatalf("HTTP %d %s, want 503", res.StatusCode, res.Body)
+		}
+	})
+	t.Run("GetScratchCardForBank not-eligible", func(t *testing.T) {
+		e := newCardEnv(t)
+		addFault(t, e, "GetScratchCardForBank", "VU-F", map[string]any{"kind": "not-eligible"})
+		res, card, err := e.s.Client.BankCard(e.ctx, bankReq("VU-F", "EXT-1"))
+		if err != nil || card.Status || card.Message != "failure" || card.DeepLink != "" || res.Envelope == nil {
+			t.Fatalf("answer %s (%v), want the signed not-eligible answer", res.Body, err)
+		}
+	})
+}
+
+// clause: SIM-3, CPN-3
+// coupon-error and not-eligible rules answer the coupon host's error codes.
+func TestCouponFaultKinds_SIM3(t *testing.T) {
+	e := newCardEnv(t)
+	for _, c := range []struct {
+		action map[string]any
+		code   string
+		status int
+	}{
+		{map[string]any{"kind": "coupon-error", "errorCode": "COUPON_EXHAUSTED"}, "COUPON_EXHAUSTED", 409},
+		{map[string]any{"kind": "coupon-error", "errorCode": "MAX_LIMIT_REACHED"}, "MAX_LIMIT_REACHED", 429},
+		{map[string]any{"kind": "not-eligible"}, "NON_ELIGIBLE", 403},
+	} {
+		addFault(t, e, "fetchCouponCode", "VU-C", c.action)
+		_, err := e.s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-C", ChannelName: "DEMOBANK", ExtTransactionID: "T-" + c.code, CoinsUsed: "100"})
+		var ce *publisher.CouponError
+		if !errorsAs(err, &ce) || ce.ErrorCode != c.code || ce.Status != c.status || !strings.Contains(ce.Message, "injected") {
+			t.Errorf("%v: got %v, want %d %s", c.action, err, c.status, c.code)
+		}
+	}
+}

@@ -1,0 +1,31 @@
+// Package inject carries out the fault actions whose effect is the same
+// on every endpoint: a bare HTTP status, a delay, a dropped connection.
+// Actions with a contract shape (Internal Error!, coupon error codes, not
+// eligible) are rendered by each endpoint in its own shape.
+package inject
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+)
+
+// Generic applies act if it is endpoint-agnostic. stop is true when the
+// request is over (err is then its answer); false means the endpoint goes
+// on: to answer normally after a delay, or to render act itself.
+func Generic(c echo.Context, act fault.Action) (stop bool, err error) {
+	switch act.Kind {
+	case fault.HTTPStatus:
+		return true, &httpx.Error{Status: act.Status, Body: []byte(http.StatusText(act.Status)), Reason: "injected fault: http-status"}
+	case fault.DropConnection:
+		return true, httpx.Drop(c, "injected fault: drop-connection")
+	case fault.Delay:
+		if err := httpx.Wait(c.Request().Context(), act.Delay.D()); err != nil {
+			return true, err
+		}
+	}
+	return false, nil
+}
