@@ -107,6 +107,8 @@ type Sim struct {
 	handlers   map[Host]http.Handler
 	ctl        *controlPlane
 	journal    *journal.Journal
+	// journalStore is the journal's own bbolt file (state.JournalFile).
+	journalStore *state.Store
 }
 
 // New builds a simulator. It compiles every schema and scenario once, so
@@ -149,16 +151,22 @@ func New(opts Options) (*Sim, error) {
 		s.store.Close()
 		return nil, err
 	}
-	s.journal, err = journal.Open(s.store, journal.Options{
+	if s.journalStore, err = state.Open(opts.DataDir, state.Options{File: state.JournalFile, NoSync: true}); err != nil {
+		s.store.Close()
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	s.journal, err = journal.Open(s.journalStore, journal.Options{
 		MaxEntries: opts.Journal.MaxEntries, MaxAge: opts.Journal.MaxAge, Disabled: opts.Journal.Disabled,
 		Clock: opts.Clock, Logger: opts.Logger,
 	})
 	if err != nil {
+		s.journalStore.Close()
 		s.store.Close()
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	if err := s.startControl(); err != nil {
 		_ = s.journal.Close()
+		s.journalStore.Close()
 		s.store.Close()
 		return nil, err
 	}
@@ -294,6 +302,7 @@ func (s *Sim) ServiceCertPEM() []byte { return s.certPEM }
 func (s *Sim) Close() error {
 	s.stopControl()
 	_ = s.journal.Close()
+	_ = s.journalStore.Close()
 	return s.store.Close()
 }
 

@@ -41,7 +41,18 @@ type Store struct {
 type Options struct {
 	// LockTimeout bounds the wait for the file lock; default 500ms.
 	LockTimeout time.Duration
+	// File is the bbolt file's name in dir; default FileName.
+	File string
+	// NoSync skips fsync on commit: a process kill (even kill -9) loses
+	// nothing, since the data is in the OS page cache; a power loss may.
+	// Only for diagnostics such as the journal, never for service state.
+	NoSync bool
 }
+
+// JournalFile is the journal's own bbolt file: apart from the service
+// state, so journal commits never wait on or delay state commits (bbolt
+// has one writer per file).
+const JournalFile = "journal.db"
 
 // Open opens (creating if needed) the store in dir.
 func Open(dir string, opts Options) (*Store, error) {
@@ -51,11 +62,15 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("data folder %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, FileName)
+	if opts.File == "" {
+		opts.File = FileName
+	}
+	path := filepath.Join(dir, opts.File)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:        opts.LockTimeout,
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
+		NoSync:         opts.NoSync,
 	})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("%s: %w (stop the other instance or use another --data folder)", path, ErrLocked)
