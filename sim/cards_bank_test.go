@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -28,7 +29,7 @@ func TestBankCard_BANK1_signedIssueAndNotification(t *testing.T) {
 	if !ans.Status || ans.Message != "success" || !strings.HasPrefix(ans.DeepLink, "rewardsim://scratchcard?") || ans.Banner == "" {
 		t.Errorf("answer %+v", ans)
 	}
-	simtest.Golden(t, "cards/GetScratchCardForBank.issued.json", res.BDATA)
+	simtest.Golden(t, "cards/GetScratchCardForBank.issued.json", bytes.ReplaceAll(res.BDATA, []byte(e.s.BankURL), []byte("http://bank.test")))
 	u, _ := url.Parse(ans.DeepLink)
 	id := u.Query().Get("rewardId")
 	// The card is a normal card of the user: listed, revealable.

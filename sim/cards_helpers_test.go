@@ -38,7 +38,7 @@ campaigns:
   - {id: C-SUB, channel: DEMOBANK, triggers: [SUB], subTriggers: [P2M], pool: MAIN}
   - {id: C-TIER, channel: DEMOBANK, triggers: [TIER], tiers: [{minAmount: 100, pool: SMALL}, {minAmount: 1000, pool: BIG}]}
   - {id: C-MULTI, channel: DEMOBANK, triggers: [MULTI], pool: MAIN, cardsPerEvent: 3}
-  - {id: C-STOCK, channel: DEMOBANK, triggers: [STOCK], pool: STOCK5}
+  - {id: C-STOCK, channel: DEMOBANK, triggers: [STOCK], pool: STOCK5, banner: "https://unreachable.invalid/stock.png"}
   - {id: C-CITY, channel: DEMOBANK, triggers: [CITY], pool: CITY}
   - {id: C-EXPIRE, channel: DEMOBANK, triggers: [EXPIRE], pool: MAIN, cardExpiry: 1h}
   - {id: CAMP-BANK, channel: DEMOBANK, tiers: [{minAmount: 0, pool: SMALL}, {minAmount: 1000, pool: BIG}], banner: "https://rewardsim.invalid/b.png"}

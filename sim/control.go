@@ -15,6 +15,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
@@ -57,6 +58,9 @@ type controlPlane struct {
 	mu      sync.Mutex
 	watched map[string]string // path -> stamp of its files
 }
+
+// maxStateCards bounds the cards a state read lists for one user.
+const maxStateCards = 1000
 
 // resolveClock gives the simulator its clock: the one in Options (tests),
 // else the persisted sim clock, which the control API can set and move.
@@ -145,7 +149,15 @@ func (s *Sim) startControl() error {
 			}, ok
 		},
 	})
+	cardReader := &cards.Service{Store: s.store, Clock: s.opts.Clock}
 	cp.readers = []control.Reader{
+		{Name: "cards", Read: func(ch, vid string) (any, error) {
+			cs, _, err := cardReader.List(ch, vid, 0, maxStateCards)
+			if cs == nil {
+				cs = []model.Card{}
+			}
+			return cs, err
+		}},
 		{Name: "coupons", Read: func(ch, vid string) (any, error) { return s.store.ChannelUserCoupons(ch, vid) }},
 		{Name: "tokens", Read: s.readTokens},
 		{Name: "sessions", Read: func(ch, vid string) (any, error) {

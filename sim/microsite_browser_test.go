@@ -180,9 +180,9 @@ func TestSDKLaunch_SDK2_deepLinkOpensCardInBrowser(t *testing.T) {
 }
 
 // A miss is delivered through the same callbacks (switches.sdk.missCallback
-// deliver, the default); imagery the page cannot load (here the bank's
-// default banner on an unreachable host) gives way to a simulator-served
-// placeholder, so the page stays whole offline.
+// deliver, the default); imagery the page cannot load (here the
+// campaign's banner on an unreachable host) gives way to a
+// simulator-served placeholder, so the page stays whole offline.
 //
 // clause: SDK-3
 func TestMicrosite_SDK3_missInBrowser(t *testing.T) {

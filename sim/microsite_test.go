@@ -317,14 +317,18 @@ func TestMicrosite_splitHostsBankOnly(t *testing.T) {
 		base string
 		want int
 	}{{e.s.BankURL, http.StatusOK}, {e.s.RewardsURL, http.StatusNotFound}, {e.s.HotdealsURL, http.StatusNotFound}} {
-		for _, path := range []string{"/microsite?sessionId=" + sess + "&virtualId=split-user", "/assets/app.js", "/sdk/launch"} {
+		for _, path := range []string{"/microsite?sessionId=" + sess + "&virtualId=split-user", "/sdk/launch", "/assets/app.js"} {
+			want := host.want
+			if strings.HasPrefix(path, "/assets/") {
+				want = http.StatusOK // the simulator's own resources answer on every host
+			}
 			res, err := http.Get(host.base + path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			res.Body.Close()
-			if res.StatusCode != host.want {
-				t.Errorf("%s%s: HTTP %d, want %d", host.base, path, res.StatusCode, host.want)
+			if res.StatusCode != want {
+				t.Errorf("%s%s: HTTP %d, want %d", host.base, path, res.StatusCode, want)
 			}
 		}
 	}

@@ -195,7 +195,7 @@ func TestSDKIssue_SDK1_issuanceIdempotentAndPopup(t *testing.T) {
 	if s.IsPopup || s.PopupBanner != "" || s.PopupDeepLink != "" {
 		t.Fatalf("below sdk.popups minAmount: %+v", s)
 	}
-	if !b.IsPopup || b.PopupBanner != "/assets/img/camp-demo-coupon.svg" || b.PopupDeepLink != b.DeepLink || b.Banner != "/assets/img/camp-demo-banner.svg" {
+	if !b.IsPopup || b.PopupBanner != e.s.BankURL+"/assets/img/camp-demo-coupon.svg" || b.PopupDeepLink != b.DeepLink || b.Banner != e.s.BankURL+"/assets/img/camp-demo-banner.svg" {
 		t.Fatalf("popup campaign: %+v", b)
 	}
 

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"bytes"
 	"net/http"
 	"testing"
 
@@ -23,7 +24,8 @@ func TestSDKWireShapes(t *testing.T) {
 		{"not-eligible", func() map[string]any { r := sdkReq("WIRE3"); r["triggerEventType"] = "NEFT"; return r }()},
 		{"bad-request", func() map[string]any { r := sdkReq("WIRE4"); delete(r, "merchantVPA"); return r }()},
 	} {
-		simtest.Golden(t, "sdk/getScratchCardDetails."+tc.name+".json", e.postRaw(e.s.BankURL+"/sdk/getScratchCardDetails", tc.body))
+		body := e.postRaw(e.s.BankURL+"/sdk/getScratchCardDetails", tc.body)
+		simtest.Golden(t, "sdk/getScratchCardDetails."+tc.name+".json", bytes.ReplaceAll(body, []byte(e.s.BankURL), []byte("http://bank.test")))
 	}
 	id := e.issue("wire-user", "UPI")
 	var ans struct{ Callback string }

@@ -255,21 +255,27 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: s.scenarios, Faults: s.ctl.faults}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
 	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
+	rewardsDeps := rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: s.scenarios, PublicURL: s.opts.PublicURL}
+	hotdealsDeps := hotdeals.Deps{
+		Channels: s.scenarios, Schemas: s.schemas, Store: s.store, Clock: s.opts.Clock, PublicURL: s.opts.PublicURL,
+		Faults: s.ctl.faults,
+	}
+	// The simulator's own resources (tracking, assets, coupon redirects)
+	// answer on every public host, so each URL handed out works whichever
+	// host issued it, in split mode too. Contract paths stay on their host.
+	shared := func(e *echo.Echo) {
+		rewards.RegisterTracking(e, rewardsDeps)
+		microsite.RegisterAssets(e)
+		hotdeals.RegisterRedirect(e, hotdealsDeps)
+	}
 	reg := map[Host]func(*echo.Echo){
-		Rewards: func(e *echo.Echo) {
-			rewards.Register(e, rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: s.scenarios, PublicURL: s.opts.PublicURL})
-		},
+		Rewards: func(e *echo.Echo) { rewards.Register(e, rewardsDeps) },
 		Bank: func(e *echo.Echo) {
-			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand, Cards: cardSvc})
+			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand, Cards: cardSvc, PublicURL: s.opts.PublicURL})
 			microsite.Register(e, microsite.Deps{Sessions: s.store, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
-				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, DefaultBanner: bank.DefaultBanner})
+				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink})
 		},
-		Hotdeals: func(e *echo.Echo) {
-			hotdeals.Register(e, hotdeals.Deps{
-				Channels: s.scenarios, Schemas: s.schemas, Store: s.store, Clock: s.opts.Clock, PublicURL: s.opts.PublicURL,
-				Faults: s.ctl.faults,
-			})
-		},
+		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdealsDeps) },
 	}
 	out := map[Host]http.Handler{}
 	all := s.newEcho()
@@ -279,8 +285,10 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 		e.Use(s.journal.Middleware(string(h)))
 		reg[h](e)
 		reg[h](all)
+		shared(e)
 		out[h] = e
 	}
+	shared(all)
 	out[All] = all
 	ctl := s.newEcho()
 	cd := s.controlDeps()

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -67,7 +68,7 @@ func Wire(base string, sc *scenario.Scenario, cards []model.Card) (out []WireCar
 			TrackLink:         []string{TrackURL(base, ImpressionPath, c.Channel, c.RewardID, FromCard)},
 		}
 		if c.Reward != nil {
-			w.Details = &Details{Offer: c.Reward.Offer, IsSeen: true}
+			w.Details = &Details{Offer: absoluteOffer(base, c.Reward.Offer), IsSeen: true}
 		}
 		out = append(out, w)
 		clicks = append(clicks, TrackURL(base, ClickPath, c.Channel, c.RewardID, FromCard))
@@ -93,7 +94,7 @@ type Revealed struct {
 func RevealedWire(base string, sc *scenario.Scenario, c model.Card) Revealed {
 	return Revealed{
 		Status: true, Message: "success", RewardID: c.RewardID,
-		Offer: c.Reward.Offer, IsSeen: true, IsFallback: c.Reward.Fallback,
+		Offer: absoluteOffer(base, c.Reward.Offer), IsSeen: true, IsFallback: c.Reward.Fallback,
 		RevealedDateTime: c.Reward.RevealedAt.In(sc.Location).Format(DateTimeMs),
 		ClickTrack:       []string{TrackURL(base, ClickPath, c.Channel, c.RewardID, FromReward)},
 	}
@@ -105,4 +106,36 @@ type AlreadyRevealed struct {
 	Message           string `json:"message"`
 	RewardID          uint64 `json:"rewardId"`
 	IsAlreadyRewarded bool   `json:"isAlreadyRewarded"`
+}
+
+// DefaultBanner is the banner of a card whose campaign names none; the
+// simulator serves it (generated imagery under /assets/img/).
+const DefaultBanner = "/assets/img/scratch-card-banner.svg"
+
+// Banner is the banner of card's campaign, or DefaultBanner.
+func Banner(sc *scenario.Scenario, card model.Card) string {
+	for _, camp := range sc.CampaignsOf(card.Channel) {
+		if camp.ID == card.CampaignID && camp.Banner != "" {
+			return camp.Banner
+		}
+	}
+	return DefaultBanner
+}
+
+// Absolute makes a root-relative URL (a scenario's "/assets/..." imagery)
+// absolute on base, so every URL handed to a publisher is absolute; other
+// URLs pass unchanged. The simulator serves its own resources (assets,
+// tracking, coupon redirects) on every public host, so any base works.
+func Absolute(base, u string) string {
+	if strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") {
+		return base + u
+	}
+	return u
+}
+
+func absoluteOffer(base string, o model.Offer) model.Offer {
+	for _, f := range []*string{&o.CouponImage, &o.BannerDisplayURL, &o.IconImage, &o.CoverImage, &o.PromoLink} {
+		*f = Absolute(base, *f)
+	}
+	return o
 }

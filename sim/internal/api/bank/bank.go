@@ -30,6 +30,8 @@ type Deps struct {
 	Rand     io.Reader
 	// Cards serves GetScratchCardForBank (cards.go).
 	Cards *cards.Service
+	// PublicURL is the base of absolute URLs handed out (banners).
+	PublicURL string
 }
 
 // Register adds the bank host's routes to e.

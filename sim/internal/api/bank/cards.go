@@ -32,9 +32,6 @@ func DeepLink(c model.Card) string {
 	return "rewardsim://scratchcard?" + q.Encode()
 }
 
-// DefaultBanner is the banner of a campaign that names none.
-const DefaultBanner = "https://rewardsim.invalid/banners/scratch-card.png"
-
 // bankCard is GetScratchCardForBank (BANK-1 to BANK-4): signed envelope,
 // channel from CHANNELID, a signed {status, message, deepLink, banner}.
 // notEligible is GetScratchCardForBank's normal not-eligible answer,
@@ -94,11 +91,6 @@ func (h *handlers) bankCard(c echo.Context) error {
 		httpx.SetReason(c, "resent extTransactionId "+req.ExtTransactionID+": the original card")
 	}
 	card := res.Cards[0]
-	banner := DefaultBanner
-	for _, camp := range sc.CampaignsOf(call.Channel.Name) {
-		if camp.ID == card.CampaignID && camp.Banner != "" {
-			banner = camp.Banner
-		}
-	}
+	banner := cards.Absolute(httpx.BaseURL(c, h.PublicURL), cards.Banner(sc, card))
 	return h.Signed.Reply(c, call, bankCard{Status: true, Message: "success", DeepLink: DeepLink(card), Banner: banner})
 }

@@ -95,6 +95,13 @@ func Register(e *echo.Echo, d Deps) {
 		}
 		e.Add(op.Method, op.Path, fn)
 	}
+}
+
+// RegisterRedirect adds the coupons' click-and-redirect URLs (CPN-8). The
+// composition root adds them to every public host, like the other
+// resources the simulator hands out URLs to.
+func RegisterRedirect(e *echo.Echo, d Deps) {
+	h := &handlers{d}
 	e.GET(RedirectPrefix+":channel/:offer", h.redirect)
 }
 

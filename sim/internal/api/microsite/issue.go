@@ -116,9 +116,10 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 			httpx.SetReason(c, "replay of extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
 		}
 		first, last := res.Cards[0], res.Cards[len(res.Cards)-1]
-		ans := issueAnswer{Status: true, Message: "success", Banner: h.banner(sc, first), DeepLink: h.DeepLink(first)}
+		base := httpx.BaseURL(c, h.PublicURL)
+		ans := issueAnswer{Status: true, Message: "success", Banner: cards.Absolute(base, cards.Banner(sc, first)), DeepLink: h.DeepLink(first)}
 		if p, ok := sc.PopupFor(ch.Name, first.CampaignID, amount); ok {
-			ans.IsPopup, ans.PopupBanner, ans.PopupDeepLink = true, p.Banner, h.DeepLink(last)
+			ans.IsPopup, ans.PopupBanner, ans.PopupDeepLink = true, cards.Absolute(base, p.Banner), h.DeepLink(last)
 			if ans.PopupBanner == "" {
 				ans.PopupBanner = ans.Banner
 			}

@@ -68,8 +68,6 @@ type Deps struct {
 	PublicURL string
 	// DeepLink renders a card's deep link (the one GetScratchCardForBank hands out).
 	DeepLink func(model.Card) string
-	// DefaultBanner is the banner of a campaign that names none.
-	DefaultBanner string
 }
 
 type handlers struct {
@@ -77,7 +75,7 @@ type handlers struct {
 	pages *template.Template
 }
 
-// Register adds the microsite, the SDK emulation and the assets to e.
+// Register adds the microsite and the SDK emulation to e.
 func Register(e *echo.Echo, d Deps) {
 	h := &handlers{Deps: d, pages: template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))}
 	e.GET(PagePath, h.page)
@@ -85,6 +83,13 @@ func Register(e *echo.Echo, d Deps) {
 	e.GET(LaunchPath, h.launch)
 	e.POST(LaunchPath, h.launch)
 	registerIssue(e, h)
+}
+
+// RegisterAssets adds the embedded assets and generated imagery. Scenario
+// imagery points at them from every answer, so the composition root adds
+// them to every public host.
+func RegisterAssets(e *echo.Echo) {
+	h := &handlers{}
 	e.GET(ImagePath, h.image)
 	sub, _ := fs.Sub(assetFS, "assets")
 	assets := http.StripPrefix(AssetsPath+"/", http.FileServer(http.FS(sub)))

@@ -146,7 +146,7 @@ func (h *handlers) tile(base string, sc *scenario.Scenario, card model.Card) til
 		ID: card.RewardID, Revealed: card.Revealed(),
 		Created:    card.CreatedAt.In(sc.Location).Format("2 Jan 2006, 15:04"),
 		TrackLinks: wire[0].TrackLink, ClickURL: clicks[0],
-		BannerURL: h.banner(sc, card),
+		BannerURL: cards.Banner(sc, card),
 	}
 	if !card.ExpiresAt.IsZero() {
 		t.Expires = card.ExpiresAt.In(sc.Location).Format("2 Jan 2006, 15:04")
@@ -174,14 +174,6 @@ func (h *handlers) tile(base string, sc *scenario.Scenario, card model.Card) til
 }
 
 // banner is the card's campaign banner, or the default.
-func (h *handlers) banner(sc *scenario.Scenario, card model.Card) string {
-	for _, camp := range sc.CampaignsOf(card.Channel) {
-		if camp.ID == card.CampaignID && camp.Banner != "" {
-			return camp.Banner
-		}
-	}
-	return h.DefaultBanner
-}
 
 // scratchAnswer is the page's reveal answer: the revealed tile rendered by
 // the same template as the page, and the callback payload of a first

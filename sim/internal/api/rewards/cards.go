@@ -36,6 +36,13 @@ func registerCards(e *echo.Echo, h *handlers) {
 	e.POST(mustOp(contract.OpGetReward).Path, h.getReward, httpx.Bearer(h.Tokens, model.ReferenceToken))
 	e.POST(mustOp(contract.OpFetchRewardInfo).Path, h.fetchRewardInfo, httpx.Bearer(h.Tokens, model.UserToken))
 	e.GET(mustOp(contract.OpListCards).Path, h.listCards, httpx.Bearer(h.Tokens, model.UserToken))
+}
+
+// RegisterTracking adds the tracking URLs (TRK-1). They are the
+// simulator's own resources, not contract paths, so the composition root
+// adds them to every public host: a URL handed out works wherever it points.
+func RegisterTracking(e *echo.Echo, d Deps) {
+	h := &handlers{d}
 	e.GET(cards.ImpressionPath, h.track(cards.Impression))
 	e.GET(cards.ClickPath, h.track(cards.Click))
 }
