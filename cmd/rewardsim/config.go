@@ -63,14 +63,6 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if file, _ := cmd.Flags().GetString("config"); file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
-			maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
-			if err != nil || maxEntries == 0 {
-				return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
-			}
-			maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
-			if err != nil || maxAge < 0 {
-				return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
-			}
 			return serveConfig{}, fmt.Errorf("config %s: %w", file, err)
 		}
 		known := map[string]bool{}
@@ -85,14 +77,6 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		}
 		if len(unknown) > 0 {
 			sort.Strings(unknown)
-			maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
-			if err != nil || maxEntries == 0 {
-				return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
-			}
-			maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
-			if err != nil || maxAge < 0 {
-				return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
-			}
 			return serveConfig{}, fmt.Errorf("config %s: unknown keys %s", file, strings.Join(unknown, ", "))
 		}
 	}

@@ -102,6 +102,25 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatalf("a typo in the config file: %v, want unknown keys lisen", err)
 	}
 
+	// The file's unknown keys are reported before any value is judged, and
+	// the journal bounds are checked wherever they come from.
+	both := filepath.Join(dir, "both.yaml")
+	os.WriteFile(both, []byte("lisen: typo\njournal-max-entries: zero\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", both}, "unknown keys lisen"},
+		{[]string{"--journal-max-entries", "0"}, `journal-max-entries: "0" is not a positive number or -1`},
+		{[]string{"--journal-max-age", "-1h"}, `journal-max-age: "-1h" is not a duration`},
+	} {
+		sc := serveCommand(func(*cobra.Command, serveConfig) error { return nil })
+		sc.SetArgs(c.args)
+		if err := sc.Execute(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error containing %q", c.args, err, c.want)
+		}
+	}
+
 	// Environment beats the file, a flag beats the environment, the file
 	// beats the default.
 	good := filepath.Join(dir, "good.yaml")
