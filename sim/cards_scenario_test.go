@@ -1,20 +1,13 @@
 package sim_test
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/rewardsim/rewardsim/sim"
 )
 
 // clause: SIM-1 (campaigns and pools are checked with file, line, path and reasonOf)
 func TestScenario_cardsProblemsLocated(t *testing.T) {
 	base := cardScenario("")
-	cases := []struct {
-		name, old, new, want string
-	}{
+	cases := []scenarioEdit{
 		{"unknown pool", "pool: MAIN}\n  - {id: C-CAP", "pool: NOPE}\n  - {id: C-CAP", `/campaigns/0/pool: no pool has id "NOPE"`},
 		{"unknown tier pool", "pool: SMALL}, {minAmount: 1000, pool: BIG}]}\n  - {id: C-MULTI", "pool: SMALL}, {minAmount: 1000, pool: HUGE}]}\n  - {id: C-MULTI", `/campaigns/6/tiers/1/pool: no pool has id "HUGE"`},
 		{"unknown channel", "{id: C-UPI, channel: OTHERBANK", "{id: C-UPI, channel: NOBANK", `/campaigns/12/channel: no channel is named "NOBANK"`},
@@ -27,23 +20,5 @@ func TestScenario_cardsProblemsLocated(t *testing.T) {
 		{"unknown switch value", "cards: {}", "cards: {secondReveal: again}", "/switches/cards/secondReveal"},
 		{"default over max", "cards: {}", "cards: {listDefaultLimit: 60}", "/switches/cards/listDefaultLimit: is larger than listMaxLimit"},
 	}
-	dir := t.TempDir()
-	for _, tc := range cases {
-		if !strings.Contains(base, tc.old) {
-			t.Fatalf("%s: the base scenario has no %q", tc.name, tc.old)
-		}
-		path := filepath.Join(dir, "s.yaml")
-		if err := os.WriteFile(path, []byte(strings.Replace(base, tc.old, tc.new, 1)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		err := sim.ValidateScenario(path)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path+":") {
-			t.Errorf("%s: %v, want a located problem containing %q", tc.name, err, tc.want)
-		}
-	}
-	path := filepath.Join(dir, "ok.yaml")
-	_ = os.WriteFile(path, []byte(base), 0o600)
-	if err := sim.ValidateScenario(path); err != nil {
-		t.Errorf("base scenario: %v", err)
-	}
+	checkScenarioEdits(t, base, cases)
 }

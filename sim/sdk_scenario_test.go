@@ -1,12 +1,7 @@
 package sim_test
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/rewardsim/rewardsim/sim"
 )
 
 // The sdk: key and switches.sdk are checked with file, line, path and reason.
@@ -21,7 +16,7 @@ func TestScenario_sdkProblemsLocated(t *testing.T) {
   popups:
     - {channel: DEMOBANK, campaign: C-UPI, minAmount: 100}
 `
-	cases := []struct{ name, old, new, want string }{
+	cases := []scenarioEdit{
 		{"bridge not an identifier", "androidBridge: AppBridge", "androidBridge: App-Bridge", "/sdk/androidBridge: is not a JavaScript identifier"},
 		{"partner of no channel", "partners: {DEMOBANK: Demo}", "partners: {NOBANK: Demo}", `/sdk/partners/NOBANK: no channel is named "NOBANK"`},
 		{"partner not a name", "partners: {DEMOBANK: Demo}", "partners: {DEMOBANK: De mo}", "/sdk/partners/DEMOBANK: is not usable"},
@@ -32,23 +27,5 @@ func TestScenario_sdkProblemsLocated(t *testing.T) {
 		{"unknown emptySessionId", "cards: {}", "cards: {}\n  sdk: {emptySessionId: maybe}", "/switches/sdk/emptySessionId"},
 		{"unknown missCallback", "cards: {}", "cards: {}\n  sdk: {missCallback: sometimes}", "/switches/sdk/missCallback"},
 	}
-	dir := t.TempDir()
-	for _, tc := range cases {
-		if !strings.Contains(base, tc.old) {
-			t.Fatalf("%s: the base scenario has no %q", tc.name, tc.old)
-		}
-		path := filepath.Join(dir, "s.yaml")
-		if err := os.WriteFile(path, []byte(strings.Replace(base, tc.old, tc.new, 1)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		err := sim.ValidateScenario(path)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path+":") {
-			t.Errorf("%s: %v, want a located problem containing %q", tc.name, err, tc.want)
-		}
-	}
-	path := filepath.Join(dir, "ok.yaml")
-	_ = os.WriteFile(path, []byte(base), 0o600)
-	if err := sim.ValidateScenario(path); err != nil {
-		t.Errorf("base scenario: %v", err)
-	}
+	checkScenarioEdits(t, base, cases)
 }

@@ -183,11 +183,17 @@ func (s *Store) UserCoupons(channel, offerID, virtualID string) ([]model.Coupon,
 
 // scanSeq decodes the values under prefix+<8-byte sequence>, in order.
 func scanSeq[T any](s *Store, bucket, prefix []byte) ([]T, error) {
+	// Records directly under prefix end in an 8-byte sequence number.
+	return scanWhere[T](s, bucket, prefix, func(k []byte) bool { return len(k) == len(prefix)+8 })
+}
+
+// scanWhere decodes every value under prefix whose key passes keep (nil: all).
+func scanWhere[T any](s *Store, bucket, prefix []byte, keep func(k []byte) bool) ([]T, error) {
 	out := []T{}
 	err := s.db.View(func(tx *bolt.Tx) error {
 		cur := tx.Bucket(bucket).Cursor()
 		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
-			if len(k) != len(prefix)+8 {
+			if keep != nil && !keep(k) {
 				continue
 			}
 			var x T
@@ -297,29 +303,12 @@ func (s *Store) ResetCoupons(channel string) error {
 // offers. It scans the channel's coupons, so it is for the control API,
 // not for a hot path.
 func (s *Store) ChannelUserCoupons(channel, virtualID string) ([]model.Coupon, error) {
-	all, err := scanAll[model.Coupon](s, bucketCoupons, key(channel))
+	all, err := scanWhere[model.Coupon](s, bucketCoupons, key(channel), nil)
 	out := []model.Coupon{}
 	for _, c := range all {
 		if c.VirtualID == virtualID {
 			out = append(out, c)
 		}
 	}
-	return out, err
-}
-
-// scanAll decodes every value under prefix.
-func scanAll[T any](s *Store, bucket, prefix []byte) ([]T, error) {
-	var out []T
-	err := s.db.View(func(tx *bolt.Tx) error {
-		cur := tx.Bucket(bucket).Cursor()
-		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
-			var x T
-			if err := json.Unmarshal(v, &x); err != nil {
-				return err
-			}
-			out = append(out, x)
-		}
-		return nil
-	})
 	return out, err
 }
