@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // MaxBody is the largest request body any endpoint reads (1 MiB).
@@ -139,3 +141,22 @@ func Wait(ctx context.Context, d time.Duration) error {
 }
 
 var ErrDropped = errors.New("connection dropped on purpose")
+
+// ReadValidJSON reads the body, decodes it as one JSON value and checks it
+// against the named schema. problem is empty on success; otherwise it says
+// what is wrong (naming the field), for the endpoint to render in its own
+// answer shape.
+func ReadValidJSON(c echo.Context, set *schema.Set, name string) (body []byte, problem string) {
+	body, err := ReadBody(c)
+	if err != nil {
+		return nil, "body could not be read: " + err.Error()
+	}
+	generic, err := schema.DecodeJSON(body)
+	if err != nil {
+		return nil, "body is " + err.Error()
+	}
+	if err := set.Validate(name, generic); err != nil {
+		return nil, err.Error()
+	}
+	return body, ""
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // issueAnswer is the SDK client issuance result (2.7).
@@ -46,16 +45,9 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 		bad := func(msg string) error {
 			return &httpx.Error{Status: http.StatusBadRequest, Reason: msg, Body: issueAnswer{Message: msg}}
 		}
-		body, err := httpx.ReadBody(c)
-		if err != nil {
-			return bad("body could not be read: " + err.Error())
-		}
-		generic, err := schema.DecodeJSON(body)
-		if err != nil {
-			return bad("body is " + err.Error())
-		}
-		if err := h.Schemas.Validate(op.Request, generic); err != nil {
-			return bad(err.Error())
+		body, problem := httpx.ReadValidJSON(c, h.Schemas, op.Request)
+		if problem != "" {
+			return bad(problem)
 		}
 		var req struct {
 			ChannelName      string      `json:"channelName"`

@@ -20,7 +20,6 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 )
 
@@ -75,16 +74,9 @@ func (h *handlers) getReward(c echo.Context) error {
 		return &httpx.Error{Status: sw.InvalidRequestStatus, Reason: msg,
 			Body: getRewardAnswer{Message: msg, Rewards: []cards.WireCard{}, Clicktrack: []string{}}}
 	}
-	body, err := httpx.ReadBody(c)
-	if err != nil {
-		return bad("body could not be read: " + err.Error())
-	}
-	generic, err := schema.DecodeJSON(body)
-	if err != nil {
-		return bad("body is " + err.Error())
-	}
-	if err := h.Signed.Schemas.Validate(mustOp(contract.OpGetReward).Request, generic); err != nil {
-		return bad(err.Error())
+	body, problem := httpx.ReadValidJSON(c, h.Signed.Schemas, mustOp(contract.OpGetReward).Request)
+	if problem != "" {
+		return bad(problem)
 	}
 	var req struct {
 		ChannelName      string          `json:"channelName"`
