@@ -11,10 +11,21 @@ import (
 )
 
 // The control listener's read-only dashboard shows the active scenario,
-// its switches, tracking counts and cards per user, with slots for the
-// journal, faults, pending webhooks and the conformance report.
+// its switches, tracking counts and cards per user, the latest journal
+// exchanges, the armed fault rules, pending webhooks and the conformance
+// report's findings.
+//
+// clause: SIM-3, SIM-6
 func TestDashboard_readOnlyOverview(t *testing.T) {
 	e := newCardEnv(t)
+	ctlOK(t, e.s, http.StatusCreated, "POST", "/__sim/faults", map[string]any{
+		"id": "dash-fault", "endpoint": "GetReward", "virtualId": "nobody", "action": map[string]any{"kind": "internal-error"}})
+	registerChannel(t, e.s, "DASHWH", 0, "http://127.0.0.1:9/never")
+	push := schedule(t, e.s, map[string]any{"channel": "DASHWH", "offerId": "O1", "reason": "OUT_OF_STOCK", "at": "2027-01-01T00:00:00+05:30"})[0]
+	// A user token where a reference token is due: an AUTH-1 finding.
+	if res, _, _ := e.s.Client.GetReward(e.ctx, e.userToken("dash-x"), e.req("dash-x", "UPI")); res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("wrong token type: HTTP %d", res.StatusCode)
+	}
 	a := e.issue("dash-a", "UPI")
 	e.issue("dash-a", "IMPS")
 	e.issue("dash-b", "UPI")
@@ -40,6 +51,8 @@ func TestDashboard_readOnlyOverview(t *testing.T) {
 			`<tr data-user="dash-a"><td>dash-a</td><td class="n unscratched">1</td><td class="n revealed">1</td><td class="n total">2</td>`,
 			`<tr data-user="dash-b"><td>dash-b</td><td class="n unscratched">1</td><td class="n revealed">0</td>`,
 			`data-slot="journal"`, `data-slot="faults"`, `data-slot="webhooks"`, `data-slot="report"`,
+			`<tr data-fault="dash-fault">`, `<tr data-push="` + push.ID + `">`, `<tr data-finding="AUTH-1">`,
+			`<td>GetReward</td><td>DEMOBANK</td><td>dash-x</td><td>401</td>`,
 		} {
 			if !strings.Contains(page, want) {
 				t.Errorf("%s lacks %s", path, want)

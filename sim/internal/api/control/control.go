@@ -96,7 +96,7 @@ func Register(e *echo.Echo, d Deps) {
 		registerCards(g, *d.Cards)
 	}
 	if d.Dashboard != nil {
-		registerDashboard(g, *d.Dashboard)
+		h.registerDashboard(g, *d.Dashboard)
 	}
 	if d.Store == nil { // the foundation's minimal wiring
 		return

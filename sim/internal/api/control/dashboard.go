@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	_ "embed"
 	"html/template"
 	"net/http"
@@ -11,8 +12,12 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/report"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
+	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
 //go:embed dashboard.html
@@ -46,14 +51,26 @@ type dashView struct {
 	UsersShown                int
 	Journal, Faults, Webhooks string
 	Report                    string
+
+	// The live panels (each nil-safe: a harness without a journal or a
+	// control plane shows them empty).
+	JournalStored  int
+	JournalDropped uint64
+	Recent         []journal.Entry
+	RuntimeFaults  []fault.Status
+	Pending        []webhook.Push
+	Findings       []report.Finding
 }
 
-// RegisterDashboard adds the read-only dashboard, GET /__sim/ and
+// DashboardRecent is how many of the latest exchanges the dashboard lists.
+const DashboardRecent = 20
+
+// registerDashboard adds the read-only dashboard, GET /__sim/ and
 // GET /__sim/dashboard: the active scenario and its switches, tracking
-// counts and cards per user of each channel. Journal, faults, pending
-// webhooks and the conformance report are slots that link to their
-// control calls (built in other areas).
-func registerDashboard(g *echo.Group, d DashboardDeps) {
+// counts and cards per user of each channel, the latest exchanges of the
+// journal, the control API's fault rules, pending webhook pushes and the
+// conformance report's findings, each linking to its control call.
+func (hd *handlers) registerDashboard(g *echo.Group, d DashboardDeps) {
 	h := func(c echo.Context) error {
 		sc := d.Active()
 		v := dashView{
@@ -69,6 +86,9 @@ func registerDashboard(g *echo.Group, d DashboardDeps) {
 			}
 			v.Channels = append(v.Channels, dashChannel{Name: ch.Name, ChannelID: ch.ChannelID, Campaigns: len(sc.CampaignsOf(ch.Name)), Summary: sum})
 		}
+		if err := hd.livePanels(c.Request().Context(), &v); err != nil {
+			return err
+		}
 		var b strings.Builder
 		if err := dashboardTmpl.Execute(&b, v); err != nil {
 			return err
@@ -78,6 +98,38 @@ func registerDashboard(g *echo.Group, d DashboardDeps) {
 	}
 	g.GET("/", h)
 	g.GET("/dashboard", h)
+}
+
+// livePanels fills the journal, faults, webhooks and report panels.
+func (hd *handlers) livePanels(ctx context.Context, v *dashView) error {
+	if hd.Faults != nil {
+		v.RuntimeFaults = hd.Faults.List()
+	}
+	if hd.Webhooks != nil {
+		all, err := hd.Webhooks.List("")
+		if err != nil {
+			return err
+		}
+		for _, p := range all {
+			if p.State == webhook.Pending {
+				v.Pending = append(v.Pending, p)
+			}
+		}
+	}
+	if hd.Journal == nil {
+		return nil
+	}
+	es, err := hd.Journal.Entries(ctx, journal.Filter{})
+	if err != nil {
+		return err
+	}
+	v.JournalStored, v.JournalDropped = len(es), hd.Journal.Dropped()
+	recent := es[max(0, len(es)-DashboardRecent):]
+	for i := len(recent) - 1; i >= 0; i-- { // newest first
+		v.Recent = append(v.Recent, recent[i])
+	}
+	v.Findings = report.Build(es, report.Options{}).Findings
+	return nil
 }
 
 func yamlOf(v any) string {
