@@ -140,15 +140,8 @@ func TestReport_SIM6_findingsProvokedThroughTheEndpoints(t *testing.T) {
 				opts = append(opts, c.scenario)
 			}
 			s := simtest.New(t, opts...)
-			ref, err := s.Client.ReferenceToken(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			user, err := s.Client.UserToken(ctx, "VU-1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.provoke(t, s, ref.ReferenceKey, user.Token)
+			ref, user := tokens(t, s.Client)
+			c.provoke(t, s, ref, user)
 			r := report(t, s, "channel=DEMOBANK")
 			if len(r.Findings) != 1 || r.Findings[0].Clause != c.clause || r.Findings[0].ID != c.rule || r.Findings[0].Count != c.count {
 				t.Fatalf("findings %v %+v, want %s/%s counted %d", findingIDs(r), r.Findings, c.clause, c.rule, c.count)

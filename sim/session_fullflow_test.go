@@ -29,19 +29,12 @@ func fullFlow(t *testing.T, c *publisher.Client) fullFlowResult {
 	t.Helper()
 	ctx := context.Background()
 	var r fullFlowResult
-	ref, err := c.ReferenceToken(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	user, err := c.UserToken(ctx, "VU-1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, user := tokens(t, c)
 	if _, err := c.Session(ctx, "VU-1"); err != nil {
 		t.Fatal(err)
 	}
 	amount := 250.5
-	res, got, err := c.GetReward(ctx, ref.ReferenceKey, publisher.GetRewardRequest{
+	res, got, err := c.GetReward(ctx, ref, publisher.GetRewardRequest{
 		ChannelName: "DEMOBANK", VirtualID: "VU-1", TriggerEventType: "UPI",
 		ExtTransactionID: "TXN-FULL-1", Amount: &amount, DateAndTime: "15012026100000",
 	})
@@ -49,11 +42,11 @@ func fullFlow(t *testing.T, c *publisher.Client) fullFlowResult {
 		t.Fatalf("GetReward: %v %s", err, res.Body)
 	}
 	r.rewardID = got.Rewards[0].RewardID
-	fireImpressions(t, c, listCards(t, c, user.Token, 1))
-	if _, r.revealed, err = c.FetchRewardInfo(ctx, user.Token, "VU-1", r.rewardID); err != nil || !r.revealed.Status || r.revealed.OfferTitle == "" {
+	fireImpressions(t, c, listCards(t, c, user, 1))
+	if _, r.revealed, err = c.FetchRewardInfo(ctx, user, "VU-1", r.rewardID); err != nil || !r.revealed.Status || r.revealed.OfferTitle == "" {
 		t.Fatalf("reveal %d: %v %+v", r.rewardID, err, r.revealed)
 	}
-	fireImpressions(t, c, listCards(t, c, user.Token, 1))
+	fireImpressions(t, c, listCards(t, c, user, 1))
 	if offers, err := c.Catalogue(ctx, "VU-1"); err != nil || len(offers) == 0 {
 		t.Fatalf("getCatalogue: %v %+v", err, offers)
 	}
@@ -65,6 +58,20 @@ func fullFlow(t *testing.T, c *publisher.Client) fullFlowResult {
 		t.Fatalf("getUserCoupons: %v %+v", err, list)
 	}
 	return r
+}
+
+// tokens fetches the reference token and VU-1's user token.
+func tokens(t *testing.T, c *publisher.Client) (ref, user string) {
+	t.Helper()
+	r, err := c.ReferenceToken(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := c.UserToken(context.Background(), "VU-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.ReferenceKey, u.Token
 }
 
 // listCards lists the user's cards and checks how many there are.
@@ -197,4 +204,35 @@ func containsInOrder(got, want []string) bool {
 		}
 	}
 	return i == len(want)
+}
+
+// clause: SIM-4
+// Revealed straight after GetReward (no listing between), the rewardId in
+// FetchRewardInfo's BDATA is captured from GetReward's answer, and the
+// session replays clean on a fresh simulator.
+func TestSession_SIM4_rewardIdCapturedFromGetReward(t *testing.T) {
+	rec := simtest.New(t)
+	ref, user := tokens(t, rec.Client)
+	cards := cardsFor(t, rec.Client, ref, "VU-1", 1)
+	fireImpressions(t, rec.Client, cards)
+	if _, r, err := rec.Client.FetchRewardInfo(context.Background(), user, "VU-1", cards[0].RewardID); err != nil || !r.Status {
+		t.Fatalf("reveal: %v %+v", err, r)
+	}
+	data := exportSession(t, rec, "reveal")
+	var doc struct {
+		Steps []struct {
+			ID, Endpoint string
+			Envelope     *struct{ Payload map[string]any }
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Steps) != 5 {
+		t.Fatalf("session: %v, %d steps", err, len(doc.Steps))
+	}
+	if doc.Steps[2].Endpoint != "GetReward" || doc.Steps[4].Endpoint != "FetchRewardInfo" ||
+		doc.Steps[4].Envelope.Payload["rewardId"] != "${"+doc.Steps[2].ID+".rewards.0.rewardId}" {
+		t.Fatalf("FetchRewardInfo's rewardId is not GetReward's: %s", data)
+	}
+	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() {
+		t.Fatalf("replay:\n%s", res.Report)
+	}
 }
