@@ -75,6 +75,11 @@ func Build(entries []journal.Entry, o BuildOptions) *Session {
 
 		if c := byURL[e.Path+"?"+e.Query]; c != nil {
 			st.Path, st.Query = use(c), ""
+			if st.Host == "" {
+				// A URL an answer handed out is served by the host that
+				// handed it out (the coupon URL by hotdeals).
+				st.Host = s.Steps[c.step].Host
+			}
 		}
 		for k, v := range e.Request.Header {
 			if skipHeaders[k] {

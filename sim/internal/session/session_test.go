@@ -323,3 +323,20 @@ func TestReplay_SIM4_reSignsOnlyWhatWasSigned(t *testing.T) {
 		t.Errorf("sent %+v", got)
 	}
 }
+
+// clause: SIM-4
+// A request to a URL an answer handed out goes, on replay, to the host
+// that handed it out when the recording listener served every host; a
+// listener of its own is kept.
+func TestBuild_SIM4_capturedURLStepInheritsTheHost(t *testing.T) {
+	for _, c := range []struct{ listener, want string }{{"all", "hotdeals"}, {"bank", "bank"}} {
+		b := journal.NewBuilder()
+		claim := b.Build(&journal.Exchange{Method: "POST", Path: "/api/fetchCouponCode", RequestBody: []byte(`{"offerId":"O1"}`),
+			ResponseBody: []byte(`{"status":200,"data":{"url":"http://127.0.0.1:9/hotdeals/r/D/O1?vid=1"}}`), Status: 200, Listener: "all"})
+		follow := b.Build(&journal.Exchange{Method: "GET", Path: "/hotdeals/r/D/O1", Query: "vid=1", Status: 302, Listener: c.listener})
+		s := Build([]journal.Entry{*claim, *follow}, BuildOptions{Name: "url-host"})
+		if got := s.Steps[1]; got.Host != c.want || got.Path != "${s1.data.url.url}" {
+			t.Errorf("listener %s: step 2 host %q path %q, want host %q", c.listener, got.Host, got.Path, c.want)
+		}
+	}
+}
