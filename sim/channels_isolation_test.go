@@ -128,8 +128,12 @@ func (ch *isoChannel) faultRun(t *testing.T, vid string, faulted bool) {
 		return
 	}
 	res, _, err := ch.c.ListCards(bg, tok.Token, "")
-	if got := err != nil || res.StatusCode != http.StatusOK; got != faulted {
-		t.Errorf("%s %s listing: %v HTTP %d (faulted: %v)", ch.name, vid, err, res.StatusCode, faulted)
+	if err != nil {
+		t.Errorf("%s %s listing: %v", ch.name, vid, err)
+		return
+	}
+	if got := res.StatusCode != http.StatusOK; got != faulted {
+		t.Errorf("%s %s listing: HTTP %d (faulted: %v)", ch.name, vid, res.StatusCode, faulted)
 	}
 }
 
@@ -264,4 +268,59 @@ func TestChannels_SIM2_SIM3_parallelCardsCouponsFaultsAreIsolated(t *testing.T) 
 		}
 	}
 	b.check(t, "after CIA's new cards")
+}
+
+// clause: SIM-2, WH-5
+// A channel registered at run time and then given a scenario of its own
+// (which must name the channel, for its campaigns and offers) is still
+// registered after a restart: its webhookUrl still receives pushes, and
+// its scenario still issues its cards.
+func TestChannels_SIM2_registeredChannelWithOwnScenarioSurvivesRestart(t *testing.T) {
+	dir, clk := t.TempDir(), simtest.NewClock()
+	rc := newReceiver(t, answerOK)
+	s := simtest.New(t, simtest.WithDataDir(dir), simtest.WithClock(clk))
+	ch := &isoChannel{name: "CIA", c: registerChannel(t, s, "CIA", 0, rc.URL), runs: map[string]*isoRun{}}
+	ctlOK(t, s, http.StatusCreated, "POST", "/__sim/scenarios?activate=true&channel=CIA", isoScenario("CIA", 0, ""))
+	s.Close()
+
+	s = simtest.New(t, simtest.WithDataDir(dir), simtest.WithClock(clk))
+	var list struct {
+		Channels []struct{ Name, WebhookURL, Scenario, Source string }
+	}
+	_, out := ctl(t, s, "GET", "/__sim/channels", nil)
+	decodeInto(t, out, &list)
+	found := false
+	for _, c := range list.Channels {
+		if c.Name == "CIA" && c.Source == "registered" {
+			found = true
+			if c.WebhookURL != rc.URL || c.Scenario != "iso-CIA" {
+				t.Errorf("CIA after restart: %+v, want webhookUrl %s and scenario iso-CIA", c, rc.URL)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("CIA is no longer registered after the restart: %s", out)
+	}
+	schedule(t, s, map[string]any{"channel": "CIA", "offerId": "OFFER-X", "reason": "OUT_OF_STOCK"})
+	ctlOK(t, s, http.StatusOK, "POST", "/__sim/webhooks/run", nil)
+	if n := len(rc.got()); n != 1 {
+		t.Errorf("CIA's receiver got %d pushes after the restart, want 1", n)
+	}
+	ch.c = withURLs(ch.c, s)
+	ref, err := ch.c.ReferenceToken(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch.ref = ref.ReferenceKey
+	ch.run(t, "VU-1", 0)
+	if r := ch.runs["VU-1"]; r == nil || r.revealed.OfferTitle != "CIA reward" {
+		t.Errorf("CIA's own scenario after the restart: %+v", r)
+	}
+}
+
+// withURLs points a copy of c at s's hosts and validating client.
+func withURLs(c *publisher.Client, s *simtest.Server) *publisher.Client {
+	n := *c
+	n.HTTP, n.RewardsURL, n.BankURL, n.HotdealsURL, n.ServiceKey = s.HTTP, s.RewardsURL, s.BankURL, s.HotdealsURL, s.Client.ServiceKey
+	return &n
 }
