@@ -163,12 +163,12 @@ func TestHarness_SIM5_closeWaitsAndIsIdempotent(t *testing.T) {
 				done <- result{tok, err}
 			}()
 			// Wait (bounded) until the rule fired: the request is in its delay.
-			for i := 0; ; i++ {
+			for deadline := time.Now().Add(30 * time.Second); ; {
 				rules := control(t, s, "GET", "/__sim/faults", nil)["rules"].([]any)
 				if rules[0].(map[string]any)["fired"] == 1.0 {
 					break
 				}
-				if i == 2000 {
+				if time.Now().After(deadline) {
 					t.Fatal("the delayed request never reached its fault")
 				}
 				time.Sleep(time.Millisecond)
