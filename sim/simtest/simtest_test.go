@@ -138,8 +138,8 @@ func refused(u string) bool {
 
 // clause: SIM-5
 // Close waits for a request in flight (it gets its whole answer, and what
-// it wrote is in the store), is idempotent, and leaves every URL refusing
-// connections.
+// it wrote is in the store), is idempotent (also when called from several
+// goroutines at once), and leaves every URL refusing connections.
 func TestHarness_SIM5_closeWaitsAndIsIdempotent(t *testing.T) {
 	for _, split := range []bool{false, true} {
 		t.Run(fmt.Sprintf("split=%v", split), func(t *testing.T) {
@@ -173,17 +173,25 @@ func TestHarness_SIM5_closeWaitsAndIsIdempotent(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
-			s.Close()
+			// Close from several goroutines at once: each call returns only
+			// when the harness is down (like httptest.Server.Close).
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Go(func() {
+					s.Close()
+					for _, u := range []string{s.RewardsURL, s.BankURL, s.HotdealsURL, s.ControlURL} {
+						if !refused(u) {
+							t.Errorf("%s still accepts connections after Close returned", u)
+						}
+					}
+				})
+			}
+			wg.Wait()
 			r := <-done
 			if r.err != nil || r.tok.Token == "" {
 				t.Fatalf("the request in flight during Close: %v %+v, want its whole answer", r.err, r.tok)
 			}
-			s.Close() // idempotent
-			for _, u := range []string{s.RewardsURL, s.BankURL, s.HotdealsURL, s.ControlURL} {
-				if !refused(u) {
-					t.Errorf("%s still accepts connections after Close", u)
-				}
-			}
+			s.Close() // idempotent, and again at cleanup
 			// What the request in flight wrote was committed before the store closed.
 			again := simtest.New(t, simtest.WithDataDir(s.DataDir), simtest.WithClock(s.Clock))
 			user := control(t, again, "GET", "/__sim/state/users/DEMOBANK/VU-SLOW", nil)
