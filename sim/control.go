@@ -97,6 +97,25 @@ func (s *Sim) startControl() error {
 	if s.opts.ScenarioPath != "" {
 		cp.watch(s.opts.ScenarioPath)
 	}
+	// Run-time channels come back before the scenarios: a channel may have
+	// been registered first and then named by an uploaded scenario of its
+	// own (which the clash check of Register would refuse the other way
+	// round). Those that name a scenario wait until it is loaded.
+	register := func(spec scenario.ChannelSpec) error {
+		reg, err := spec.Compile()
+		if err == nil {
+			err = s.scenarios.Register(reg)
+		}
+		return err
+	}
+	var named []scenario.ChannelSpec
+	restore(s, state.KindChannel, func(spec scenario.ChannelSpec) error {
+		if spec.Scenario != "" {
+			named = append(named, spec)
+			return nil
+		}
+		return register(spec)
+	})
 	restore(s, state.KindScenario, func(rec scenario.Stored) error {
 		var sc *scenario.Scenario
 		var err error
@@ -113,13 +132,11 @@ func (s *Sim) startControl() error {
 	restore(s, state.KindActivation, func(a control.Activation) error {
 		return s.scenarios.ActivateName(a.Scenario, a.Channel)
 	})
-	restore(s, state.KindChannel, func(spec scenario.ChannelSpec) error {
-		reg, err := spec.Compile()
-		if err == nil {
-			err = s.scenarios.Register(reg)
+	for _, spec := range named {
+		if err := register(spec); err != nil {
+			s.log.Warn("skipping a stored control record", "kind", state.KindChannel, "channel", spec.Name, "err", err)
 		}
-		return err
-	})
+	}
 	var rules []fault.Status
 	restore(s, state.KindFault, func(st fault.Status) error {
 		rules = append(rules, st)

@@ -90,12 +90,16 @@ func (sv *served) ctl(t *testing.T, method, path string, body any) map[string]an
 	return m
 }
 
-// clause: SIM-2, WH-5
+// clause: SIM-2, WH-5, GR-4, REV-2, CPN-5
 // The simulator is killed (SIGKILL) with tokens issued, a fault armed, a
-// scenario activated and a push pending; restarted on the same data
-// folder, it still has all of them, and the push is delivered exactly
-// once when the simulated clock reaches it. The push is scheduled with
-// `rewardsim webhook send`.
+// scenario activated, scratch cards issued (one revealed), a coupon
+// claimed and a push pending; restarted on the same data folder, it
+// still has all of them: the cards are listed as they were, a second
+// reveal does not hand the reward out again (REV-2), replayed GetReward
+// and fetchCouponCode calls return the earlier cards and coupon (GR-4,
+// CPN-5), the journal keeps the earlier exchanges, and the push is
+// delivered exactly once when the simulated clock reaches it (WH-5). The
+// push is scheduled with `rewardsim webhook send`.
 func TestPersistence_SIM2_WH5_survivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -156,6 +160,8 @@ func TestPersistence_SIM2_WH5_survivesKill9(t *testing.T) {
 		t.Fatalf("webhook send printed %s", out.String())
 	}
 
+	before := persistCards(ctx, t, sv.demoClient(t, key), sv)
+
 	if err := sv.cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
@@ -176,6 +182,7 @@ func TestPersistence_SIM2_WH5_survivesKill9(t *testing.T) {
 	if _, err := client(sv).Session(ctx, "VU-1"); !publisher.IsFailure(err, "Internal Error!") {
 		t.Errorf("the armed fault after restart: %v", err)
 	}
+	before.check(ctx, t, sv.demoClient(t, key), sv)
 	if delivered() != 0 {
 		t.Fatal("the push fired before its time")
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,8 +48,8 @@ type Server struct {
 	// PublisherKey is DEMOBANK's private key.
 	PublisherKey *rsa.PrivateKey
 
-	servers []*httptest.Server
-	closed  bool
+	servers   []*httptest.Server
+	closeOnce sync.Once
 }
 
 type config struct {
@@ -145,15 +146,15 @@ func New(t testing.TB, opts ...Option) *Server {
 }
 
 // Close stops the servers, waiting for requests in flight, then the store.
+// It may be called more than once, also concurrently; every call returns
+// when the harness is down.
 func (s *Server) Close() {
-	if s.closed {
-		return
-	}
-	s.closed = true
-	for _, ts := range s.servers {
-		ts.Close()
-	}
-	_ = s.Sim.Close()
+	s.closeOnce.Do(func() {
+		for _, ts := range s.servers {
+			ts.Close()
+		}
+		_ = s.Sim.Close()
+	})
 }
 
 var compiled *schema.Set
