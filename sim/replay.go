@@ -13,12 +13,10 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/certs"
-	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/session"
 )
 
@@ -54,17 +52,6 @@ type ReplayResult struct {
 
 // OK reports whether the replay matched the recording.
 func (r *ReplayResult) OK() bool { return r.Differences == 0 }
-
-var (
-	schemasOnce sync.Once
-	schemaSet   *schema.Set
-	schemaErr   error
-)
-
-func compiledSchemas() (*schema.Set, error) {
-	schemasOnce.Do(func() { schemaSet, schemaErr = schema.Compile(schemas.FS) })
-	return schemaSet, schemaErr
-}
 
 // Replay re-sends a recorded session (SIM-4) to the target and compares
 // every answer with the recorded one, volatile fields masked. An error

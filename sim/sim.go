@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -126,7 +127,7 @@ func New(opts Options) (*Sim, error) {
 	s := &Sim{opts: opts, log: opts.Logger}
 
 	var err error
-	if s.schemas, err = schema.Compile(schemas.FS); err != nil {
+	if s.schemas, err = compiledSchemas(); err != nil {
 		return nil, fmt.Errorf("schemas: %w", err)
 	}
 	for _, op := range contract.Ops {
@@ -195,10 +196,14 @@ func (s *Sim) loadServiceKey() error {
 	return nil
 }
 
+// compiledSchemas is the process's one schema set: immutable but for
+// compiling each schema once on first use, so every Sim shares it.
+var compiledSchemas = sync.OnceValues(func() (*schema.Set, error) { return schema.Compile(schemas.FS) })
+
 // ValidateScenario checks a scenario file or folder as New would load it.
 // Problems are reported with file, line, path and reason.
 func ValidateScenario(path string) error {
-	set, err := schema.Compile(schemas.FS)
+	set, err := compiledSchemas()
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,9 @@
-// Package schema compiles the embedded JSON Schemas once and validates
-// requests, answers and scenario files against them by name.
+// Package schema loads the embedded JSON Schemas and validates requests,
+// answers and scenario files against them by name. Each schema compiles
+// once, on first use: compiling validates it against the draft 2020-12
+// metaschema, and doing that for every file at start-up cost most of
+// rewardsim's start-up time. A test compiles every schema, so a broken one
+// cannot ship.
 package schema
 
 import (
@@ -12,19 +16,31 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 const base = "https://rewardsim.invalid/schemas/"
 
-// Set is a compiled collection of schemas, keyed by file name without ".json".
+// Set is a collection of schemas, keyed by file name without ".json". It
+// is safe for concurrent use and immutable but for its lazy compilation.
 type Set struct {
-	schemas map[string]*jsonschema.Schema
+	mu      sync.Mutex // the compiler is not safe for concurrent Compile calls
+	c       *jsonschema.Compiler
+	schemas map[string]*entry // fixed after Compile: read without a lock
 }
 
-// Compile reads every *.json file at the root of fsys and compiles it.
-// References between files are resolved inside fsys; the network is never used.
+type entry struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+// Compile reads every *.json file at the root of fsys. References between
+// files are resolved inside fsys; the network is never used. A file that
+// is not JSON fails here; a schema that does not compile fails on first
+// use (and in CompileAll).
 func Compile(fsys fs.FS) (*Set, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
@@ -36,6 +52,7 @@ func Compile(fsys fs.FS) (*Set, error) {
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("schema %s: only embedded schemas are loaded", u)
 	}
+	set := &Set{c: c, schemas: make(map[string]*entry, len(names))}
 	for _, n := range names {
 		data, err := fs.ReadFile(fsys, n)
 		if err != nil {
@@ -44,19 +61,39 @@ func Compile(fsys fs.FS) (*Set, error) {
 		if err := c.AddResource(base+n, bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", n, err)
 		}
-	}
-	set := &Set{schemas: make(map[string]*jsonschema.Schema, len(names))}
-	for _, n := range names {
-		s, err := c.Compile(base + n)
-		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", n, err)
-		}
-		set.schemas[strings.TrimSuffix(n, ".json")] = s
+		set.schemas[strings.TrimSuffix(n, ".json")] = &entry{}
 	}
 	return set, nil
 }
 
-// Names lists the compiled schemas.
+// get compiles the named schema the first time it is asked for.
+func (s *Set) get(name string) (*jsonschema.Schema, error) {
+	e, ok := s.schemas[name]
+	if !ok {
+		return nil, fmt.Errorf("no schema named %q", name)
+	}
+	e.once.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		e.schema, e.err = s.c.Compile(base + name + ".json")
+		if e.err != nil {
+			e.err = fmt.Errorf("schema %s: %w", name, e.err)
+		}
+	})
+	return e.schema, e.err
+}
+
+// CompileAll compiles every schema now, returning the first failure.
+func (s *Set) CompileAll() error {
+	for _, n := range s.Names() {
+		if _, err := s.get(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Names lists the schemas.
 func (s *Set) Names() []string {
 	out := make([]string, 0, len(s.schemas))
 	for n := range s.schemas {
@@ -72,11 +109,11 @@ func (s *Set) Has(name string) bool { _, ok := s.schemas[name]; return ok }
 // Validate checks a decoded JSON value (as produced by DecodeJSON) against
 // the named schema. The error, if any, is a *Error naming each bad field.
 func (s *Set) Validate(name string, v any) error {
-	sch, ok := s.schemas[name]
-	if !ok {
-		return fmt.Errorf("no schema named %q", name)
+	sch, err := s.get(name)
+	if err != nil {
+		return err
 	}
-	err := sch.Validate(v)
+	err = sch.Validate(v)
 	if err == nil {
 		return nil
 	}

@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -75,9 +76,15 @@ type handlers struct {
 	pages *template.Template
 }
 
+// parsedPages parses the embedded templates once per process: Register
+// runs for every engine that mounts the bank host's routes.
+var parsedPages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
+})
+
 // Register adds the microsite and the SDK emulation to e.
 func Register(e *echo.Echo, d Deps) {
-	h := &handlers{Deps: d, pages: template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))}
+	h := &handlers{Deps: d, pages: parsedPages()}
 	e.GET(PagePath, h.page)
 	e.POST(ScratchPath, h.scratch)
 	e.GET(LaunchPath, h.launch)
