@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/publisher"
@@ -102,6 +103,41 @@ func TestResetAndReadCoupons_SIM2(t *testing.T) {
 	for _, tx := range []string{"T2", "T3"} {
 		if _, err := s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-1", ChannelName: "DEMOBANK", ExtTransactionID: tx, CoinsUsed: "100"}); err != nil {
 			t.Fatalf("claim %s after reset: %v", tx, err)
+		}
+	}
+}
+
+// clause: CPN-9 (getUserCoupons, the simulator's reading: with offerId the
+// user's coupons of that offer; without, of every offer; never another user's)
+func TestUserCouponsWithAndWithoutOffer_CPN9(t *testing.T) {
+	s := simtest.New(t, simtest.WithScenarioYAML(`version: 1
+name: cpn9
+channels:
+  - {name: DEMOBANK, certificateFile: "builtin:publisher-dev.crt", appKey: DEMOAPPKEY, secKey: DEMOSECKEY}
+offers:
+  DEMOBANK:
+    - {id: OFF-A, title: A, coins: 100, stock: 100}
+    - {id: OFF-B, title: B, coins: 100, stock: 100}
+`))
+	for _, c := range []publisher.CouponRequest{claim("OFF-A", "VU-1", "T1"), claim("OFF-B", "VU-1", "T2"), claim("OFF-A", "VU-2", "T3")} {
+		if _, err := s.Client.FetchCouponCode(bg, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txs := func(offer string) string {
+		cs, err := s.Client.UserCoupons(bg, "VU-1", offer)
+		if err != nil {
+			t.Fatalf("getUserCoupons %q: %v", offer, err)
+		}
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID+"/"+c.ExtTransactionID)
+		}
+		return strings.Join(out, ",")
+	}
+	for offer, want := range map[string]string{"OFF-A": "OFF-A/T1", "OFF-B": "OFF-B/T2", "": "OFF-A/T1,OFF-B/T2", "OFF-NONE": ""} {
+		if got := txs(offer); got != want {
+			t.Errorf("offerId %q: %s, want %s", offer, got, want)
 		}
 	}
 }

@@ -102,3 +102,20 @@ func TestCouponFaultKinds_SIM3(t *testing.T) {
 		}
 	}
 }
+
+// clause: SIM-3, SDK-1
+// Fault rules reach the SDK client issuance too, in its answer shape.
+func TestSDKIssueFaults_SIM3(t *testing.T) {
+	e := newCardEnv(t)
+	addFault(t, e, "getScratchCardDetails", "sdk-user", map[string]any{"kind": "not-eligible"})
+	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", sdkReq("F1")); code != 200 || ans.Status || ans.Message != "failure" || ans.DeepLink != "" {
+		t.Fatalf("injected not-eligible: HTTP %d %+v", code, ans)
+	}
+	addFault(t, e, "sendRewardCardRequest", "sdk-user", map[string]any{"kind": "internal-error"})
+	if code, ans := e.sdkIssue("/sdk/sendRewardCardRequest", sdkReq("F2")); code != 500 || ans.Status || ans.Message != "Internal Error" {
+		t.Fatalf("injected internal-error: HTTP %d %+v", code, ans)
+	}
+	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", sdkReq("F3")); code != 200 || !ans.Status {
+		t.Fatalf("after the one-shot rules: HTTP %d %+v", code, ans)
+	}
+}

@@ -278,7 +278,7 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 		Bank: func(e *echo.Echo) {
 			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand, Cards: cardSvc, PublicURL: s.opts.PublicURL})
 			microsite.Register(e, microsite.Deps{Sessions: s.store, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
-				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink})
+				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Faults: s.ctl.faults})
 		},
 		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdealsDeps) },
 	}

@@ -124,7 +124,11 @@ func (c *Client) UserCoupons(ctx context.Context, virtualID, offerID string) ([]
 	var out struct {
 		Coupons []Coupon `json:"coupons"`
 	}
-	res, err := c.PostAPIKey(ctx, "/api/getUserCoupons", map[string]string{"virtualId": virtualID, "offerId": offerID, "channelName": c.Channel})
+	body := map[string]string{"virtualId": virtualID, "channelName": c.Channel}
+	if offerID != "" { // "" lists the user's coupons of every offer
+		body["offerId"] = offerID
+	}
+	res, err := c.PostAPIKey(ctx, "/api/getUserCoupons", body)
 	_, err = decodeCoupon(res, err, &out)
 	return out.Coupons, err
 }

@@ -29,3 +29,29 @@ func Generic(c echo.Context, act fault.Action) (stop bool, err error) {
 	}
 	return false, nil
 }
+
+// Plain carries out act on a plain-JSON endpoint: the generic actions,
+// Internal Error (HTTP 500 unless the rule gives a status, with internal
+// as the body: the endpoint's own answer shape), a body cut mid-JSON, and
+// not-eligible where the endpoint has that outcome (notEligible may be
+// nil). stop means the answer is given.
+func Plain(c echo.Context, act fault.Action, internal any, notEligible func() error) (stop bool, err error) {
+	if stop, err := Generic(c, act); stop {
+		return true, err
+	}
+	switch act.Kind {
+	case fault.InternalError:
+		status := act.Status
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		return true, &httpx.Error{Status: status, Body: internal, Reason: "injected fault: internal-error"}
+	case fault.MalformedBody:
+		return true, &httpx.Error{Status: http.StatusOK, Body: []byte(`{"status":false,"mess`), Reason: "injected fault: malformed-body"}
+	case fault.NotEligible:
+		if notEligible != nil {
+			return true, notEligible()
+		}
+	}
+	return false, nil
+}

@@ -40,6 +40,7 @@ type Channels interface {
 type Store interface {
 	ClaimCoupon(state.ClaimRequest) (state.ClaimResult, error)
 	UserCoupons(channel, offerID, virtualID string) ([]model.Coupon, error)
+	ChannelUserCoupons(channel, virtualID string) ([]model.Coupon, error)
 	CouponsIssued(channel, offerID string) (int, error)
 	RecordCouponClick(model.CouponClick) error
 }
@@ -390,7 +391,14 @@ func (h *handlers) userCoupons(c echo.Context) error {
 		return err
 	}
 	sc := cl.scenario
-	list, err := h.Store.UserCoupons(cl.channel.Name, req.OfferID, req.VirtualID)
+	// Without offerId: the user's coupons of every offer (the contract
+	// describes the call "for that user and offer"; both readings serve).
+	var list []model.Coupon
+	if req.OfferID == "" {
+		list, err = h.Store.ChannelUserCoupons(cl.channel.Name, req.VirtualID)
+	} else {
+		list, err = h.Store.UserCoupons(cl.channel.Name, req.OfferID, req.VirtualID)
+	}
 	if err != nil {
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
 	}
@@ -410,7 +418,7 @@ func (h *handlers) userCoupons(c echo.Context) error {
 		out = append(out, e)
 	}
 	return ok(c, struct {
-		OfferID   string  `json:"offerId"`
+		OfferID   string  `json:"offerId,omitempty"`
 		VirtualID string  `json:"virtualId"`
 		Coupons   []entry `json:"coupons"`
 	}{req.OfferID, req.VirtualID, out})

@@ -12,7 +12,9 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -92,6 +94,16 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 		if err != nil {
 			return bad("additionalParams: " + err.Error())
 		}
+		notEligible := func(reason string) error {
+			httpx.SetReason(c, reason)
+			return c.JSON(http.StatusOK, issueAnswer{Message: "failure"})
+		}
+		if act, fired := fault.First(h.Faults, sc.Faults, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: req.VirtualID}); fired {
+			if stop, err := inject.Plain(c, act, issueAnswer{Message: "Internal Error"},
+				func() error { return notEligible("injected fault: not-eligible") }); stop {
+				return err
+			}
+		}
 		res, err := h.Cards.Issue(cards.IssueRequest{
 			Scenario: sc, Channel: ch.Name, VirtualID: req.VirtualID, Source: cards.SourceSDK,
 			ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
@@ -101,8 +113,7 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 			return err
 		}
 		if len(res.Cards) == 0 {
-			httpx.SetReason(c, "not eligible: "+res.Reason)
-			return c.JSON(http.StatusOK, issueAnswer{Message: "failure"})
+			return notEligible("not eligible: " + res.Reason)
 		}
 		if res.Replay {
 			httpx.SetReason(c, "replay of extTransactionId "+req.ExtTransactionID+": the cards it created, none new")

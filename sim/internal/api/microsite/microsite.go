@@ -28,6 +28,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -69,6 +70,9 @@ type Deps struct {
 	PublicURL string
 	// DeepLink renders a card's deep link (the one GetScratchCardForBank hands out).
 	DeepLink func(model.Card) string
+	// Faults are the control API's run-time rules, consulted before the
+	// scenario's (SDK issuance honours them).
+	Faults fault.Decider
 }
 
 type handlers struct {

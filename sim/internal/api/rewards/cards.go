@@ -307,34 +307,14 @@ func (h *handlers) listCards(c echo.Context) error {
 	return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: page, Limit: limit, Total: total, Rewards: wire})
 }
 
-// injectPlain carries out a fault rule on a plain-JSON card endpoint:
-// the generic actions, Internal Error (HTTP 500 unless the rule gives a
-// status, with the endpoint's answer shape internal), a malformed body,
-// and not-eligible where the endpoint has that outcome. stop means the
-// answer is given.
+// injectPlain decides a fault rule for a plain-JSON card endpoint (the
+// control API's, then the scenario's) and carries it out (inject.Plain).
 func (h *handlers) injectPlain(c echo.Context, sc *scenario.Scenario, call fault.Call, internal any, notEligible func() error) (stop bool, err error) {
 	act, fired := fault.First(h.Signed.Faults, sc.Faults, call)
 	if !fired {
 		return false, nil
 	}
-	if stop, err := inject.Generic(c, act); stop {
-		return true, err
-	}
-	switch act.Kind {
-	case fault.InternalError:
-		status := act.Status
-		if status == 0 {
-			status = http.StatusInternalServerError
-		}
-		return true, &httpx.Error{Status: status, Body: internal, Reason: "injected fault: internal-error"}
-	case fault.MalformedBody:
-		return true, &httpx.Error{Status: http.StatusOK, Body: []byte(`{"status":false,"mess`), Reason: "injected fault: malformed-body"}
-	case fault.NotEligible:
-		if notEligible != nil {
-			return true, notEligible()
-		}
-	}
-	return false, nil
+	return inject.Plain(c, act, internal, notEligible)
 }
 
 // queryInt reads a positive integer query parameter: absent is def; a bad
