@@ -112,8 +112,9 @@ type Sim struct {
 	journalStore *state.Store
 }
 
-// New builds a simulator. It compiles every schema and scenario once, so
-// a bad file fails here and not on the first request.
+// New builds a simulator. It loads every schema and the scenario first,
+// so a bad file fails here and not on the first request (schemas compile
+// on first use; a test compiles them all).
 func New(opts Options) (*Sim, error) {
 	if opts.DataDir == "" {
 		return nil, errors.New("sim: Options.DataDir is required")
@@ -125,54 +126,72 @@ func New(opts Options) (*Sim, error) {
 		opts.Rand = rand.Reader
 	}
 	s := &Sim{opts: opts, log: opts.Logger}
-
-	var err error
-	if s.schemas, err = compiledSchemas(); err != nil {
-		return nil, fmt.Errorf("schemas: %w", err)
-	}
-	for _, op := range contract.Ops {
-		for _, n := range []string{op.Request, op.RequestBDATA, op.Response, op.ResponseBDATA} {
-			if n != "" && !s.schemas.Has(n) {
-				return nil, fmt.Errorf("operation %s names schema %q, which is not in schemas/", op.Name, n)
-			}
-		}
-	}
-	if err := s.loadServiceKey(); err != nil {
-		return nil, err
-	}
-	active, err := loadScenario(opts.ScenarioPath, s.schemas)
-	if err != nil {
-		return nil, err
-	}
-	s.scenarios = scenario.NewRegistry(active)
-	if s.store, err = state.Open(opts.DataDir, state.Options{}); err != nil {
-		return nil, err
-	}
-	if err := s.resolveClock(); err != nil {
-		s.store.Close()
-		return nil, err
-	}
-	if s.journalStore, err = state.Open(opts.DataDir, state.Options{File: state.JournalFile, NoSync: true}); err != nil {
-		s.store.Close()
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	s.journal, err = journal.Open(s.journalStore, journal.Options{
-		MaxEntries: opts.Journal.MaxEntries, MaxAge: opts.Journal.MaxAge, Disabled: opts.Journal.Disabled,
-		Clock: opts.Clock, Logger: opts.Logger,
-	})
-	if err != nil {
-		s.journalStore.Close()
-		s.store.Close()
-		return nil, fmt.Errorf("journal: %w", err)
-	}
-	if err := s.startControl(); err != nil {
-		_ = s.journal.Close()
-		s.journalStore.Close()
-		s.store.Close()
+	if err := s.open(); err != nil {
+		s.release()
 		return nil, err
 	}
 	s.handlers = s.buildHandlers()
 	return s, nil
+}
+
+// open loads keys, schemas and the scenario, then opens the store, the
+// clock, the journal and the control plane, in that order. On error the
+// caller releases whatever was opened.
+func (s *Sim) open() error {
+	var err error
+	if s.schemas, err = compiledSchemas(); err != nil {
+		return fmt.Errorf("schemas: %w", err)
+	}
+	for _, op := range contract.Ops {
+		for _, n := range []string{op.Request, op.RequestBDATA, op.Response, op.ResponseBDATA} {
+			if n != "" && !s.schemas.Has(n) {
+				return fmt.Errorf("operation %s names schema %q, which is not in schemas/", op.Name, n)
+			}
+		}
+	}
+	if err := s.loadServiceKey(); err != nil {
+		return err
+	}
+	active, err := loadScenario(s.opts.ScenarioPath, s.schemas)
+	if err != nil {
+		return err
+	}
+	s.scenarios = scenario.NewRegistry(active)
+	if s.store, err = state.Open(s.opts.DataDir, state.Options{}); err != nil {
+		return err
+	}
+	if err := s.resolveClock(); err != nil {
+		return err
+	}
+	if s.journalStore, err = state.Open(s.opts.DataDir, state.Options{File: state.JournalFile, NoSync: true}); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	// The journal stamps entries with the simulated clock resolved above
+	// (the persisted sim clock when Options gave none).
+	s.journal, err = journal.Open(s.journalStore, journal.Options{
+		MaxEntries: s.opts.Journal.MaxEntries, MaxAge: s.opts.Journal.MaxAge, Disabled: s.opts.Journal.Disabled,
+		Clock: s.opts.Clock, Logger: s.log,
+	})
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return s.startControl()
+}
+
+// release stops and closes whatever is open, in reverse order; it is safe
+// on a partly opened Sim.
+func (s *Sim) release() error {
+	s.stopControl()
+	if s.journal != nil {
+		_ = s.journal.Close()
+	}
+	if s.journalStore != nil {
+		_ = s.journalStore.Close()
+	}
+	if s.store != nil {
+		return s.store.Close()
+	}
+	return nil
 }
 
 func (s *Sim) loadServiceKey() error {
@@ -312,12 +331,7 @@ func (s *Sim) ServiceCertPEM() []byte { return s.certPEM }
 
 // Close stops the control plane, flushes the journal and releases the
 // store. Call it after every server has stopped.
-func (s *Sim) Close() error {
-	s.stopControl()
-	_ = s.journal.Close()
-	_ = s.journalStore.Close()
-	return s.store.Close()
-}
+func (s *Sim) Close() error { return s.release() }
 
 // Listen says where each host listens. All serves the three public hosts
 // together; when any of Rewards, Bank or Hotdeals is set (split mode) each
