@@ -29,9 +29,12 @@ const (
 
 // Errors of a reveal.
 var (
-	ErrNoCard      = errors.New("no such card")
-	ErrNotYours    = errors.New("the card belongs to another user")
-	ErrCardExpired = errors.New("the card has expired")
+	ErrNoCard   = errors.New("no such card")
+	ErrNotYours = errors.New("the card belongs to another user")
+	// ErrOtherUsersTxn refuses an extTransactionId replayed by another
+	// user: idempotency is per extTransactionId, and the cards are not theirs.
+	ErrOtherUsersTxn = errors.New("extTransactionId belongs to another user's event")
+	ErrCardExpired   = errors.New("the card has expired")
 )
 
 // DateTimeMs is the contract's createdDateTime format (YYYY-MM-DD HH:mm:ss.SSS).
@@ -67,10 +70,11 @@ type IssueRequest struct {
 
 // IssueResult is the outcome: Cards empty means not eligible, and Reason says why.
 type IssueResult struct {
-	Cards     []model.Card
-	Campaigns []*scenario.Campaign
-	Replay    bool
-	Reason    string
+	Cards  []model.Card
+	Replay bool
+	Reason string
+	// otherUser: the extTransactionId was first used by another user.
+	otherUser bool
 }
 
 type candidate struct {
@@ -153,6 +157,12 @@ func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
 					if err != nil {
 						return err
 					}
+					if found && c.VirtualID != r.VirtualID {
+						// Never hand one user's cards (and, once revealed,
+						// their coupon codes) to another.
+						res = IssueResult{otherUser: true}
+						return nil
+					}
 					if found {
 						res.Cards = append(res.Cards, c)
 					}
@@ -195,7 +205,6 @@ func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
 				}
 				ids = append(ids, card.RewardID)
 				res.Cards = append(res.Cards, card)
-				res.Campaigns = append(res.Campaigns, c)
 				if r.DeviceToken != "" {
 					n := model.Notification{
 						Channel: r.Channel, DeviceToken: r.DeviceToken, VirtualID: r.VirtualID, RewardID: card.RewardID,
@@ -216,6 +225,9 @@ func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
 		}
 		return tx.SetIssued(r.Source, r.ExtTransactionID, ids)
 	})
+	if err == nil && res.otherUser {
+		return IssueResult{}, fmt.Errorf("%w: extTransactionId %q was first used by another user", ErrOtherUsersTxn, r.ExtTransactionID)
+	}
 	return res, err
 }
 

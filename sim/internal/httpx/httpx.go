@@ -91,6 +91,11 @@ func ErrorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 				msg = "no such endpoint on this host: " + c.Request().Method + " " + c.Request().URL.Path
 			}
 			_ = c.JSON(he.Code, map[string]any{"message": msg})
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			// The client went away (an injected delay outlived its
+			// timeout): nobody reads this answer. 499 is nginx's "client
+			// closed request", so the journal shows what happened.
+			_ = c.NoContent(499)
 		default:
 			if log != nil {
 				log.Error("unhandled error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)

@@ -87,15 +87,25 @@ func Invalid(sc *scenario.Scenario, detail string) *httpx.Error {
 	return Failure(sc, 0, InvalidRequest+" "+detail, detail)
 }
 
-// Open reads and checks the request of op, decoding its payload into dst.
-func (d *Deps) Open(c echo.Context, op contract.Op, dst any) (*Call, error) {
-	sc := d.Channels.Active()
+// ReadBody reads a signed endpoint's body: over 1 MiB is HTTP 413 in the
+// bare failure shape, an unreadable body an Invalid Request!.
+func ReadBody(c echo.Context, sc *scenario.Scenario) ([]byte, error) {
 	body, err := httpx.ReadBody(c)
 	if errors.Is(err, httpx.ErrTooLarge) {
 		return nil, Failure(sc, http.StatusRequestEntityTooLarge, InvalidRequest+" body is larger than 1 MiB", err.Error())
 	}
 	if err != nil {
 		return nil, Invalid(sc, "body could not be read")
+	}
+	return body, nil
+}
+
+// Open reads and checks the request of op, decoding its payload into dst.
+func (d *Deps) Open(c echo.Context, op contract.Op, dst any) (*Call, error) {
+	sc := d.Channels.Active()
+	body, err := ReadBody(c, sc)
+	if err != nil {
+		return nil, err
 	}
 	if err := d.Schemas.ValidateJSON(op.Request, body); err != nil {
 		return nil, Invalid(sc, "envelope: "+err.Error())

@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -81,6 +82,9 @@ func (h *handlers) bankCard(c echo.Context) error {
 		CampaignID: req.CampaignID, MCC: req.MCC, Amount: &amount, DateAndTime: req.TransDateAndTime,
 		DeviceToken: req.DeviceToken, DeepLink: DeepLink,
 	})
+	if errors.Is(err, cards.ErrOtherUsersTxn) {
+		return signedcall.Invalid(sc, err.Error())
+	}
 	if err != nil {
 		return signedcall.Failure(sc, 0, signedcall.InternalError, err.Error())
 	}

@@ -64,9 +64,11 @@ func (h *handlers) image(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
 	name, kind := m[1], "cover"
-	for k := range kinds {
-		if base, ok := strings.CutSuffix(name, "-"+k); ok {
-			name, kind = base, k
+	// Only the last "-kind" is the kind, so "x-icon-banner" is theme
+	// "x-icon", kind banner, whatever the map's order.
+	if i := strings.LastIndex(name, "-"); i > 0 {
+		if _, ok := kinds[name[i+1:]]; ok {
+			name, kind = name[:i], name[i+1:]
 		}
 	}
 	th, ok := themes[name]

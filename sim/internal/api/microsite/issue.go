@@ -3,6 +3,7 @@ package microsite
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -109,6 +110,9 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 			ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
 			Amount: &amount, DateAndTime: req.DateAndTime, Params: params,
 		})
+		if errors.Is(err, cards.ErrOtherUsersTxn) {
+			return bad(err.Error())
+		}
 		if err != nil {
 			return err
 		}

@@ -346,6 +346,8 @@ func (h *handlers) launch(c echo.Context) error {
 			payload = s // the payload as a JSON-encoded string
 		}
 	} else {
+		// Form bodies get the same 1 MiB bound as every other body.
+		c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, httpx.MaxBody)
 		in.VirtualID, in.SessionID = c.FormValue("virtualId"), c.FormValue("sessionId")
 		in.Channel, in.ChannelName = c.FormValue("channel"), c.FormValue("channelName")
 		payload = c.FormValue("payload")

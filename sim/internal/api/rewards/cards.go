@@ -136,6 +136,9 @@ func (h *handlers) getReward(c echo.Context) error {
 		ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
 		Amount: amount, DateAndTime: when, Params: params,
 	})
+	if errors.Is(err, cards.ErrOtherUsersTxn) {
+		return bad(err.Error())
+	}
 	if err != nil {
 		return err
 	}
@@ -182,9 +185,9 @@ func (h *handlers) fetchRewardInfo(c echo.Context) error {
 	}
 	sw := sc.Switches.Cards
 	op := mustOp(contract.OpFetchRewardInfo)
-	body, err := httpx.ReadBody(c)
+	body, err := signedcall.ReadBody(c, sc)
 	if err != nil {
-		return signedcall.Invalid(sc, "body could not be read")
+		return err
 	}
 	if err := h.Signed.Schemas.ValidateJSON(op.Request, body); err != nil {
 		return signedcall.Invalid(sc, "envelope: "+err.Error())
