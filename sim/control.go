@@ -43,6 +43,10 @@ type ControlOptions struct {
 	WebhookClient *http.Client
 }
 
+// MaxWebhookDeadline bounds ControlOptions.WebhookDeadline and every
+// push's deadline (deliveries run one at a time).
+const MaxWebhookDeadline = webhook.MaxDeadline
+
 // Invalidator marks an offer's delivered coupons invalidated from at.
 type Invalidator interface {
 	InvalidateOffer(channel, offerID string, at time.Time, reason string) error

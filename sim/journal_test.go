@@ -227,9 +227,9 @@ func TestJournal_SIM4_filtersAndPaging(t *testing.T) {
 		t.Errorf("paged through %v, want [1 2 3 4 5]", all)
 	}
 	for _, bad := range []string{"limit=0", "limit=5000", "after=x", "from=yesterday"} {
-		var msg struct{ Message string }
-		if st := controlJSON(t, s, "/__sim/journal?"+bad, "", &msg); st != http.StatusBadRequest || msg.Message == "" {
-			t.Errorf("?%s: HTTP %d %q, want 400 with a message", bad, st, msg.Message)
+		var msg struct{ Error string } // the control API's error shape
+		if st := controlJSON(t, s, "/__sim/journal?"+bad, "", &msg); st != http.StatusBadRequest || msg.Error == "" {
+			t.Errorf("?%s: HTTP %d %q, want 400 with an error", bad, st, msg.Error)
 		}
 	}
 }

@@ -180,8 +180,8 @@ func TestReport_SIM6_NA1_registerAndExitEventAreRecordedAndReported(t *testing.T
 // clause: SIM-6
 func TestReport_SIM6_badQueryIs400(t *testing.T) {
 	s := simtest.New(t)
-	var msg struct{ Message string }
-	if st := controlJSON(t, s, "/__sim/report?refTokenPerHour=0", "", &msg); st != http.StatusBadRequest || msg.Message == "" {
-		t.Errorf("refTokenPerHour=0: HTTP %d %q", st, msg.Message)
+	var msg struct{ Error string } // the control API's error shape
+	if st := controlJSON(t, s, "/__sim/report?refTokenPerHour=0", "", &msg); st != http.StatusBadRequest || msg.Error == "" {
+		t.Errorf("refTokenPerHour=0: HTTP %d %q", st, msg.Error)
 	}
 }

@@ -45,8 +45,8 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	opts.Control.Token = cfg.ControlToken
 	if cfg.WebhookDeadline != "" {
 		d, err := time.ParseDuration(cfg.WebhookDeadline)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("--webhook-deadline %q is not a positive duration", cfg.WebhookDeadline)
+		if err != nil || d <= 0 || d > sim.MaxWebhookDeadline {
+			return fmt.Errorf("--webhook-deadline %q is not a positive duration of at most %s", cfg.WebhookDeadline, sim.MaxWebhookDeadline)
 		}
 		opts.Control.WebhookDeadline = d
 	}

@@ -151,9 +151,9 @@ func Check(r Rule) error {
 		if r.Action.Status == 0 {
 			return fmt.Errorf("an %s action needs a status", r.Action.Kind)
 		}
-	case Delay:
+	case Delay, CommitThenDelay:
 		if r.Action.Delay.D() <= 0 {
-			return fmt.Errorf("a delay action needs a positive delay")
+			return fmt.Errorf("a %s action needs a positive delay", r.Action.Kind)
 		}
 	case CouponError:
 		if r.Action.ErrorCode == "" {

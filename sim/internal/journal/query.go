@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"math"
 	"context"
 	"time"
 
@@ -68,6 +69,9 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 		return p, err
 	}
 	var decodeErr error
+	if f.After == math.MaxUint64 { // nothing can come after the last possible number
+		return p, nil
+	}
 	err = j.store.JournalScan(f.After+1, func(r state.JournalRecord) bool {
 		var rec record
 		if decodeErr = rec.unmarshalBinary(r.Data); decodeErr != nil {

@@ -193,8 +193,11 @@ func (r *Registry) Unregister(name string) bool {
 // Registered lists the channels registered at run time.
 func (r *Registry) Registered() []Registered { return slices.Clone(r.snap().registered) }
 
-// lookup finds a channel by a predicate: registered channels first, then
-// the active scenario's, then those of scenarios active for a channel.
+// lookup finds a channel by a predicate: registered channels first; then
+// a channel activated onto a scenario of its own, with that scenario's
+// entry for it (credentials included); then the active scenario's
+// channels. A scenario active only for one channel lends nothing to its
+// other channels.
 func (r *Registry) lookup(match func(model.Channel) bool) (model.Channel, *Scenario, bool) {
 	sn := r.snap()
 	for _, c := range sn.registered {
@@ -202,20 +205,37 @@ func (r *Registry) lookup(match func(model.Channel) bool) (model.Channel, *Scena
 			return c.Channel, r.ActiveFor(c.Name), true
 		}
 	}
+	for ch, n := range sn.perChannel {
+		if c, ok := channelIn(sn.loaded[n], ch); ok && match(c) {
+			return c, sn.loaded[n], true
+		}
+	}
 	a := r.Active()
 	for _, c := range a.Channels {
-		if match(c) {
-			return c, r.ActiveFor(c.Name), true
+		if !match(c) {
+			continue
 		}
-	}
-	for _, n := range sn.perChannel {
-		for _, c := range sn.loaded[n].Channels {
-			if match(c) {
-				return c, r.ActiveFor(c.Name), true
+		if n, ok := sn.perChannel[c.Name]; ok {
+			if _, own := channelIn(sn.loaded[n], c.Name); own {
+				continue // its own scenario's entry governs it
 			}
 		}
+		return c, r.ActiveFor(c.Name), true
 	}
 	return model.Channel{}, a, false
+}
+
+// channelIn finds the channel named name in sc (nil-safe).
+func channelIn(sc *Scenario, name string) (model.Channel, bool) {
+	if sc == nil {
+		return model.Channel{}, false
+	}
+	for _, c := range sc.Channels {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return model.Channel{}, false
 }
 
 // ChannelSpec is a run-time channel as the control API takes it and the

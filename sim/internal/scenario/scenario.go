@@ -332,6 +332,12 @@ func (s *Scenario) FormatExpire(t time.Time) string {
 	}
 }
 
+// HasChannel reports whether the scenario lists a channel of that name.
+func (s *Scenario) HasChannel(name string) bool {
+	_, ok := channelIn(s, name)
+	return ok
+}
+
 // ChannelByID finds a channel by CHANNELID.
 func (s *Scenario) ChannelByID(id string) (model.Channel, bool) {
 	for _, c := range s.Channels {

@@ -81,6 +81,20 @@ func (s *Store) PutWebhook(channel, id string, v any) error {
 	})
 }
 
+// UpdateWebhook rewrites a push record only if it still exists, in one
+// transaction: a delivery that finishes after a reset of its channel must
+// not bring the push back. ok is false when it was gone.
+func (s *Store) UpdateWebhook(channel, id string, v any) (ok bool, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b, k := tx.Bucket(bucketWebhooks), ChannelKey(channel, id)
+		if ok = b.Get(k) != nil; !ok {
+			return nil
+		}
+		return putJSON(b, k, v)
+	})
+	return ok, err
+}
+
 // Webhooks returns the push records of one channel ("" = every channel).
 func (s *Store) Webhooks(channel string) ([]json.RawMessage, error) {
 	var prefix []byte

@@ -38,6 +38,9 @@ const (
 	OtherOffer
 	// Refused: not a replay, and the caller's Refuse reason applies.
 	Refused
+	// OtherUser: the extTransactionId was delivered to another user; their
+	// coupon is never handed out.
+	OtherUser
 )
 
 // Cross-offer policies of ClaimRequest.CrossOffer.
@@ -117,17 +120,26 @@ func (s *Store) ClaimCoupon(r ClaimRequest) (ClaimResult, error) {
 				return err
 			}
 		}
+		// replay answers the coupon at k, unless it is another user's.
+		replay := func(k []byte) error {
+			if err := getJSON(cb, k, &res.Coupon); err != nil {
+				return err
+			}
+			res.Outcome = Replayed
+			if res.Coupon.VirtualID != r.VirtualID {
+				res = ClaimResult{Outcome: OtherUser}
+			}
+			return nil
+		}
 		for _, e := range entries {
 			if e.Offer == r.OfferID {
-				res.Outcome = Replayed
-				return getJSON(cb, e.Key, &res.Coupon)
+				return replay(e.Key)
 			}
 		}
 		if len(entries) > 0 {
 			switch r.CrossOffer {
 			case CrossFirst:
-				res.Outcome = Replayed
-				return getJSON(cb, entries[0].Key, &res.Coupon)
+				return replay(entries[0].Key)
 			case CrossNew:
 			default:
 				res.Outcome, res.OtherOffer = OtherOffer, entries[0].Offer

@@ -65,6 +65,11 @@ var DefaultPolicy = Policy{Kind: RetryExponential, Interval: model.Duration(30 *
 // DefaultDeadline is how long a receiver has to answer.
 const DefaultDeadline = 5 * time.Second
 
+// MaxDeadline bounds every deadline: deliveries run one at a time, so a
+// silent receiver with a long deadline would stall every channel's pushes
+// and every clock move behind it.
+const MaxDeadline = time.Minute
+
 // Push states.
 const (
 	Pending   = "pending"
@@ -123,6 +128,9 @@ type Request struct {
 // Store keeps push records.
 type Store interface {
 	PutWebhook(channel, id string, v any) error
+	// UpdateWebhook rewrites an existing push only (a reset may have
+	// deleted it while it was being delivered).
+	UpdateWebhook(channel, id string, v any) (bool, error)
 	Webhooks(channel string) ([]json.RawMessage, error)
 }
 
@@ -263,12 +271,15 @@ func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 	if err := checkPolicy(&pol); err != nil {
 		return nil, err
 	}
+	if r.Deadline.D() > MaxDeadline {
+		return nil, bad("deadline %s is over the %s maximum", r.Deadline.D(), MaxDeadline)
+	}
 	deadline := r.Deadline
 	if deadline <= 0 {
-		deadline = model.Duration(ch.Deadline)
+		deadline = model.Duration(min(ch.Deadline, MaxDeadline))
 	}
 	if deadline <= 0 {
-		deadline = model.Duration(s.o.Deadline)
+		deadline = model.Duration(min(s.o.Deadline, MaxDeadline))
 	}
 	n := r.Repeat
 	if n == 0 {
@@ -438,7 +449,8 @@ func (s *Scheduler) attempt(ctx context.Context, p Push, now time.Time) error {
 			p.State = Failed
 		}
 	}
-	return s.o.Store.PutWebhook(p.Channel, p.ID, p)
+	_, err := s.o.Store.UpdateWebhook(p.Channel, p.ID, p)
+	return err
 }
 
 func backoff(p Policy, attempt int) time.Duration {

@@ -37,14 +37,14 @@ func registerCards(g *echo.Group, d CardDeps) {
 	card := func(c echo.Context, raw string) (model.Card, error) {
 		id, err := strconv.ParseUint(raw, 10, 64)
 		if err != nil {
-			return model.Card{}, echo.NewHTTPError(http.StatusBadRequest, "rewardId must be a card number")
+			return model.Card{}, fail(http.StatusBadRequest, "rewardId must be a card number")
 		}
 		cd, ok, err := d.Cards.Card(channel(c), id)
 		if err != nil {
 			return cd, err
 		}
 		if !ok {
-			return cd, echo.NewHTTPError(http.StatusNotFound)
+			return cd, fail(http.StatusNotFound, "no card %s in channel %s", raw, channel(c))
 		}
 		return cd, nil
 	}

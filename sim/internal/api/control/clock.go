@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -41,6 +42,15 @@ func (h *handlers) controller() (clock.Controller, error) {
 }
 
 // setClock sets the mode (real, offset, frozen) and/or the time.
+// The simulated time stays where every part can represent it: the journal
+// keeps Unix nanoseconds (years 1678 to 2262) and JSON times need years
+// 0 to 9999. Outside, answers and the saved clock would break.
+var clockMin, clockMax = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const clockRange = "1970-01-01 to 2262-01-01 (UTC)"
+
+func inClockRange(t time.Time) bool { return !t.Before(clockMin) && t.Before(clockMax) }
+
 func (h *handlers) setClock(c echo.Context) error {
 	var req struct {
 		Mode string    `json:"mode"`
@@ -52,6 +62,9 @@ func (h *handlers) setClock(c echo.Context) error {
 	}
 	if req.By != "" {
 		return fail(http.StatusBadRequest, "by belongs to POST /__sim/clock/advance")
+	}
+	if !req.Time.IsZero() && !inClockRange(req.Time) {
+		return fail(http.StatusBadRequest, "time %s is outside %s", req.Time.Format(time.RFC3339), clockRange)
 	}
 	ctl, err := h.controller()
 	if err != nil {
@@ -84,6 +97,9 @@ func (h *handlers) advanceClock(c echo.Context) error {
 	if err != nil || req.By == "" {
 		return fail(http.StatusBadRequest, "by %q is not a duration like 90s, 30m, 2h", req.By)
 	}
+	if to := h.Clock.Now().Add(d); !inClockRange(to) {
+		return fail(http.StatusBadRequest, "advancing by %s would move the clock outside %s", req.By, clockRange)
+	}
 	ctl, err := h.controller()
 	if err != nil {
 		return err
@@ -97,7 +113,7 @@ func (h *handlers) advanceClock(c echo.Context) error {
 func (h *handlers) afterClockMove(c echo.Context) error {
 	fired := 0
 	if h.Webhooks != nil {
-		n, err := h.Webhooks.RunDue(c.Request().Context())
+		n, err := h.Webhooks.RunDue(context.WithoutCancel(c.Request().Context()))
 		if err != nil {
 			return internal(err)
 		}

@@ -21,9 +21,8 @@ const (
 	maxPage     = 1000
 )
 
-func badRequest(c echo.Context, msg string) error {
-	return c.JSON(http.StatusBadRequest, map[string]string{"message": msg})
-}
+// badRequest answers in the control API's error shape, like every call.
+func badRequest(_ echo.Context, msg string) error { return fail(http.StatusBadRequest, "%s", msg) }
 
 // filter reads the journal filter of a query string.
 func filter(c echo.Context, defLimit, maxLimit int) (journal.Filter, error) {

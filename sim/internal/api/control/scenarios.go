@@ -107,7 +107,16 @@ func (h *handlers) loadScenario(c echo.Context) error {
 	return c.JSON(http.StatusCreated, infoOf(s))
 }
 
+// activate puts scenario name in force for channel ("" = every channel
+// without its own). The channel must exist: registered, in the active
+// scenario, or listed by the scenario being activated.
 func (h *handlers) activate(name, channel string) error {
+	if channel != "" {
+		_, _, known := h.Scenarios.ByChannelName(channel)
+		if sc, ok := h.Scenarios.ByName(name); !known && !(ok && sc.HasChannel(channel)) {
+			return fail(http.StatusNotFound, "no channel named %q (not registered, not in the active scenario, not listed by scenario %s)", channel, name)
+		}
+	}
 	if err := h.Scenarios.ActivateName(name, channel); err != nil {
 		return fail(http.StatusNotFound, "%v", err)
 	}
@@ -148,11 +157,6 @@ func (h *handlers) activateScenario(c echo.Context) error {
 		}
 		slices.Sort(names)
 		return fail(http.StatusNotFound, "no scenario named %q is loaded (loaded: %s)", name, strings.Join(names, ", "))
-	}
-	if req.Channel != "" {
-		if _, _, ok := h.Scenarios.ByChannelName(req.Channel); !ok {
-			return fail(http.StatusNotFound, "no channel named %q", req.Channel)
-		}
 	}
 	if err := h.activate(name, req.Channel); err != nil {
 		return err

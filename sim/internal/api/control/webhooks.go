@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -31,7 +32,7 @@ func (h *handlers) scheduleWebhook(c echo.Context) error {
 	if err != nil {
 		return internal(err)
 	}
-	if _, err := h.Webhooks.RunDue(c.Request().Context()); err != nil {
+	if _, err := h.Webhooks.RunDue(context.WithoutCancel(c.Request().Context())); err != nil {
 		return internal(err)
 	}
 	out := make([]webhook.Push, 0, len(pushes))
@@ -72,7 +73,7 @@ func (h *handlers) getWebhook(c echo.Context) error {
 // runWebhooks fires every due push now (the background loop does this
 // every tick anyway).
 func (h *handlers) runWebhooks(c echo.Context) error {
-	n, err := h.Webhooks.RunDue(c.Request().Context())
+	n, err := h.Webhooks.RunDue(context.WithoutCancel(c.Request().Context()))
 	if err != nil {
 		return internal(err)
 	}

@@ -358,6 +358,8 @@ func (h *handlers) fetch(c echo.Context) error {
 		return failure(sc, CodeLimitReached, fmt.Sprintf("virtualId %q reached purchase_limit %d of offer %s", req.VirtualID, offer.PurchaseLimit, offer.ID))
 	case state.OtherOffer:
 		return failure(sc, CodeDuplicate, fmt.Sprintf("extTransactionId %q was already used on offer %s", req.ExtTransactionID, res.OtherOffer))
+	case state.OtherUser:
+		return failure(sc, CodeDuplicate, fmt.Sprintf("extTransactionId %q was already used by another user", req.ExtTransactionID))
 	default: // state.Refused
 		return failure(sc, refuse, why)
 	}
