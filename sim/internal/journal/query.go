@@ -1,8 +1,8 @@
 package journal
 
 import (
-	"math"
 	"context"
+	"math"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/state"
