@@ -152,7 +152,13 @@ func (s *Sim) startControl() error {
 	}
 	cp.faults.OnFire = func(st fault.Status) {
 		// Counters survive a restart: a spent one-shot rule stays spent.
-		if err := s.store.PutConfig(state.KindFault, st.ID, st); err != nil {
+		// Only a newer count replaces the stored one, and only while the
+		// rule exists, so concurrent fires and deletes stay consistent.
+		_, err := s.store.ReplaceConfig(state.KindFault, st.ID, st, func(old []byte) bool {
+			var prev fault.Status
+			return json.Unmarshal(old, &prev) == nil && prev.Seen < st.Seen
+		})
+		if err != nil {
 			s.log.Error("persisting fault counters", "rule", st.ID, "err", err)
 		}
 	}

@@ -42,7 +42,10 @@ type State struct {
 // an offset clock). OnChange, if set, is called with the new state after
 // every change (the simulator persists it).
 type Sim struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// saveMu keeps changes and their OnChange calls in one order, so the
+	// last saved state is the last state; Now never waits on it.
+	saveMu   sync.Mutex
 	st       State
 	wall     func() time.Time
 	OnChange func(State)
@@ -79,6 +82,8 @@ func (s *Sim) nowLocked() time.Time {
 }
 
 func (s *Sim) change(f func()) {
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
 	s.mu.Lock()
 	f()
 	st := s.st

@@ -33,6 +33,22 @@ func (s *Store) PutConfig(kind, key string, v any) error {
 	})
 }
 
+// ReplaceConfig rewrites an existing record, in one transaction, only if
+// newer(old) says v is newer than what is stored: concurrent savers can
+// neither land out of order nor bring back a deleted record. ok reports
+// whether v was written.
+func (s *Store) ReplaceConfig(kind, key string, v any, newer func(old []byte) bool) (ok bool, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b, k := tx.Bucket(bucketConfig), configKey(kind, key)
+		old := b.Get(k)
+		if ok = old != nil && newer(old); !ok {
+			return nil
+		}
+		return putJSON(b, k, v)
+	})
+	return ok, err
+}
+
 // GetConfig decodes one record into v; model.ErrNotFound if absent.
 func (s *Store) GetConfig(kind, key string, v any) error {
 	return s.db.View(func(tx *bolt.Tx) error {
