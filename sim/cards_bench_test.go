@@ -207,7 +207,8 @@ func BenchmarkCardsAtScale(b *testing.B) {
 				}
 			})
 		}
-		b.Run("reveal/store="+label, func(b *testing.B) {
+		// storeCopy gives a sub-benchmark its own open copy of the template store.
+		storeCopy := func(b *testing.B) (*state.Store, string) {
 			prepare(b)
 			dir := b.TempDir()
 			benchCopyFile(b, filepath.Join(template, state.FileName), filepath.Join(dir, state.FileName))
@@ -215,6 +216,10 @@ func BenchmarkCardsAtScale(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			return st, dir
+		}
+		b.Run("reveal/store="+label, func(b *testing.B) {
+			st, dir := storeCopy(b)
 			const users = 64
 			fresh := fillCards(b, st, "RU", b.N, max(1, (b.N+users-1)/users), 0)
 			toks := map[string]string{}
@@ -253,13 +258,7 @@ func BenchmarkCardsAtScale(b *testing.B) {
 			})
 		})
 		b.Run("list/store="+label, func(b *testing.B) {
-			prepare(b)
-			dir := b.TempDir()
-			benchCopyFile(b, filepath.Join(template, state.FileName), filepath.Join(dir, state.FileName))
-			st, err := state.Open(dir, state.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			st, dir := storeCopy(b)
 			tok := benchUserToken(b, st, "LU-0000000")
 			st.Close()
 			s := simtest.New(b, simtest.WithDataDir(dir))
