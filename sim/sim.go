@@ -281,7 +281,7 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
 	rewardsDeps := rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: s.scenarios, PublicURL: s.opts.PublicURL}
 	hotdealsDeps := hotdeals.Deps{
-		Channels: s.scenarios, Schemas: s.schemas, Store: s.store, Clock: s.opts.Clock, PublicURL: s.opts.PublicURL,
+		Channels: s.scenarios, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL,
 		Faults: s.ctl.faults,
 	}
 	// The simulator's own resources (tracking, assets, coupon redirects)
