@@ -27,9 +27,9 @@ const (
 	// Delivered: a new coupon was committed.
 	Delivered Outcome = iota
 	// Duplicate: the extTransactionId already delivered a coupon, and
-	// Result.Coupon is that coupon (switches.coupons.replay: original).
+	// Result.Coupon is that coupon (switches.coupons.duplicate: original).
 	Duplicate
-	// DuplicateRefused: a duplicate, refused (switches.coupons.replay: reject).
+	// DuplicateRefused: a duplicate, refused (switches.coupons.duplicate: reject).
 	DuplicateRefused
 	// NoSuchOffer: the channel has no offer of that id.
 	NoSuchOffer
@@ -106,7 +106,7 @@ func (s *Service) Claim(r ClaimRequest) (Result, error) {
 			return err
 		}
 		if dup, ok := duplicateOf(prior, offer.ID, sc.Switches.Coupons.CrossOffer); ok {
-			res = duplicate(r, dup, sc.Switches.Coupons.Replay)
+			res = duplicate(r, dup, sc.Switches.Coupons.Duplicate)
 			return nil
 		}
 		if len(prior) > 0 && sc.Switches.Coupons.CrossOffer != scenario.CrossNew {
@@ -158,7 +158,7 @@ func duplicate(r ClaimRequest, c model.Coupon, policy string) Result {
 	switch {
 	case c.VirtualID != r.VirtualID:
 		return refused(OtherUser, "extTransactionId %q was already used by another user", r.ExtTransactionID)
-	case policy == scenario.ReplayReject:
+	case policy == scenario.DuplicateReject:
 		return refused(DuplicateRefused, "extTransactionId %q was already processed", r.ExtTransactionID)
 	}
 	return Result{Outcome: Duplicate, Coupon: c}

@@ -101,7 +101,7 @@ func TestClaim_outcomes(t *testing.T) {
 			{offer: "OPEN", user: "U", txn: "T1", want: Duplicate, code: "OPEN-000001"},
 			{offer: "OPEN", user: "U", txn: "T2", want: Delivered, code: "OPEN-000002"},
 		}},
-		{"duplicate refused by the switch", "replay: reject", []step{
+		{"duplicate refused by the switch", "duplicate: reject", []step{
 			{offer: "OPEN", user: "U", txn: "T1", want: Delivered},
 			{offer: "OPEN", user: "U", txn: "T1", want: DuplicateRefused, reason: `"T1" was already processed`},
 		}},
@@ -266,5 +266,22 @@ func TestDuplicateOf(t *testing.T) {
 		if ok != (c.want != "") || got.Code != c.want {
 			t.Errorf("duplicateOf(%v, %s, %s) = %+v %v, want %q", c.prior, c.offer, c.crossOffer, got, ok, c.want)
 		}
+	}
+}
+
+// switches.coupons.replay is the former name of duplicate: still read,
+// and refused when it contradicts duplicate.
+func TestDuplicateSwitch_formerName(t *testing.T) {
+	s, sc := newService(t, "replay: reject")
+	run(t, s, sc, []step{
+		{offer: "OPEN", user: "U", txn: "T1", want: Delivered},
+		{offer: "OPEN", user: "U", txn: "T1", want: DuplicateRefused},
+	})
+	newService(t, "replay: reject, duplicate: reject") // agreeing: fine
+	set, _ := schema.Compile(schemas.FS)
+	y := offersYAML + "switches:\n  coupons: {duplicate: reject, replay: original}\n"
+	_, err := scenario.Parse("t.yaml", []byte(y), set, scenario.Sources{Builtin: certs.FS})
+	if err == nil || !strings.Contains(err.Error(), "/switches/coupons/replay: replay is the former name of duplicate") {
+		t.Fatalf("contradicting replay and duplicate: %v", err)
 	}
 }
