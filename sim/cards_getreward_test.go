@@ -438,3 +438,40 @@ func TestCards_AUTH1_AUTH2_bearerTokens(t *testing.T) {
 		t.Errorf("expired user token to listing: %v", err)
 	}
 }
+
+// clause: GR-4, BANK-3, SDK-1
+// Idempotency is per extTransactionId, but a duplicate from another user never
+// hands them the first user's cards (nor, once revealed, its coupon code):
+// it is refused as bad input in each endpoint's shape.
+func TestGetReward_GR4_duplicateByAnotherUserIsRefused(t *testing.T) {
+	e := newCardEnv(t)
+	first := e.getRewardBody(t, "VU-A", "SHARED-1")
+	if !first.Status {
+		t.Fatal("first GetReward not eligible")
+	}
+	res, _, _ := e.s.Client.GetReward(e.ctx, e.ref, map[string]any{
+		"channelName": "DEMOBANK", "virtualId": "VU-B", "triggerEventType": "UPI",
+		"extTransactionId": "SHARED-1", "amount": 250.5, "dateandtime": "15012026100000",
+	})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(res.Body), "first used by another user") || strings.Contains(string(res.Body), `"rewardId"`) {
+		t.Fatalf("GetReward duplicate by another user: HTTP %d %s", res.StatusCode, res.Body)
+	}
+
+	if _, _, err := e.s.Client.BankCard(e.ctx, bankReq("VU-A", "SHARED-2")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := e.s.Client.BankCard(e.ctx, bankReq("VU-B", "SHARED-2"))
+	var fe *publisher.FailureError
+	if !errorsAs(err, &fe) || !strings.Contains(fe.ERRORSTRING, "first used by another user") {
+		t.Fatalf("GetScratchCardForBank duplicate by another user: %v", err)
+	}
+
+	req := sdkReq("SHARED3")
+	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", req); code != 200 || !ans.Status {
+		t.Fatalf("first SDK issuance: HTTP %d %+v", code, ans)
+	}
+	req["virtualId"] = "someone-else"
+	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", req); code != http.StatusBadRequest || ans.DeepLink != "" {
+		t.Fatalf("SDK duplicate by another user: HTTP %d %+v", code, ans)
+	}
+}

@@ -825,3 +825,23 @@ func BenchmarkFetchCouponCode(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
 }
+
+// clause: CPN-5
+// A known extTransactionId from another user is a duplicate: the first
+// user's coupon is never handed to them.
+func TestFetchCouponCode_CPN5_anotherUsersExtTransactionIdIsADuplicate(t *testing.T) {
+	s := simtest.New(t)
+	first, err := s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-A", ChannelName: "DEMOBANK", ExtTransactionID: "SHARED", CoinsUsed: "100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-B", ChannelName: "DEMOBANK", ExtTransactionID: "SHARED", CoinsUsed: "100"})
+	var ce *publisher.CouponError
+	if !errorsAs(err, &ce) || ce.Status != 409 || ce.ErrorCode != "DUPLICATE_TRANSACTION" || got.CouponCode == first.CouponCode {
+		t.Fatalf("duplicate by another user: %+v %v, want 409 DUPLICATE_TRANSACTION", got, err)
+	}
+	again, err := s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-A", ChannelName: "DEMOBANK", ExtTransactionID: "SHARED", CoinsUsed: "100"})
+	if err != nil || again.CouponCode != first.CouponCode {
+		t.Fatalf("the first user's own duplicate: %+v %v, want the earlier coupon", again, err)
+	}
+}
