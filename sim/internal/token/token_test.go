@@ -94,3 +94,69 @@ func TestIssue_valuesAreDistinct(t *testing.T) {
 		t.Error("an exhausted random source gave a token")
 	}
 }
+
+// memSessions is a SessionStore in memory.
+type memSessions map[string]model.Session
+
+func (m memSessions) PutSession(s model.Session) error { m[s.ID] = s; return nil }
+func (m memSessions) Session(id string) (model.Session, error) {
+	s, ok := m[id]
+	if !ok {
+		return s, model.ErrNotFound
+	}
+	return s, nil
+}
+
+// clause: SESS-1, SESS-2
+func TestSessions(t *testing.T) {
+	t0 := time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name              string
+		ttl, advance      time.Duration
+		id, user, channel string // id "" sends the issued id; "-" sends none
+		refused           string // part of the refusal, "" for a live session
+	}{
+		{"live", time.Hour, 0, "", "VU-1", "", ""},
+		{"named channel", time.Hour, 0, "", "VU-1", "DEMOBANK", ""},
+		{"no ttl never lapses", 0, 1000 * time.Hour, "", "VU-1", "", ""},
+		{"one tick before expiry", time.Hour, time.Hour - time.Nanosecond, "", "VU-1", "", ""},
+		{"at expiry", time.Hour, time.Hour, "", "VU-1", "", "has expired"},
+		{"other user", time.Hour, 0, "", "VU-2", "", "generated for another virtualId"},
+		{"other channel", time.Hour, 0, "", "VU-1", "OTHERBANK", "belongs to channel DEMOBANK, not OTHERBANK"},
+		{"unknown id", time.Hour, 0, "nope", "VU-1", "", "sessionId is unknown"},
+		{"no id", time.Hour, 0, "-", "VU-1", "", "must be supplied together"},
+		{"no user", time.Hour, 0, "", "", "", "must be supplied together"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			clk := clock.NewFake(t0)
+			s := NewSessions(memSessions{}, clk, bytes.NewReader(bytes.Repeat([]byte{3}, 32)))
+			sess, err := s.IssueSession("DEMOBANK", "VU-1", c.ttl)
+			if err != nil || sess.ID == "" || sess.Channel != "DEMOBANK" || sess.VirtualID != "VU-1" || !sess.IssuedAt.Equal(t0) {
+				t.Fatalf("issued %+v, %v", sess, err)
+			}
+			clk.Advance(c.advance)
+			id := c.id
+			switch id {
+			case "":
+				id = sess.ID
+			case "-":
+				id = ""
+			}
+			got, err := s.CheckSession(id, c.user, c.channel)
+			var refused *SessionRefused
+			if c.refused == "" {
+				if err != nil || got != sess {
+					t.Fatalf("CheckSession = %+v, %v; want %+v", got, err, sess)
+				}
+				return
+			}
+			if !errors.As(err, &refused) || !strings.Contains(refused.Why, c.refused) {
+				t.Fatalf("CheckSession = %+v, %v; want a refusal %q", got, err, c.refused)
+			}
+		})
+	}
+	if _, err := NewSessions(memSessions{}, clock.NewFake(t0), bytes.NewReader(nil)).IssueSession("C", "U", 0); err == nil {
+		t.Error("an exhausted random source gave a session")
+	}
+}
