@@ -278,7 +278,6 @@ func (s *Sim) newEcho() *echo.Echo {
 func (s *Sim) buildHandlers() map[Host]http.Handler {
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: s.scenarios, Faults: s.ctl.faults}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
-	sessions := token.NewSessions(s.store, s.opts.Clock, s.opts.Rand)
 	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
 	rewardsDeps := rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: s.scenarios, PublicURL: s.opts.PublicURL}
 	hotdealsDeps := hotdeals.Deps{
@@ -296,8 +295,8 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	reg := map[Host]func(*echo.Echo){
 		Rewards: func(e *echo.Echo) { rewards.Register(e, rewardsDeps) },
 		Bank: func(e *echo.Echo) {
-			bank.Register(e, bank.Deps{Signed: signed, Sessions: sessions, Cards: cardSvc, PublicURL: s.opts.PublicURL})
-			microsite.Register(e, microsite.Deps{Sessions: sessions, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
+			bank.Register(e, bank.Deps{Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL})
+			microsite.Register(e, microsite.Deps{Sessions: tokens, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
 				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Faults: s.ctl.faults})
 		},
 		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdealsDeps) },

@@ -3,33 +3,14 @@ package token
 import (
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// SessionStore is what sessions need of durable state.
-type SessionStore interface {
-	PutSession(model.Session) error
-	Session(id string) (model.Session, error)
-}
-
-// Sessions issues and checks the bank's SSO sessions (SESS-1, SESS-2):
-// opaque ids bound to a channel and a virtualId, lapsing on the
-// simulated clock. A sessionId is a credential like a token, so it lives
-// beside them.
-type Sessions struct {
-	store SessionStore
-	clock clock.Clock
-	rand  io.Reader
-}
-
-// NewSessions returns a Sessions; rand supplies the id bytes.
-func NewSessions(store SessionStore, clk clock.Clock, rand io.Reader) *Sessions {
-	return &Sessions{store: store, clock: clk, rand: rand}
-}
+// The bank's SSO sessions (SESS-1, SESS-2): opaque ids bound to a
+// channel and a virtualId, lapsing on the simulated clock. A sessionId is
+// a credential like a token, so the same Service issues it.
 
 // SessionRefused says why a sessionId and virtualId do not open a session.
 type SessionRefused struct{ Why string }
@@ -38,7 +19,7 @@ func (e *SessionRefused) Error() string { return e.Why }
 
 // IssueSession makes, stores and returns a session of virtualID in
 // channel; a ttl of 0 never lapses.
-func (s *Sessions) IssueSession(channel, virtualID string, ttl time.Duration) (model.Session, error) {
+func (s *Service) IssueSession(channel, virtualID string, ttl time.Duration) (model.Session, error) {
 	id, err := NewOpaque(s.rand, 32)
 	if err != nil {
 		return model.Session{}, err
@@ -58,7 +39,7 @@ func (s *Sessions) IssueSession(channel, virtualID string, ttl time.Duration) (m
 // together (SESS-2): the session exists, was issued to virtualID (and to
 // channel, when one is named) and has not lapsed. A refusal is a
 // *SessionRefused; any other error is the store's.
-func (s *Sessions) CheckSession(sessionID, virtualID, channel string) (model.Session, error) {
+func (s *Service) CheckSession(sessionID, virtualID, channel string) (model.Session, error) {
 	if sessionID == "" || virtualID == "" {
 		return model.Session{}, &SessionRefused{"sessionId and virtualId must be supplied together (SESS-2)"}
 	}

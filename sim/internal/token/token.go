@@ -19,9 +19,11 @@ import (
 type Store interface {
 	PutToken(model.Token) error
 	Token(value string) (model.Token, error)
+	PutSession(model.Session) error
+	Session(id string) (model.Session, error)
 }
 
-// Service issues and checks tokens.
+// Service issues and checks tokens and sessions.
 type Service struct {
 	store Store
 	clock clock.Clock

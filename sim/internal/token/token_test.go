@@ -13,15 +13,26 @@ import (
 )
 
 // memStore is a Store in memory.
-type memStore map[string]model.Token
+type memStore struct {
+	tokens   map[string]model.Token
+	sessions map[string]model.Session
+}
 
-func (m memStore) PutToken(t model.Token) error { m[t.Value] = t; return nil }
-func (m memStore) Token(v string) (model.Token, error) {
-	t, ok := m[v]
+func newMem() *memStore {
+	return &memStore{tokens: map[string]model.Token{}, sessions: map[string]model.Session{}}
+}
+
+func (m *memStore) PutToken(t model.Token) error             { m.tokens[t.Value] = t; return nil }
+func (m *memStore) Token(v string) (model.Token, error)      { return found(m.tokens, v) }
+func (m *memStore) PutSession(s model.Session) error         { m.sessions[s.ID] = s; return nil }
+func (m *memStore) Session(id string) (model.Session, error) { return found(m.sessions, id) }
+
+func found[T any](m map[string]T, k string) (T, error) {
+	v, ok := m[k]
 	if !ok {
-		return t, model.ErrNotFound
+		return v, model.ErrNotFound
 	}
-	return t, nil
+	return v, nil
 }
 
 func TestNewOpaque(t *testing.T) {
@@ -61,7 +72,7 @@ func TestIssueAndCheck(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			clk := clock.NewFake(t0)
-			s := New(memStore{}, clk, bytes.NewReader(bytes.Repeat([]byte{1}, 32)))
+			s := New(newMem(), clk, bytes.NewReader(bytes.Repeat([]byte{1}, 32)))
 			tok, err := s.Issue(c.kind, "DEMOBANK", "VU-1", 30*time.Minute)
 			if err != nil {
 				t.Fatal(err)
@@ -84,7 +95,7 @@ func TestIssueAndCheck(t *testing.T) {
 
 // Two issues draw two values; the random source decides them.
 func TestIssue_valuesAreDistinct(t *testing.T) {
-	s := New(memStore{}, clock.NewFake(time.Unix(0, 0)), bytes.NewReader(append(bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)...)))
+	s := New(newMem(), clock.NewFake(time.Unix(0, 0)), bytes.NewReader(append(bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)...)))
 	a, _ := s.Issue(model.UserToken, "C", "U", time.Minute)
 	b, _ := s.Issue(model.UserToken, "C", "U", time.Minute)
 	if a.Value == b.Value {
@@ -93,18 +104,6 @@ func TestIssue_valuesAreDistinct(t *testing.T) {
 	if _, err := s.Issue(model.UserToken, "C", "U", time.Minute); err == nil {
 		t.Error("an exhausted random source gave a token")
 	}
-}
-
-// memSessions is a SessionStore in memory.
-type memSessions map[string]model.Session
-
-func (m memSessions) PutSession(s model.Session) error { m[s.ID] = s; return nil }
-func (m memSessions) Session(id string) (model.Session, error) {
-	s, ok := m[id]
-	if !ok {
-		return s, model.ErrNotFound
-	}
-	return s, nil
 }
 
 // clause: SESS-1, SESS-2
@@ -130,7 +129,7 @@ func TestSessions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			clk := clock.NewFake(t0)
-			s := NewSessions(memSessions{}, clk, bytes.NewReader(bytes.Repeat([]byte{3}, 32)))
+			s := New(newMem(), clk, bytes.NewReader(bytes.Repeat([]byte{3}, 32)))
 			sess, err := s.IssueSession("DEMOBANK", "VU-1", c.ttl)
 			if err != nil || sess.ID == "" || sess.Channel != "DEMOBANK" || sess.VirtualID != "VU-1" || !sess.IssuedAt.Equal(t0) {
 				t.Fatalf("issued %+v, %v", sess, err)
@@ -156,7 +155,7 @@ func TestSessions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewSessions(memSessions{}, clock.NewFake(t0), bytes.NewReader(nil)).IssueSession("C", "U", 0); err == nil {
+	if _, err := New(newMem(), clock.NewFake(t0), bytes.NewReader(nil)).IssueSession("C", "U", 0); err == nil {
 		t.Error("an exhausted random source gave a session")
 	}
 }

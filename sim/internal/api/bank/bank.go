@@ -17,7 +17,7 @@ import (
 type Deps struct {
 	Signed *signedcall.Deps
 	// Sessions issues GenerateSessionInfoV2's sessions.
-	Sessions *token.Sessions
+	Sessions *token.Service
 	// Cards serves GetScratchCardForBank (cards.go).
 	Cards *cards.Service
 	// PublicURL is the base of absolute URLs handed out (banners).

@@ -58,7 +58,7 @@ type Channels interface {
 // Deps is what the microsite and the SDK emulation need.
 type Deps struct {
 	// Sessions checks the sessions GenerateSessionInfoV2 issued.
-	Sessions *token.Sessions
+	Sessions *token.Service
 	Channels Channels
 	Cards    *cards.Service
 	Clock    clock.Clock
