@@ -184,7 +184,7 @@ func TestGetReward_GR3_notEligibleIsNormal(t *testing.T) {
 }
 
 // clause: GR-4
-func TestGetReward_GR4_replaySameCardsConcurrently(t *testing.T) {
+func TestGetReward_GR4_duplicatesGetTheSameCardsConcurrently(t *testing.T) {
 	e := newCardScenario(t, "")
 	body := e.req("VU-1", "MULTI")
 	const n = 32
@@ -211,12 +211,12 @@ func TestGetReward_GR4_replaySameCardsConcurrently(t *testing.T) {
 	}
 	_, list, err := e.s.Client.ListCards(e.ctx, e.userToken("VU-1"), "limit=50")
 	if err != nil || list.Total != 3 {
-		t.Errorf("user has %d cards after 32 replays, want exactly one set of 3 (%v)", list.Total, err)
+		t.Errorf("user has %d cards after 32 duplicates, want exactly one set of 3 (%v)", list.Total, err)
 	}
 	// The key is per extTransactionId: a new one creates new cards.
 	body["extTransactionId"] = "TXN-NEW"
 	if _, ans := e.getReward(body); fmt.Sprint(rewardIDs(ans.Rewards)) == want {
-		t.Errorf("a new extTransactionId replayed the old cards")
+		t.Errorf("a new extTransactionId got the old cards")
 	}
 }
 
@@ -329,7 +329,7 @@ func TestGetReward_GR7_additionalParams(t *testing.T) {
 }
 
 // clause: GR-8
-func TestGetReward_GR8_unscratchedFirstReplayShowsRevealed(t *testing.T) {
+func TestGetReward_GR8_unscratchedFirstDuplicateShowsRevealed(t *testing.T) {
 	e := newCardScenario(t, "")
 	body := e.req("VU-1", "MULTI")
 	_, ans := e.getReward(body)
@@ -338,16 +338,16 @@ func TestGetReward_GR8_unscratchedFirstReplayShowsRevealed(t *testing.T) {
 	res, ans := e.getReward(body)
 	got := rewardIDs(ans.Rewards)
 	if fmt.Sprint(got) != fmt.Sprint([]uint64{first + 1, first + 2, first}) {
-		t.Fatalf("replay after reveal lists %v, want unscratched first then %d", got, first)
+		t.Fatalf("duplicate after reveal lists %v, want unscratched first then %d", got, first)
 	}
 	last := ans.Rewards[2]
 	if !last.IsAlreadyRewarded || last.OfferTitle != r.OfferTitle || last.CouponCode != r.CouponCode || last.IsSeen == nil || !*last.IsSeen {
-		t.Errorf("revealed card in replay: %+v", last)
+		t.Errorf("revealed card in the duplicate's answer: %+v", last)
 	}
 	if ans.Rewards[0].IsAlreadyRewarded || ans.Rewards[0].OfferTitle != "" {
 		t.Errorf("unscratched card carries details: %+v", ans.Rewards[0])
 	}
-	simtest.Golden(t, "cards/GetReward.replay-after-reveal.json", maskURLs(e.s, res.Body))
+	simtest.Golden(t, "cards/GetReward.duplicate-after-reveal.json", maskURLs(e.s, res.Body))
 }
 
 // The channelName of the body against the reference token's channel.
@@ -368,7 +368,7 @@ func TestGetReward_channelMismatchSwitch(t *testing.T) {
 	})
 }
 
-// Channels never see each other's cards: numbering, replays and reveals are per channel.
+// Channels never see each other's cards: numbering, duplicates and reveals are per channel.
 func TestCards_channelsAreIsolated(t *testing.T) {
 	e := newCardScenario(t, "")
 	other := e.other()
@@ -383,7 +383,7 @@ func TestCards_channelsAreIsolated(t *testing.T) {
 	if a.Rewards[0].RewardID != 1 || b.Rewards[0].RewardID != 1 {
 		t.Errorf("rewardIds %d and %d: each channel numbers its own cards from 1", a.Rewards[0].RewardID, b.Rewards[0].RewardID)
 	}
-	// Same extTransactionId in another channel is not a replay.
+	// Same extTransactionId in another channel is not a duplicate.
 	if e.stored("OTHERBANK", 1).VirtualID != "VU-1" {
 		t.Errorf("OTHERBANK card not stored in its channel")
 	}
@@ -436,5 +436,42 @@ func TestCards_AUTH1_AUTH2_bearerTokens(t *testing.T) {
 	}
 	if _, _, err := e.s.Client.ListCards(e.ctx, user, ""); !is401(err) {
 		t.Errorf("expired user token to listing: %v", err)
+	}
+}
+
+// clause: GR-4, BANK-3, SDK-1
+// Idempotency is per extTransactionId, but a duplicate from another user never
+// hands them the first user's cards (nor, once revealed, its coupon code):
+// it is refused as bad input in each endpoint's shape.
+func TestGetReward_GR4_duplicateByAnotherUserIsRefused(t *testing.T) {
+	e := newCardEnv(t)
+	first := e.getRewardBody(t, "VU-A", "SHARED-1")
+	if !first.Status {
+		t.Fatal("first GetReward not eligible")
+	}
+	res, _, _ := e.s.Client.GetReward(e.ctx, e.ref, map[string]any{
+		"channelName": "DEMOBANK", "virtualId": "VU-B", "triggerEventType": "UPI",
+		"extTransactionId": "SHARED-1", "amount": 250.5, "dateandtime": "15012026100000",
+	})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(res.Body), "first used by another user") || strings.Contains(string(res.Body), `"rewardId"`) {
+		t.Fatalf("GetReward duplicate by another user: HTTP %d %s", res.StatusCode, res.Body)
+	}
+
+	if _, _, err := e.s.Client.BankCard(e.ctx, bankReq("VU-A", "SHARED-2")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := e.s.Client.BankCard(e.ctx, bankReq("VU-B", "SHARED-2"))
+	var fe *publisher.FailureError
+	if !errorsAs(err, &fe) || !strings.Contains(fe.ERRORSTRING, "first used by another user") {
+		t.Fatalf("GetScratchCardForBank duplicate by another user: %v", err)
+	}
+
+	req := sdkReq("SHARED3")
+	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", req); code != 200 || !ans.Status {
+		t.Fatalf("first SDK issuance: HTTP %d %+v", code, ans)
+	}
+	req["virtualId"] = "someone-else"
+	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", req); code != http.StatusBadRequest || ans.DeepLink != "" {
+		t.Fatalf("SDK duplicate by another user: HTTP %d %+v", code, ans)
 	}
 }

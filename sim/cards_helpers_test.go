@@ -198,3 +198,13 @@ func eachSwitch(t *testing.T, key string, values []string, fn func(t *testing.T,
 		t.Run(key+"="+v, func(t *testing.T) { fn(t, newCardScenario(t, "    "+key+": "+v), v) })
 	}
 }
+
+// getRewardBody issues one card for vid with extTransactionId tx.
+func (e *cardEnv) getRewardBody(t *testing.T, vid, tx string) publisher.GetRewardAnswer {
+	t.Helper()
+	_, ans := e.getReward(map[string]any{
+		"channelName": "DEMOBANK", "virtualId": vid, "triggerEventType": "UPI",
+		"extTransactionId": tx, "amount": 250.5, "dateandtime": "15012026100000",
+	})
+	return ans
+}

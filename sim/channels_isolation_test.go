@@ -88,9 +88,9 @@ func (ch *isoChannel) run(t *testing.T, vid string, i int) {
 		}
 		r.bodies, r.cards = append(r.bodies, body), append(r.cards, ans.Rewards[0].RewardID)
 	}
-	// GR-4 per channel: a replay returns this channel's card.
+	// GR-4 per channel: a duplicate returns this channel's card.
 	if _, ans, err := ch.c.GetReward(bg, ch.ref, r.bodies[0]); err != nil || len(ans.Rewards) != 1 || ans.Rewards[0].RewardID != r.cards[0] {
-		t.Errorf("%s %s GetReward replay: %v %+v, want card %d", ch.name, vid, err, ans, r.cards[0])
+		t.Errorf("%s %s GetReward duplicate: %v %+v, want card %d", ch.name, vid, err, ans, r.cards[0])
 	}
 	if _, r.revealed, err = ch.c.FetchRewardInfo(bg, r.token, vid, r.cards[0]); err != nil ||
 		r.revealed.OfferTitle != ch.name+" reward" || !strings.HasPrefix(r.revealed.CouponCode, ch.name+"-") {
@@ -102,9 +102,9 @@ func (ch *isoChannel) run(t *testing.T, vid string, i int) {
 	if r.coupon, err = ch.c.FetchCouponCode(bg, ch.claim(vid, i)); err != nil || !strings.HasPrefix(r.coupon.CouponCode, ch.name+"-CPN-") {
 		t.Errorf("%s %s claim: %v %+v, want this channel's code", ch.name, vid, err, r.coupon)
 	}
-	// CPN-5 per channel: the replay returns this channel's coupon.
+	// CPN-5 per channel: the duplicate returns this channel's coupon.
 	if again, err := ch.c.FetchCouponCode(bg, ch.claim(vid, i)); err != nil || again != r.coupon {
-		t.Errorf("%s %s claim replay: %v %+v, want %+v", ch.name, vid, err, again, r.coupon)
+		t.Errorf("%s %s duplicate claim: %v %+v, want %+v", ch.name, vid, err, again, r.coupon)
 	}
 	ch.mu.Lock()
 	ch.runs[vid] = r
@@ -255,16 +255,16 @@ func TestChannels_SIM2_SIM3_parallelCardsCouponsFaultsAreIsolated(t *testing.T) 
 		if cs, err := a.c.UserCoupons(bg, vid, "OFFER-X"); err != nil || len(cs) != 0 {
 			t.Errorf("CIA %s coupons after its reset: %v %+v, want none", vid, err, cs)
 		}
-		// The replay is a new event now: one new card, not the wiped one's id.
+		// The duplicate is a new event now: one new card, not the wiped one's id.
 		if _, ans, err := a.c.GetReward(bg, a.ref, a.runs[vid].bodies[0]); err != nil || !ans.Status || len(ans.Rewards) != 1 {
 			t.Errorf("CIA %s GetReward after its reset: %v %+v", vid, err, ans)
 		}
 		if _, list, err := a.c.ListCards(bg, tok.Token, "limit=50"); err != nil || list.Total != 1 {
 			t.Errorf("CIA %s after a GetReward past its reset: %v %d cards, want 1", vid, err, list.Total)
 		}
-		// CIB's replay still returns CIB's original card.
+		// CIB's duplicate still returns CIB's original card.
 		if _, ans, err := b.c.GetReward(bg, b.ref, b.runs[vid].bodies[0]); err != nil || len(ans.Rewards) != 1 || ans.Rewards[0].RewardID != b.runs[vid].cards[0] {
-			t.Errorf("CIB %s replay after CIA's reset: %v %+v, want card %d", vid, err, ans, b.runs[vid].cards[0])
+			t.Errorf("CIB %s duplicate after CIA's reset: %v %+v, want card %d", vid, err, ans, b.runs[vid].cards[0])
 		}
 	}
 	b.check(t, "after CIA's new cards")

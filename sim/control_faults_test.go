@@ -319,3 +319,32 @@ func TestFaults_SIM2_rulesAndCountersSurviveRestart(t *testing.T) {
 		t.Errorf("rules after restart: %v", rules)
 	}
 }
+
+// clause: SIM-2, SIM-3
+// Fault counters saved by concurrent fires land in order (the restart sees
+// every fire), and a rule deleted while it fires stays deleted.
+func TestFaults_SIM2_countersUnderConcurrency(t *testing.T) {
+	dir := t.TempDir()
+	s := simtest.New(t, simtest.WithDataDir(dir))
+	ie := map[string]any{"kind": "internal-error"}
+	ctlOK(t, s, http.StatusCreated, "POST", "/__sim/faults", map[string]any{"id": "count", "endpoint": "GenerateSessionInfoV2", "virtualId": "VU-C", "action": ie})
+	ctlOK(t, s, http.StatusCreated, "POST", "/__sim/faults", map[string]any{"id": "gone", "endpoint": "GenerateSessionInfoV2", "virtualId": "VU-G", "action": ie})
+	var wg sync.WaitGroup
+	for i := 0; i < 24; i++ {
+		wg.Go(func() { _, _ = s.Client.Session(bg, "VU-C") })
+		wg.Go(func() { _, _ = s.Client.Session(bg, "VU-G") })
+		if i == 12 {
+			ctlOK(t, s, http.StatusNoContent, "DELETE", "/__sim/faults/gone", nil)
+		}
+	}
+	wg.Wait()
+	s.Close()
+	s = simtest.New(t, simtest.WithDataDir(dir))
+	rules := ctlOK(t, s, http.StatusOK, "GET", "/__sim/faults", nil)["rules"].([]any)
+	if len(rules) != 1 {
+		t.Fatalf("rules after restart: %v, want only %q (the deleted one stays deleted)", rules, "count")
+	}
+	if r := rules[0].(map[string]any); r["id"] != "count" || r["fired"] != 24.0 {
+		t.Fatalf("rule after restart: %v, want fired 24", r)
+	}
+}

@@ -126,3 +126,13 @@ func registerChannel(t testing.TB, s *simtest.Server, name string, key int, webh
 }
 
 var bg = context.Background()
+
+// ctlOKRaw GETs a control path and returns the 200 answer's body.
+func ctlOKRaw(t *testing.T, s *simtest.Server, path string) []byte {
+	t.Helper()
+	st, out := ctl(t, s, "GET", path, nil)
+	if st != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d %s", path, st, out)
+	}
+	return out
+}

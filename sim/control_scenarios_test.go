@@ -238,3 +238,65 @@ func TestControl_SIM3_token(t *testing.T) {
 		}
 	}
 }
+
+// clause: SIM-3, AUTH-3
+// A scenario activated for one channel governs that channel with that
+// scenario's entry for it (its keys included), and lends nothing to the
+// other channels it lists.
+func TestControlScenarios_SIM3_perChannelGovernsOnlyItsChannel(t *testing.T) {
+	s := simtest.New(t)
+	if st, out := ctl(t, s, "POST", "/__sim/scenarios?name=other.yaml&activate=true&channel=DEMOBANK", `version: 1
+name: other
+channels:
+  - {name: DEMOBANK, certificateFile: "builtin:publisher-dev.crt", appKey: NEWAPP, secKey: NEWSEC}
+  - {name: YBANK, certificateFile: "builtin:publisher-dev.crt", appKey: YAPP, secKey: YSEC}
+offers:
+  DEMOBANK: [{id: OFFER-X, title: X, coins: 100, stock: 10}]
+  YBANK: [{id: OFFER-Y, title: Y, coins: 100, stock: 10}]
+`); st != http.StatusCreated && st != http.StatusOK {
+		t.Fatalf("upload: HTTP %d %s", st, out)
+	}
+	claim := func(c publisher.Client, offer string) error {
+		_, err := c.FetchCouponCode(bg, publisher.CouponRequest{OfferID: offer, VirtualID: "VU-1", ChannelName: c.Channel, ExtTransactionID: "T-" + c.AppKey, CoinsUsed: "100"})
+		return err
+	}
+	demoNew := *s.Client
+	demoNew.AppKey, demoNew.SecKey = "NEWAPP", "NEWSEC"
+	if err := claim(demoNew, "OFFER-X"); err != nil {
+		t.Fatalf("DEMOBANK with its own scenario's keys, on its own scenario's offer: %v", err)
+	}
+	var ce *publisher.CouponError
+	if err := claim(*s.Client, "OFFER-X"); !errorsAs(err, &ce) || ce.ErrorCode != "UNAUTHORIZED" {
+		t.Fatalf("DEMOBANK with the default scenario's keys: %v, want UNAUTHORIZED", err)
+	}
+	y := *s.Client
+	y.ChannelID, y.Channel, y.AppKey, y.SecKey = "YBANK", "YBANK", "YAPP", "YSEC"
+	if err := claim(y, "OFFER-Y"); !errorsAs(err, &ce) || ce.ErrorCode != "UNAUTHORIZED" {
+		t.Fatalf("YBANK, listed only by a scenario active for another channel: %v, want UNAUTHORIZED", err)
+	}
+}
+
+// clause: SIM-3, SIM-4
+// Control-API input edges: the last possible page number is an
+// empty page (not the first page again), a scenario cannot be activated
+// for a channel nobody knows, and a commit-then-delay rule needs a delay.
+func TestControl_SIM3_inputEdges(t *testing.T) {
+	s := simtest.New(t)
+	if _, err := s.Client.ReferenceToken(bg); err != nil {
+		t.Fatal(err)
+	}
+	var page struct{ Entries []json.RawMessage }
+	decodeInto(t, ctlOKRaw(t, s, "/__sim/journal?after=18446744073709551615"), &page)
+	if len(page.Entries) != 0 {
+		t.Errorf("after the largest sequence number: %d entries, want none", len(page.Entries))
+	}
+	if st, out := ctl(t, s, "POST", "/__sim/scenarios?name=x.yaml&activate=true&channel=NOPE", `version: 1
+name: x
+channels: [{name: DEMOBANK, certificateFile: "builtin:publisher-dev.crt"}]
+`); st != http.StatusNotFound {
+		t.Errorf("activate an upload for an unknown channel: HTTP %d %s, want 404", st, out)
+	}
+	if st, out := ctl(t, s, "POST", "/__sim/faults", map[string]any{"endpoint": "fetchCouponCode", "action": map[string]any{"kind": "commit-then-delay"}}); st != http.StatusBadRequest {
+		t.Errorf("commit-then-delay without a delay: HTTP %d %s, want 400", st, out)
+	}
+}

@@ -354,11 +354,13 @@ func TestFetchCouponCode_CPN3_bodyModeDefaultAndNo5xxForBadInput(t *testing.T) {
 }
 
 // clause: CPN-5
-func TestFetchCouponCode_CPN5_replaySwitch(t *testing.T) {
+func TestFetchCouponCode_CPN5_duplicateSwitch(t *testing.T) {
 	ctx := context.Background()
-	for _, mode := range []string{"original", "reject"} {
-		t.Run(mode, func(t *testing.T) {
-			s := couponSim(t, "replay: "+mode, "")
+	// replay: is the switch's former name, still read.
+	for _, sw := range []string{"duplicate: original", "duplicate: reject", "replay: original", "replay: reject"} {
+		_, mode, _ := strings.Cut(sw, ": ")
+		t.Run(sw, func(t *testing.T) {
+			s := couponSim(t, sw, "")
 			first, err := s.Client.FetchCouponCode(ctx, claim("OFF-OPEN", "U1", "TX-R"))
 			if err != nil {
 				t.Fatal(err)
@@ -368,11 +370,11 @@ func TestFetchCouponCode_CPN5_replaySwitch(t *testing.T) {
 			switch mode {
 			case "original":
 				if err != nil || again != first {
-					t.Fatalf("replay answered %+v, %v; want the earlier result %+v", again, err, first)
+					t.Fatalf("duplicate answered %+v, %v; want the earlier result %+v", again, err, first)
 				}
 			case "reject":
 				if !publisher.IsCouponError(err, "DUPLICATE_TRANSACTION") {
-					t.Fatalf("replay answered %+v, %v; want 409 DUPLICATE_TRANSACTION", again, err)
+					t.Fatalf("duplicate answered %+v, %v; want 409 DUPLICATE_TRANSACTION", again, err)
 				}
 			}
 			list, err := s.Client.UserCoupons(ctx, "U1", "OFF-OPEN")
@@ -547,7 +549,7 @@ func TestFetchCouponCode_CPN6_neverOversoldUnderConcurrency(t *testing.T) {
 			return s.Client.FetchCouponCode(ctx, claim("OFF-MORE", "U-SAME", "ONE-TX"))
 		})
 		if counts[""] != 12 {
-			t.Fatalf("answers %v, want 12 identical results (replay: original)", counts)
+			t.Fatalf("answers %v, want 12 identical results (duplicate: original)", counts)
 		}
 		for _, c := range got {
 			if c != got[0] {
@@ -559,8 +561,8 @@ func TestFetchCouponCode_CPN6_neverOversoldUnderConcurrency(t *testing.T) {
 			t.Fatalf("getUserCoupons %d %v, want exactly one coupon", len(list), err)
 		}
 	})
-	t.Run("12 claims with one extTransactionId, replay reject", func(t *testing.T) {
-		r := couponSim(t, "replay: reject", "")
+	t.Run("12 claims with one extTransactionId, duplicate reject", func(t *testing.T) {
+		r := couponSim(t, "duplicate: reject", "")
 		counts, _ := parallel(t, 12, func(i int) (publisher.Coupon, error) {
 			return r.Client.FetchCouponCode(ctx, claim("OFF-MORE", "U-SAME", "ONE-TX"))
 		})
@@ -822,4 +824,24 @@ func BenchmarkFetchCouponCode(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+}
+
+// clause: CPN-5
+// A known extTransactionId from another user is a duplicate: the first
+// user's coupon is never handed to them.
+func TestFetchCouponCode_CPN5_anotherUsersExtTransactionIdIsADuplicate(t *testing.T) {
+	s := simtest.New(t)
+	first, err := s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-A", ChannelName: "DEMOBANK", ExtTransactionID: "SHARED", CoinsUsed: "100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-B", ChannelName: "DEMOBANK", ExtTransactionID: "SHARED", CoinsUsed: "100"})
+	var ce *publisher.CouponError
+	if !errorsAs(err, &ce) || ce.Status != 409 || ce.ErrorCode != "DUPLICATE_TRANSACTION" || got.CouponCode == first.CouponCode {
+		t.Fatalf("duplicate by another user: %+v %v, want 409 DUPLICATE_TRANSACTION", got, err)
+	}
+	again, err := s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-A", ChannelName: "DEMOBANK", ExtTransactionID: "SHARED", CoinsUsed: "100"})
+	if err != nil || again.CouponCode != first.CouponCode {
+		t.Fatalf("the first user's own duplicate: %+v %v, want the earlier coupon", again, err)
+	}
 }

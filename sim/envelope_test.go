@@ -1,11 +1,13 @@
 package sim_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -274,5 +276,38 @@ func TestWireShapes_golden(t *testing.T) {
 		env, _ := publisher.Seal(foreignKey, "DEMOBANK", op.payload)
 		res, _ = s.Client.PostEnvelope(ctx, s.RewardsURL+op.path, "", env)
 		simtest.Golden(t, "envelope/"+op.name+".mismatch.json", res.Body)
+	}
+}
+
+// clause: SDK-1, ENV-6
+// Oversized input: an over-long virtualId on SDK issuance (it
+// once reached the store and failed with a 500), an oversized launch form,
+// and an oversized FetchRewardInfo body all answer 4xx in their shapes.
+func TestOversizedInputs_ENV6(t *testing.T) {
+	e := newCardEnv(t)
+	req := sdkReq("LONG1")
+	req["virtualId"] = strings.Repeat("v", 40000)
+	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", req); code != http.StatusBadRequest || !strings.Contains(ans.Message, "virtualId") {
+		t.Fatalf("40,000-character virtualId: HTTP %d %+v", code, ans)
+	}
+
+	form := url.Values{"virtualId": {"v"}, "sessionId": {"s"}, "payload": {strings.Repeat("x", 2<<20)}}
+	res, err := http.Post(e.s.BankURL+"/sdk/launch", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode >= 500 {
+		t.Fatalf("2 MiB launch form: HTTP %d", res.StatusCode)
+	}
+
+	big := bytes.Repeat([]byte("A"), 2<<20)
+	r, err := e.s.Client.Do(e.ctx, http.MethodPost, e.s.RewardsURL+"/api/FetchRewardInfo",
+		http.Header{"Authorization": {"Bearer " + e.userToken("VU-1")}}, append(append([]byte(`{"CHANNELID":"DEMOBANK","BDATA":"`), big...), '"', '}'))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(r.Body), "larger than 1 MiB") {
+		t.Fatalf("2 MiB FetchRewardInfo body: HTTP %d %s", r.StatusCode, r.Body)
 	}
 }

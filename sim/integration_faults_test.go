@@ -1,12 +1,15 @@
 package sim_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewardsim/rewardsim/sim/publisher"
+	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
 // addFault arms a one-shot control-API rule for endpoint and virtualID.
@@ -117,5 +120,32 @@ func TestSDKIssueFaults_SIM3(t *testing.T) {
 	}
 	if code, ans := e.sdkIssue("/sdk/getScratchCardDetails", sdkReq("F3")); code != 200 || !ans.Status {
 		t.Fatalf("after the one-shot rules: HTTP %d %+v", code, ans)
+	}
+}
+
+// clause: SIM-4
+// A client that gives up during an injected delay is not a simulator
+// failure: the journal records 499 (client closed), never a 5xx.
+func TestFaults_SIM4_clientGoneDuringDelayIsNot5xx(t *testing.T) {
+	s := simtest.New(t)
+	ctlOK(t, s, http.StatusCreated, "POST", "/__sim/faults", map[string]any{
+		"endpoint": "GenerateSessionInfoV2", "times": 1, "action": map[string]any{"kind": "delay", "delay": "5s"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := s.Client.Session(ctx, "VU-1"); err == nil {
+		t.Fatal("the delayed call answered before the client's timeout")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		p := journal(t, s, "endpoint=GenerateSessionInfoV2")
+		if len(p.Entries) == 1 {
+			if st := p.Entries[0].Status; st != 499 {
+				t.Fatalf("journaled status %d, want 499", st)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the abandoned call was never journaled")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

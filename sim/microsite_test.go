@@ -361,3 +361,21 @@ func TestMicrosite_SESS3_expiredCard(t *testing.T) {
 		t.Fatalf("scratching an expired card: HTTP %d %q", res.StatusCode, ans.Message)
 	}
 }
+
+// clause: SESS-3
+// Generated imagery is deterministic: only the last "-kind" is the kind.
+func TestMicrosite_SESS3_imageKindIsTheLastSuffix(t *testing.T) {
+	s := simtest.New(t)
+	var first string
+	for i := 0; i < 20; i++ {
+		st, ct, body := get(t, s.BankURL+"/assets/img/x-icon-banner.svg")
+		if st != 200 || !strings.HasPrefix(ct, "image/svg+xml") || !strings.Contains(body, `width="1200"`) {
+			t.Fatalf("HTTP %d %s: want the 1200-wide banner kind", st, ct)
+		}
+		if i == 0 {
+			first = body
+		} else if body != first {
+			t.Fatal("the same image name drew different images")
+		}
+	}
+}

@@ -175,7 +175,7 @@ func TestSDKIssue_SDK1_issuanceIdempotentAndPopup(t *testing.T) {
 	wg.Wait()
 	for _, l := range links {
 		if l == "" || l != links[0] {
-			t.Fatalf("parallel replays of one extTransactionId gave deep links %v, want one card", links)
+			t.Fatalf("parallel duplicates of one extTransactionId gave deep links %v, want one card", links)
 		}
 	}
 	_, other := e.sdkIssue(path, sdkReq("SAMETWO"))
@@ -184,7 +184,7 @@ func TestSDKIssue_SDK1_issuanceIdempotentAndPopup(t *testing.T) {
 	}
 	_, ios := e.sdkIssue("/sdk/sendRewardCardRequest", sdkReq("SAMEONE"))
 	if ios.DeepLink != links[0] {
-		t.Fatal("the iOS name is the same issuance: the replay must return the same card")
+		t.Fatal("the iOS name is the same issuance: the duplicate must return the same card")
 	}
 
 	small := sdkReq("POP1")

@@ -281,7 +281,7 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
 	rewardsDeps := rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: s.scenarios, PublicURL: s.opts.PublicURL}
 	hotdealsDeps := hotdeals.Deps{
-		Channels: s.scenarios, Schemas: s.schemas, Store: s.store, Clock: s.opts.Clock, PublicURL: s.opts.PublicURL,
+		Channels: s.scenarios, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL,
 		Faults: s.ctl.faults,
 	}
 	// The simulator's own resources (tracking, assets, coupon redirects)
@@ -295,8 +295,8 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	reg := map[Host]func(*echo.Echo){
 		Rewards: func(e *echo.Echo) { rewards.Register(e, rewardsDeps) },
 		Bank: func(e *echo.Echo) {
-			bank.Register(e, bank.Deps{Signed: signed, Sessions: s.store, Clock: s.opts.Clock, Rand: s.opts.Rand, Cards: cardSvc, PublicURL: s.opts.PublicURL})
-			microsite.Register(e, microsite.Deps{Sessions: s.store, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
+			bank.Register(e, bank.Deps{Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL})
+			microsite.Register(e, microsite.Deps{Sessions: tokens, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
 				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Faults: s.ctl.faults})
 		},
 		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdealsDeps) },

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
 // Without an injected clock (as `rewardsim serve` runs) the simulator
@@ -50,5 +51,30 @@ func TestServeClockIsTheJournalsClock_SIM3(t *testing.T) {
 	}
 	if want := time.Date(2030, 6, 1, 6, 30, 0, 0, time.UTC); !page.Entries[0].At.Equal(want) {
 		t.Fatalf("journal entry at %s, want the simulated %s", page.Entries[0].At, want)
+	}
+}
+
+// clause: SIM-3
+// The clock cannot be set or advanced where answers and the saved clock
+// would break: such a move is a 400, and the simulator keeps answering.
+func TestClock_SIM3_rangeIsGuarded(t *testing.T) {
+	s := simtest.New(t)
+	for _, c := range []struct {
+		path string
+		body map[string]any
+	}{
+		{"/__sim/clock", map[string]any{"mode": "frozen", "time": "9999-12-31T23:00:00Z"}},
+		{"/__sim/clock", map[string]any{"time": "1900-01-01T00:00:00Z"}},
+		{"/__sim/clock/advance", map[string]any{"by": "2500000h"}},
+	} {
+		if st, out := ctl(t, s, "POST", c.path, c.body); st != http.StatusBadRequest {
+			t.Errorf("%s %v: HTTP %d %s, want 400", c.path, c.body, st, out)
+		}
+	}
+	if st, out := ctl(t, s, "GET", "/__sim/clock", nil); st != http.StatusOK {
+		t.Fatalf("clock after refused moves: HTTP %d %s", st, out)
+	}
+	if _, err := s.Client.ReferenceToken(bg); err != nil {
+		t.Fatalf("service after refused moves: %v", err)
 	}
 }

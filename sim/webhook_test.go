@@ -402,3 +402,35 @@ func TestWebhook_WH2_retrySwitch(t *testing.T) {
 		})
 	}
 }
+
+// clause: SIM-2, WH-2
+// A channel reset while one of its pushes is being delivered is final:
+// the delivery's write-back does not bring the push back.
+func TestWebhook_SIM2_resetDuringDeliveryIsFinal(t *testing.T) {
+	s := simtest.New(t)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+		w.Write([]byte(`{"status":"FAIL"}`)) // a non-OK answer would schedule a retry
+	}))
+	defer rc.Close()
+	registerChannel(t, s, "CIR", 0, rc.URL)
+	// Due in an hour, so scheduling does not deliver it; moving the clock does.
+	schedule(t, s, map[string]any{"channel": "CIR", "offerId": "O1", "reason": "OUT_OF_STOCK",
+		"at": simtest.Start.Add(time.Hour).Format(time.RFC3339), "retry": map[string]any{"kind": "fixed", "interval": "1m"}})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctl(t, s, "POST", "/__sim/clock/advance", map[string]any{"by": "1h"})
+	}()
+	<-arrived // the delivery is in flight
+	ctlOK(t, s, http.StatusOK, "POST", "/__sim/state/reset", map[string]any{"channel": "CIR"})
+	close(release)
+	<-done
+	var list struct{ Pushes []json.RawMessage }
+	decodeInto(t, ctlOKRaw(t, s, "/__sim/webhooks?channel=CIR"), &list)
+	if len(list.Pushes) != 0 {
+		t.Fatalf("pushes after a reset during delivery: %s", list.Pushes)
+	}
+}

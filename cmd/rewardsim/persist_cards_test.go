@@ -149,28 +149,28 @@ func (p *cardsBeforeKill) check(ctx context.Context, t *testing.T, c *publisher.
 	if !publisher.IsFailure(err, "Reward Already Revealed!") || again.CouponCode != "" {
 		t.Errorf("second reveal after restart: %v %+v %s, want Reward Already Revealed!", err, again, bodyOf(res))
 	}
-	// GR-4: a replayed GetReward returns the same card and creates none.
+	// GR-4: a duplicate GetReward returns the same card and creates none.
 	for i, body := range p.bodies {
 		_, ans, err := c.GetReward(ctx, p.refToken, body)
 		if err != nil || !ans.Status || len(ans.Rewards) != 1 || ans.Rewards[0].RewardID != p.cards[i] {
-			t.Errorf("GetReward replay %s after restart: %v %+v, want card %d", body["extTransactionId"], err, ans, p.cards[i])
+			t.Errorf("GetReward duplicate %s after restart: %v %+v, want card %d", body["extTransactionId"], err, ans, p.cards[i])
 		}
 	}
 	if _, list, err := c.ListCards(ctx, p.userToken, "limit=50"); err != nil || list.Total != len(p.cards) {
-		t.Errorf("after the replays: %v %d cards, want %d", err, list.Total, len(p.cards))
+		t.Errorf("after the duplicates: %v %d cards, want %d", err, list.Total, len(p.cards))
 	}
 	// SIM-2: the claim is listed with its extTransactionId.
 	coupons, err := c.UserCoupons(ctx, p.vid, "OFFER-DEMO")
 	if err != nil || len(coupons) != 1 || coupons[0].ExtTransactionID != p.couponReq.ExtTransactionID || coupons[0].CouponCode != p.coupon.CouponCode {
 		t.Errorf("getUserCoupons after restart: %v %+v, want %s with %s", err, coupons, p.couponReq.ExtTransactionID, p.coupon.CouponCode)
 	}
-	// CPN-5 (replay: original): the replay returns the earlier coupon.
-	replayed, err := c.FetchCouponCode(ctx, p.couponReq)
-	if err != nil || replayed != p.coupon {
-		t.Errorf("fetchCouponCode replay after restart: %v %+v, want %+v", err, replayed, p.coupon)
+	// CPN-5 (duplicate: original): the duplicate returns the earlier coupon.
+	duplicate, err := c.FetchCouponCode(ctx, p.couponReq)
+	if err != nil || duplicate != p.coupon {
+		t.Errorf("fetchCouponCode duplicate after restart: %v %+v, want %+v", err, duplicate, p.coupon)
 	}
 	if coupons, err := c.UserCoupons(ctx, p.vid, "OFFER-DEMO"); err != nil || len(coupons) != 1 {
-		t.Errorf("after the coupon replay: %v %d coupons, want 1", err, len(coupons))
+		t.Errorf("after the coupon duplicate: %v %d coupons, want 1", err, len(coupons))
 	}
 	// SIM-2: the journal still holds the exchanges made before the kill.
 	after := sv.journalSeqs(t, "DEMOBANK")

@@ -95,7 +95,7 @@ func (sv *served) ctl(t *testing.T, method, path string, body any) map[string]an
 // scenario activated, scratch cards issued (one revealed), a coupon
 // claimed and a push pending; restarted on the same data folder, it
 // still has all of them: the cards are listed as they were, a second
-// reveal does not hand the reward out again (REV-2), replayed GetReward
+// reveal does not hand the reward out again (REV-2), duplicate GetReward
 // and fetchCouponCode calls return the earlier cards and coupon (GR-4,
 // CPN-5), the journal keeps the earlier exchanges, and the push is
 // delivered exactly once when the simulated clock reaches it (WH-5). The

@@ -31,7 +31,7 @@ const (
 var (
 	ErrNoCard   = errors.New("no such card")
 	ErrNotYours = errors.New("the card belongs to another user")
-	// ErrOtherUsersTxn refuses an extTransactionId replayed by another
+	// ErrOtherUsersTxn refuses a duplicate extTransactionId from another
 	// user: idempotency is per extTransactionId, and the cards are not theirs.
 	ErrOtherUsersTxn = errors.New("extTransactionId belongs to another user's event")
 	ErrCardExpired   = errors.New("the card has expired")
@@ -52,9 +52,10 @@ type IssueRequest struct {
 	Channel   string
 	VirtualID string
 	Source    string
-	// ExtTransactionID is the idempotency key unless NoReplay is set.
+	// ExtTransactionID is the idempotency key unless NotIdempotent is
+	// set, when every call is a new event.
 	ExtTransactionID string
-	NoReplay         bool
+	NotIdempotent    bool
 	Trigger          string
 	SubTrigger       string
 	CampaignID       string
@@ -68,11 +69,13 @@ type IssueRequest struct {
 	DeepLink func(model.Card) string
 }
 
-// IssueResult is the outcome: Cards empty means not eligible, and Reason says why.
+// IssueResult is the outcome: Cards empty means not eligible, and Reason
+// says why. Duplicate: the extTransactionId was seen before, and Cards
+// are the cards it created then.
 type IssueResult struct {
-	Cards  []model.Card
-	Replay bool
-	Reason string
+	Cards     []model.Card
+	Duplicate bool
+	Reason    string
 	// otherUser: the extTransactionId was first used by another user.
 	otherUser bool
 }
@@ -137,21 +140,22 @@ func eligible(r IssueRequest, now time.Time) ([]candidate, string) {
 	return out, strings.Join(why, "; ")
 }
 
-// Issue creates the cards of one event, or replays the cards an earlier
-// event with the same extTransactionId created, in one write transaction.
+// Issue creates the cards of one event, or, for a duplicate, returns the
+// cards an earlier event with the same extTransactionId created, in one
+// write transaction.
 func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
 	now := s.Clock.Now()
 	cands, why := eligible(r, now)
 	var res IssueResult
 	err := s.Store.UpdateCards(r.Channel, func(tx *state.CardTx) error {
 		res = IssueResult{}
-		if !r.NoReplay {
+		if !r.NotIdempotent {
 			ids, ok, err := tx.Issued(r.Source, r.ExtTransactionID)
 			if err != nil {
 				return err
 			}
 			if ok {
-				res.Replay = true
+				res.Duplicate = true
 				for _, id := range ids {
 					c, found, err := tx.Card(id)
 					if err != nil {
@@ -220,7 +224,7 @@ func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
 			}
 		}
 		res.Reason = strings.Join(reasons, "; ")
-		if len(ids) == 0 || r.NoReplay {
+		if len(ids) == 0 || r.NotIdempotent {
 			return nil
 		}
 		return tx.SetIssued(r.Source, r.ExtTransactionID, ids)

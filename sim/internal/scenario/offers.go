@@ -66,8 +66,12 @@ type CouponSwitches struct {
 	// default: the contract says the status is carried in the body);
 	// "mirror" answers with the body status as the HTTP status too.
 	HTTPStatus string `yaml:"httpStatus"`
-	// Replay of an extTransactionId on the same offer: "original" returns
-	// the earlier result (default), "reject" a duplicate rejection.
+	// Duplicate is the answer to an extTransactionId already delivered on
+	// the same offer: "original" returns the earlier result (default),
+	// "reject" a duplicate rejection.
+	Duplicate string `yaml:"duplicate"`
+	// Replay is Duplicate's former name, still read so older files load.
+	// A session replay is another thing: the name no longer serves here.
 	Replay string `yaml:"replay"`
 	// CrossOffer: an extTransactionId already used on another offer is
 	// "reject"ed (default), treated as "new", or answered with the "first" result.
@@ -84,15 +88,15 @@ type CouponSwitches struct {
 
 // Coupon switch values.
 const (
-	StatusInBody   = "body"
-	StatusMirror   = "mirror"
-	ReplayOriginal = "original"
-	ReplayReject   = "reject"
-	CrossReject    = "reject"
-	CrossNew       = "new"
-	CrossFirst     = "first"
-	Accept         = "accept"
-	Refuse         = "refuse"
+	StatusInBody      = "body"
+	StatusMirror      = "mirror"
+	DuplicateOriginal = "original"
+	DuplicateReject   = "reject"
+	CrossReject       = "reject"
+	CrossNew          = "new"
+	CrossFirst        = "first"
+	Accept            = "accept"
+	Refuse            = "refuse"
 )
 
 func applyCouponDefaults(f *File) {
@@ -100,8 +104,11 @@ func applyCouponDefaults(f *File) {
 	if c.HTTPStatus == "" {
 		c.HTTPStatus = StatusInBody
 	}
-	if c.Replay == "" {
-		c.Replay = ReplayOriginal
+	if c.Duplicate == "" {
+		c.Duplicate = c.Replay
+	}
+	if c.Duplicate == "" {
+		c.Duplicate = DuplicateOriginal
 	}
 	if c.CrossOffer == "" {
 		c.CrossOffer = CrossReject
@@ -202,6 +209,9 @@ func (o *Offer) RedirectTarget() string {
 
 // compileOffers checks and compiles the offers: section.
 func compileOffers(f File, fail func(p, msg string)) Offers {
+	if c := f.Switches.Coupons; c.Replay != "" && c.Replay != c.Duplicate {
+		fail("/switches/coupons/replay", "replay is the former name of duplicate, which says otherwise: give duplicate only")
+	}
 	out := Offers{}
 	channels := map[string]bool{}
 	for _, c := range f.Channels {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -21,57 +22,16 @@ var (
 	bucketCouponClick = bucket("coupon-clicks") // channel,offer + n -> model.CouponClick
 )
 
-// ClaimOutcome is how a claim was decided.
-type ClaimOutcome int
-
-const (
-	// Delivered: a new coupon was committed.
-	Delivered ClaimOutcome = iota
-	// Replayed: the extTransactionId was already delivered; Coupon is that result.
-	Replayed
-	// Exhausted: the offer's stock is used up.
-	Exhausted
-	// LimitReached: the user reached the offer's purchase_limit.
-	LimitReached
-	// OtherOffer: the extTransactionId was delivered on OtherOffer and the
-	// cross-offer policy is to reject.
-	OtherOffer
-	// Refused: not a replay, and the caller's Refuse reason applies.
-	Refused
-	// OtherUser: the extTransactionId was delivered to another user; their
-	// coupon is never handed out.
-	OtherUser
-)
-
-// Cross-offer policies of ClaimRequest.CrossOffer.
-const (
-	CrossReject = "reject"
-	CrossNew    = "new"
-	CrossFirst  = "first"
-)
-
-// ClaimRequest is one fetchCouponCode decision.
-type ClaimRequest struct {
-	Channel, OfferID, VirtualID, ExtTransactionID string
-	Stock                                         int
-	// PurchaseLimit 0 means no per-user limit.
-	PurchaseLimit int
-	CrossOffer    string
-	// Refuse, when set, refuses a claim that is not a replay (eligibility
-	// decided by the caller), so a retry after delivery still replays.
-	Refuse bool
-	// New builds the coupon of the seq-th claim on the offer (1-based). It
-	// must be a pure function of its argument: a batch may run it twice.
-	New func(seq int) model.Coupon
+// CouponTx is one transaction over a channel's coupons. Its methods are
+// valid only inside the function given to UpdateCoupons or ViewCoupons.
+// It stores; the coupons package decides.
+type CouponTx struct {
+	tx      *bolt.Tx
+	channel string
 }
 
-// ClaimResult is the decision.
-type ClaimResult struct {
-	Outcome    ClaimOutcome
-	Coupon     model.Coupon
-	OtherOffer string
-}
-
+// txEntry is one coupon an extTransactionId delivered: its offer and the
+// key of the coupon record.
 type txEntry struct {
 	Offer string `json:"offer"`
 	Key   []byte `json:"key"`
@@ -100,92 +60,82 @@ func putCount(b *bolt.Bucket, k []byte, n int) error {
 	return b.Put(k, binary.BigEndian.AppendUint64(nil, uint64(n)))
 }
 
-// ClaimCoupon decides a claim in one write transaction (CPN-5, CPN-6):
-// replay, cross-offer reuse, stock and purchase_limit are read and the
-// coupon, counters and idempotency record written together, so stock is
-// never oversold and purchase_limit never exceeded under any concurrency.
-// Group-committed (group.go): parallel claims share a commit.
-func (s *Store) ClaimCoupon(r ClaimRequest) (ClaimResult, error) {
-	if r.Channel == "" || r.OfferID == "" || r.ExtTransactionID == "" || r.New == nil {
-		return ClaimResult{}, errors.New("claim without channel, offer, extTransactionId or coupon builder")
+// UpdateCoupons runs fn in one write transaction over channel's coupons,
+// so what fn reads and writes is decided together (CPN-5, CPN-6).
+// Parallel callers share a commit (group.go), so fn may run more than
+// once: it must set its results afresh each time.
+func (s *Store) UpdateCoupons(channel string, fn func(*CouponTx) error) error {
+	if channel == "" {
+		return errors.New("coupons: empty channel")
 	}
-	var res ClaimResult
-	err := s.groupUpdate(func(tx *bolt.Tx) error {
-		res = ClaimResult{}
-		txb, cb := tx.Bucket(bucketCouponTx), tx.Bucket(bucketCoupons)
-		txKey := key(r.Channel, r.ExtTransactionID)
-		var entries []txEntry
-		if raw := txb.Get(txKey); raw != nil {
-			if err := json.Unmarshal(raw, &entries); err != nil {
-				return err
-			}
+	return s.groupUpdate(func(tx *bolt.Tx) error { return fn(&CouponTx{tx: tx, channel: channel}) })
+}
+
+// ViewCoupons runs fn in a read transaction over channel's coupons.
+func (s *Store) ViewCoupons(channel string, fn func(*CouponTx) error) error {
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&CouponTx{tx: tx, channel: channel}) })
+}
+
+// Deliveries lists the coupons an extTransactionId delivered, first first.
+func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
+	raw := t.tx.Bucket(bucketCouponTx).Get(key(t.channel, extTransactionID))
+	if raw == nil {
+		return nil, nil
+	}
+	var entries []txEntry
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, err
+	}
+	out := make([]model.Coupon, len(entries))
+	for i, e := range entries {
+		if err := getJSON(t.tx.Bucket(bucketCoupons), e.Key, &out[i]); err != nil {
+			return nil, fmt.Errorf("coupon of extTransactionId %q on offer %s: %w", extTransactionID, e.Offer, err)
 		}
-		// replay answers the coupon at k, unless it is another user's.
-		replay := func(k []byte) error {
-			if err := getJSON(cb, k, &res.Coupon); err != nil {
-				return err
-			}
-			res.Outcome = Replayed
-			if res.Coupon.VirtualID != r.VirtualID {
-				res = ClaimResult{Outcome: OtherUser}
-			}
-			return nil
-		}
-		for _, e := range entries {
-			if e.Offer == r.OfferID {
-				return replay(e.Key)
-			}
-		}
-		if len(entries) > 0 {
-			switch r.CrossOffer {
-			case CrossFirst:
-				return replay(entries[0].Key)
-			case CrossNew:
-			default:
-				res.Outcome, res.OtherOffer = OtherOffer, entries[0].Offer
-				return nil
-			}
-		}
-		if r.Refuse {
-			res.Outcome = Refused
-			return nil
-		}
-		sb, ub := tx.Bucket(bucketCouponStock), tx.Bucket(bucketCouponUser)
-		stockKey, userKey := key(r.Channel, r.OfferID), key(r.Channel, r.OfferID, r.VirtualID)
-		issued := getCount(sb, stockKey)
-		if issued >= r.Stock {
-			res.Outcome = Exhausted
-			return nil
-		}
-		mine := getCount(ub, userKey)
-		if r.PurchaseLimit > 0 && mine >= r.PurchaseLimit {
-			res.Outcome = LimitReached
-			return nil
-		}
-		seq := issued + 1
-		c := r.New(seq)
-		c.Channel, c.OfferID, c.VirtualID, c.ExtTransactionID, c.Seq = r.Channel, r.OfferID, r.VirtualID, r.ExtTransactionID, seq
-		ck := binary.BigEndian.AppendUint64(bytes.Clone(userKey), uint64(seq))
-		if err := putJSON(cb, ck, c); err != nil {
+	}
+	return out, nil
+}
+
+// Issued is how many coupons of an offer were delivered.
+func (t *CouponTx) Issued(offerID string) int {
+	return getCount(t.tx.Bucket(bucketCouponStock), key(t.channel, offerID))
+}
+
+// IssuedTo is how many coupons of an offer were delivered to a user.
+func (t *CouponTx) IssuedTo(offerID, virtualID string) int {
+	return getCount(t.tx.Bucket(bucketCouponUser), key(t.channel, offerID, virtualID))
+}
+
+// Deliver stores a new coupon of the transaction's channel under its
+// Seq, counts it against the offer and the user, and records it under
+// its extTransactionId.
+func (t *CouponTx) Deliver(c model.Coupon) error {
+	if c.Channel != t.channel || c.OfferID == "" || c.ExtTransactionID == "" || c.Seq < 1 {
+		return errors.New("coupon without its channel, offer, extTransactionId or sequence")
+	}
+	sb, ub, cb, txb := t.tx.Bucket(bucketCouponStock), t.tx.Bucket(bucketCouponUser), t.tx.Bucket(bucketCoupons), t.tx.Bucket(bucketCouponTx)
+	stockKey, userKey := key(c.Channel, c.OfferID), key(c.Channel, c.OfferID, c.VirtualID)
+	ck := binary.BigEndian.AppendUint64(bytes.Clone(userKey), uint64(c.Seq))
+	if err := putJSON(cb, ck, c); err != nil {
+		return err
+	}
+	if err := putCount(sb, stockKey, getCount(sb, stockKey)+1); err != nil {
+		return err
+	}
+	if err := putCount(ub, userKey, getCount(ub, userKey)+1); err != nil {
+		return err
+	}
+	txKey := key(c.Channel, c.ExtTransactionID)
+	var entries []txEntry
+	if raw := txb.Get(txKey); raw != nil {
+		if err := json.Unmarshal(raw, &entries); err != nil {
 			return err
 		}
-		if err := putCount(sb, stockKey, seq); err != nil {
-			return err
-		}
-		if err := putCount(ub, userKey, mine+1); err != nil {
-			return err
-		}
-		raw, err := json.Marshal(append(entries, txEntry{Offer: r.OfferID, Key: ck}))
-		if err != nil {
-			return err
-		}
-		if err := txb.Put(txKey, raw); err != nil {
-			return err
-		}
-		res.Outcome, res.Coupon = Delivered, c
-		return nil
-	})
-	return res, err
+	}
+	raw, err := json.Marshal(append(entries, txEntry{Offer: c.OfferID, Key: ck}))
+	if err != nil {
+		return err
+	}
+	return txb.Put(txKey, raw)
 }
 
 // UserCoupons lists a user's coupons for an offer, oldest first (CPN-9).
@@ -217,16 +167,6 @@ func scanWhere[T any](s *Store, bucket, prefix []byte, keep func(k []byte) bool)
 		return nil
 	})
 	return out, err
-}
-
-// CouponsIssued is how many coupons of an offer were delivered.
-func (s *Store) CouponsIssued(channel, offerID string) (int, error) {
-	var n int
-	err := s.db.View(func(tx *bolt.Tx) error {
-		n = getCount(tx.Bucket(bucketCouponStock), key(channel, offerID))
-		return nil
-	})
-	return n, err
 }
 
 // InvalidateOffer marks every delivered coupon of an offer invalidated

@@ -1,6 +1,7 @@
 // Package token issues and checks the service's bearer credentials:
 // opaque random strings, stored with their kind, channel, user and expiry
-// (TOK-2, TOK-3, TOK-4, AUTH-1, AUTH-2).
+// (TOK-2, TOK-3, TOK-4, AUTH-1, AUTH-2), and the bank's SSO sessions
+// (session.go: SESS-1, SESS-2).
 package token
 
 import (
@@ -18,9 +19,11 @@ import (
 type Store interface {
 	PutToken(model.Token) error
 	Token(value string) (model.Token, error)
+	PutSession(model.Session) error
+	Session(id string) (model.Session, error)
 }
 
-// Service issues and checks tokens.
+// Service issues and checks tokens and sessions.
 type Service struct {
 	store Store
 	clock clock.Clock

@@ -3,31 +3,21 @@
 package bank
 
 import (
-	"crypto/rand"
 	"fmt"
-	"io"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
-	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
-	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
 
-// Sessions stores sessions durably.
-type Sessions interface {
-	PutSession(model.Session) error
-}
-
 // Deps is what the bank host needs.
 type Deps struct {
-	Signed   *signedcall.Deps
-	Sessions Sessions
-	Clock    clock.Clock
-	Rand     io.Reader
+	Signed *signedcall.Deps
+	// Sessions issues GenerateSessionInfoV2's sessions.
+	Sessions *token.Service
 	// Cards serves GetScratchCardForBank (cards.go).
 	Cards *cards.Service
 	// PublicURL is the base of absolute URLs handed out (banners).
@@ -36,9 +26,6 @@ type Deps struct {
 
 // Register adds the bank host's routes to e.
 func Register(e *echo.Echo, d Deps) {
-	if d.Rand == nil {
-		d.Rand = rand.Reader
-	}
 	h := &handlers{d}
 	op, _ := contract.ByName(contract.OpSession)
 	e.POST(op.Path, h.session)
@@ -65,17 +52,9 @@ func (h *handlers) session(c echo.Context) error {
 	if req.BName != call.Channel.Name {
 		return signedcall.Invalid(call.Scenario, fmt.Sprintf("bName %q is not the name of channel %s (matched case-sensitively)", req.BName, call.Channel.ChannelID))
 	}
-	id, err := token.NewOpaque(h.Rand, 32)
+	sess, err := h.Sessions.IssueSession(call.Channel.Name, req.VirtualID, call.Scenario.Sessions.TTL.D())
 	if err != nil {
 		return signedcall.Failure(call.Scenario, 0, signedcall.InternalError, err.Error())
 	}
-	now := h.Clock.Now()
-	sess := model.Session{ID: id, Channel: call.Channel.Name, VirtualID: req.VirtualID, IssuedAt: now}
-	if ttl := call.Scenario.Sessions.TTL.D(); ttl > 0 {
-		sess.ExpiresAt = now.Add(ttl)
-	}
-	if err := h.Sessions.PutSession(sess); err != nil {
-		return signedcall.Failure(call.Scenario, 0, signedcall.InternalError, err.Error())
-	}
-	return h.Signed.Reply(c, call, map[string]string{"sessionId": id})
+	return h.Signed.Reply(c, call, map[string]string{"sessionId": sess.ID})
 }

@@ -78,7 +78,7 @@ func (h *handlers) bankCard(c echo.Context) error {
 	}
 	res, err := h.Cards.Issue(cards.IssueRequest{
 		Scenario: sc, Channel: call.Channel.Name, VirtualID: req.VirtualID, Source: cards.SourceBank,
-		ExtTransactionID: req.ExtTransactionID, NoReplay: sw.BankResend == scenario.ResendNew,
+		ExtTransactionID: req.ExtTransactionID, NotIdempotent: sw.BankResend == scenario.ResendNew,
 		CampaignID: req.CampaignID, MCC: req.MCC, Amount: &amount, DateAndTime: req.TransDateAndTime,
 		DeviceToken: req.DeviceToken, DeepLink: DeepLink,
 	})
@@ -91,7 +91,7 @@ func (h *handlers) bankCard(c echo.Context) error {
 	if len(res.Cards) == 0 {
 		return h.notEligible(c, call, "not eligible: "+res.Reason)
 	}
-	if res.Replay {
+	if res.Duplicate {
 		httpx.SetReason(c, "resent extTransactionId "+req.ExtTransactionID+": the original card")
 	}
 	card := res.Cards[0]

@@ -11,22 +11,20 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/coupons"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
 // Channels finds a channel and its governing scenario.
@@ -36,28 +34,18 @@ type Channels interface {
 	Active() *scenario.Scenario
 }
 
-// Store is the durable coupon state.
-type Store interface {
-	ClaimCoupon(state.ClaimRequest) (state.ClaimResult, error)
-	UserCoupons(channel, offerID, virtualID string) ([]model.Coupon, error)
-	ChannelUserCoupons(channel, virtualID string) ([]model.Coupon, error)
-	CouponsIssued(channel, offerID string) (int, error)
-	RecordCouponClick(model.CouponClick) error
-}
-
 // Deps is what the hotdeals host needs.
 type Deps struct {
 	Channels  Channels
 	Schemas   *schema.Set
-	Store     Store
-	Clock     clock.Clock
+	Coupons   *coupons.Service
 	PublicURL string
 	// Faults are the control API's run-time rules, consulted before the scenario's.
 	Faults fault.Decider
 }
 
 // RedirectPrefix is where coupon URLs are served (CPN-8).
-const RedirectPrefix = "/hotdeals/r/"
+const RedirectPrefix = coupons.RedirectPrefix
 
 // Error codes of section 7, and the simulator's duplicate rejection.
 const (
@@ -300,40 +288,20 @@ func (h *handlers) fetch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, sw := cl.scenario, cl.scenario.Switches.Coupons
-	coins, err := parseCoins(req.CoinsUsed, sw.CoinsAsNumber == scenario.Accept)
+	sc := cl.scenario
+	coins, err := parseCoins(req.CoinsUsed, sc.Switches.Coupons.CoinsAsNumber == scenario.Accept)
 	if err != nil {
 		return invalid(sc, "coinsUsed: "+err.Error())
 	}
-	offer, found := sc.Offers.Offer(cl.channel.Name, req.OfferID)
-	if !found {
-		return failure(sc, CodeInvalidOffer, fmt.Sprintf("offer %q is not an offer of channel %s", req.OfferID, cl.channel.Name))
-	}
-	if sw.CoinsMismatch == scenario.Refuse && coins != offer.Coins {
-		return invalid(sc, fmt.Sprintf("coinsUsed: %d is not the price of offer %s (%d coins)", coins, offer.ID, offer.Coins))
-	}
-	now := h.Clock.Now()
-	refuse, why := "", ""
-	if open, reason := offer.Open(now); !open {
-		refuse, why = CodeInvalidOffer, reason
-	} else if !offer.Eligible(req.VirtualID) {
-		refuse, why = CodeNonEligible, fmt.Sprintf("offer %s's targeting excludes virtualId %q", offer.ID, req.VirtualID)
-	}
-	base := httpx.BaseURL(c, h.PublicURL) + RedirectPrefix + url.PathEscape(cl.channel.Name) + "/" + url.PathEscape(offer.ID)
-	res, err := h.Store.ClaimCoupon(state.ClaimRequest{
-		Channel: cl.channel.Name, OfferID: offer.ID, VirtualID: req.VirtualID, ExtTransactionID: req.ExtTransactionID,
-		Stock: offer.StockN, PurchaseLimit: offer.PurchaseLimit, CrossOffer: sw.CrossOffer, Refuse: refuse != "",
-		New: func(seq int) model.Coupon {
-			order := fmt.Sprintf("ORD-%s-%06d", offer.ID, seq)
-			return model.Coupon{
-				Code: offer.Code(seq), OrderID: order,
-				URL:         base + "?" + offer.RedirectQuery(req.VirtualID, req.ExtTransactionID, order),
-				PurchasedAt: now, ValidUntil: offer.ValidUntil(now),
-			}
-		},
+	res, err := h.Coupons.Claim(coupons.ClaimRequest{
+		Scenario: sc, Channel: cl.channel.Name, OfferID: req.OfferID, VirtualID: req.VirtualID,
+		ExtTransactionID: req.ExtTransactionID, Coins: coins, BaseURL: httpx.BaseURL(c, h.PublicURL),
 	})
 	if err != nil {
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
+	}
+	if res.Outcome == coupons.NoSuchOffer || res.Outcome == coupons.WrongPrice {
+		return failure(sc, refusalCode[res.Outcome], res.Reason) // nothing was claimed: no fault to stage
 	}
 	if cl.fired && cl.action.Commits() {
 		// CPN-4: the claim is committed; withhold the answer.
@@ -344,25 +312,23 @@ func (h *handlers) fetch(c echo.Context) error {
 			return err // the client gave up: nothing to answer
 		}
 	}
-	switch res.Outcome {
-	case state.Delivered:
+	if res.Outcome == coupons.Delivered || res.Outcome == coupons.Duplicate {
 		return ok(c, render(sc, res.Coupon))
-	case state.Replayed:
-		if sw.Replay == scenario.ReplayReject {
-			return failure(sc, CodeDuplicate, fmt.Sprintf("extTransactionId %q was already processed", req.ExtTransactionID))
-		}
-		return ok(c, render(sc, res.Coupon))
-	case state.Exhausted:
-		return failure(sc, CodeExhausted, "offer "+offer.ID+" has no coupons left")
-	case state.LimitReached:
-		return failure(sc, CodeLimitReached, fmt.Sprintf("virtualId %q reached purchase_limit %d of offer %s", req.VirtualID, offer.PurchaseLimit, offer.ID))
-	case state.OtherOffer:
-		return failure(sc, CodeDuplicate, fmt.Sprintf("extTransactionId %q was already used on offer %s", req.ExtTransactionID, res.OtherOffer))
-	case state.OtherUser:
-		return failure(sc, CodeDuplicate, fmt.Sprintf("extTransactionId %q was already used by another user", req.ExtTransactionID))
-	default: // state.Refused
-		return failure(sc, refuse, why)
 	}
+	return failure(sc, refusalCode[res.Outcome], res.Reason)
+}
+
+// refusalCode is the section 7 error code of each refused claim.
+var refusalCode = map[coupons.Outcome]string{
+	coupons.NoSuchOffer:      CodeInvalidOffer,
+	coupons.WrongPrice:       CodeInvalidRequest,
+	coupons.Closed:           CodeInvalidOffer,
+	coupons.NotEligible:      CodeNonEligible,
+	coupons.Exhausted:        CodeExhausted,
+	coupons.LimitReached:     CodeLimitReached,
+	coupons.DuplicateRefused: CodeDuplicate,
+	coupons.OtherOffer:       CodeDuplicate,
+	coupons.OtherUser:        CodeDuplicate,
 }
 
 // parseCoins reads coinsUsed: a string of digits (the contract), or a
@@ -393,14 +359,7 @@ func (h *handlers) userCoupons(c echo.Context) error {
 		return err
 	}
 	sc := cl.scenario
-	// Without offerId: the user's coupons of every offer (the contract
-	// describes the call "for that user and offer"; both readings serve).
-	var list []model.Coupon
-	if req.OfferID == "" {
-		list, err = h.Store.ChannelUserCoupons(cl.channel.Name, req.VirtualID)
-	} else {
-		list, err = h.Store.UserCoupons(cl.channel.Name, req.OfferID, req.VirtualID)
-	}
+	list, err := h.Coupons.UserCoupons(cl.channel.Name, req.OfferID, req.VirtualID)
 	if err != nil {
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
 	}
@@ -410,10 +369,9 @@ func (h *handlers) userCoupons(c echo.Context) error {
 		InvalidatedAt string `json:"invalidatedAt,omitempty"`
 		Reason        string `json:"reason,omitempty"`
 	}
-	now := h.Clock.Now()
 	out := make([]entry, 0, len(list))
 	for _, cp := range list {
-		e := entry{couponData: render(sc, cp), State: cp.State(now)}
+		e := entry{couponData: render(sc, cp.Coupon), State: cp.State}
 		if e.State == model.CouponInvalidated {
 			e.InvalidatedAt, e.Reason = iso(sc, cp.InvalidatedAt), cp.InvalidReason
 		}
@@ -447,18 +405,14 @@ func (h *handlers) catalogue(c echo.Context) error {
 		ValidFrom     string `json:"valid_from,omitempty"`
 		ValidTo       string `json:"valid_to,omitempty"`
 	}
-	now := h.Clock.Now()
-	out := []item{}
-	for _, o := range sc.OfferList(cl.channel.Name) {
-		if open, _ := o.Open(now); !open || (req.VirtualID != "" && !o.Eligible(req.VirtualID)) {
-			continue
-		}
-		issued, err := h.Store.CouponsIssued(cl.channel.Name, o.ID)
-		if err != nil {
-			return failure(sc, CodeInternal, "coupon store: "+err.Error())
-		}
+	listed, err := h.Coupons.Catalogue(sc, cl.channel.Name, req.VirtualID)
+	if err != nil {
+		return failure(sc, CodeInternal, "coupon store: "+err.Error())
+	}
+	out := make([]item, 0, len(listed))
+	for _, o := range listed {
 		it := item{ID: o.ID, Title: o.Title, Description: o.Description, Coins: o.Coins,
-			Stock: max(o.StockN-issued, 0), PurchaseLimit: o.PurchaseLimit}
+			Stock: o.Left, PurchaseLimit: o.PurchaseLimit}
 		from, to := o.Window()
 		if !from.IsZero() {
 			it.ValidFrom = iso(sc, from)
@@ -478,14 +432,13 @@ func (h *handlers) catalogue(c echo.Context) error {
 func (h *handlers) redirect(c echo.Context) error {
 	chName, offerID := c.Param("channel"), c.Param("offer")
 	_, sc, _ := h.Channels.ByChannelName(chName)
-	offer, found := sc.Offers.Offer(chName, offerID)
+	target, found, err := h.Coupons.Follow(sc, chName, offerID, c.Request().URL.RawQuery)
 	if !found {
 		return &httpx.Error{Status: http.StatusNotFound, Body: map[string]string{"message": "no such offer"},
 			Reason: fmt.Sprintf("coupon url for unknown offer %s/%s", chName, offerID)}
 	}
-	click := model.CouponClick{Channel: chName, OfferID: offerID, Query: c.Request().URL.RawQuery, At: h.Clock.Now()}
-	if err := h.Store.RecordCouponClick(click); err != nil {
+	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusFound, offer.RedirectTarget())
+	return c.Redirect(http.StatusFound, target)
 }

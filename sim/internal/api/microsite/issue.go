@@ -119,8 +119,8 @@ func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 		if len(res.Cards) == 0 {
 			return notEligible("not eligible: " + res.Reason)
 		}
-		if res.Replay {
-			httpx.SetReason(c, "replay of extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
+		if res.Duplicate {
+			httpx.SetReason(c, "duplicate extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
 		}
 		first, last := res.Cards[0], res.Cards[len(res.Cards)-1]
 		base := httpx.BaseURL(c, h.PublicURL)

@@ -33,6 +33,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
 
 // Paths on the bank host.
@@ -49,11 +50,6 @@ var templateFS embed.FS
 //go:embed assets
 var assetFS embed.FS
 
-// Sessions finds what GenerateSessionInfoV2 stored.
-type Sessions interface {
-	Session(id string) (model.Session, error)
-}
-
 // Channels finds a channel and its scenario by name.
 type Channels interface {
 	ByChannelName(name string) (model.Channel, *scenario.Scenario, bool)
@@ -61,7 +57,8 @@ type Channels interface {
 
 // Deps is what the microsite and the SDK emulation need.
 type Deps struct {
-	Sessions Sessions
+	// Sessions checks the sessions GenerateSessionInfoV2 issued.
+	Sessions *token.Service
 	Channels Channels
 	Cards    *cards.Service
 	Clock    clock.Clock
@@ -126,25 +123,13 @@ func (e errBlank) Error() string { return e.why }
 // the session exists, belongs to that virtualId (and channel, when one is
 // named) and has not expired on the simulated clock.
 func (h *handlers) authenticate(sessionID, virtualID, channel string) (user, error) {
-	switch {
-	case sessionID == "" || virtualID == "":
-		return user{}, errBlank{"sessionId and virtualId must be supplied together (SESS-2)"}
-	}
-	sess, err := h.Sessions.Session(sessionID)
-	if errors.Is(err, model.ErrNotFound) {
-		return user{}, errBlank{"sessionId is unknown: GenerateSessionInfoV2 did not issue it"}
+	sess, err := h.Sessions.CheckSession(sessionID, virtualID, channel)
+	var refused *token.SessionRefused
+	if errors.As(err, &refused) {
+		return user{}, errBlank{refused.Why}
 	}
 	if err != nil {
 		return user{}, err
-	}
-	if sess.VirtualID != virtualID {
-		return user{}, errBlank{"sessionId and virtualId do not match: the session was generated for another virtualId"}
-	}
-	if channel != "" && channel != sess.Channel {
-		return user{}, errBlank{fmt.Sprintf("the session belongs to channel %s, not %s", sess.Channel, channel)}
-	}
-	if !sess.ExpiresAt.IsZero() && !h.Clock.Now().Before(sess.ExpiresAt) {
-		return user{}, errBlank{"the session has expired (sessions.ttl)"}
 	}
 	ch, sc, ok := h.Channels.ByChannelName(sess.Channel)
 	if !ok {

@@ -145,8 +145,8 @@ func (h *handlers) getReward(c echo.Context) error {
 	if len(res.Cards) == 0 {
 		return notEligible("not eligible: " + res.Reason)
 	}
-	if res.Replay {
-		httpx.SetReason(c, "replay of extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
+	if res.Duplicate {
+		httpx.SetReason(c, "duplicate extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
 	}
 	wire, clicks := cards.Wire(httpx.BaseURL(c, h.PublicURL), sc, res.Cards)
 	return c.JSON(http.StatusOK, getRewardAnswer{Status: true, Message: "success", Rewards: wire, Clicktrack: clicks})
