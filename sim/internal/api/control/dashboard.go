@@ -10,10 +10,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
@@ -28,7 +28,7 @@ const DashboardUsers = 200
 type dashChannel struct {
 	Name, ChannelID string
 	Campaigns       int
-	Summary         state.CardSummary
+	Summary         cards.Summary
 }
 
 type dashView struct {
