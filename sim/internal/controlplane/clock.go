@@ -60,6 +60,9 @@ func (p *Plane) SetClock(mode string, t time.Time) error {
 	}
 	switch c := p.clock.(type) {
 	case *clock.Sim:
+		if mode == "" && t.IsZero() {
+			return nil // nothing to change, nothing to save
+		}
 		if mode != "" && mode != clock.ModeReal && mode != clock.ModeOffset && mode != clock.ModeFrozen {
 			return refuse(Invalid, "clock mode %q is not one of real, offset, frozen", mode)
 		}
