@@ -22,27 +22,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
-
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/schemas"
-	"github.com/rewardsim/rewardsim/sim/internal/api/bank"
-	"github.com/rewardsim/rewardsim/sim/internal/api/control"
-	"github.com/rewardsim/rewardsim/sim/internal/api/hotdeals"
-	"github.com/rewardsim/rewardsim/sim/internal/api/microsite"
-	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
-	"github.com/rewardsim/rewardsim/sim/internal/cards"
-	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
-	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
-	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
-	"github.com/rewardsim/rewardsim/sim/internal/token"
+	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
 // Host names one face of the simulator.
@@ -101,15 +90,21 @@ type Sim struct {
 	opts       Options
 	log        *slog.Logger
 	store      *state.Store
-	scenarios  *scenario.Registry
 	schemas    *schema.Set
 	serviceKey *rsa.PrivateKey
 	certPEM    []byte
 	handlers   map[Host]http.Handler
-	ctl        *controlPlane
-	journal    *journal.Journal
+	// plane owns the run-time configuration (scenarios in force, channels,
+	// fault rules, clock); hooks delivers webhook pushes.
+	plane   *controlplane.Plane
+	hooks   *webhook.Scheduler
+	journal *journal.Journal
 	// journalStore is the journal's own bbolt file (state.JournalFile).
 	journalStore *state.Store
+	// loops are the background loops (webhooks, hot reload); stopLoops
+	// ends them and waits.
+	loops     sync.WaitGroup
+	stopLoops func()
 }
 
 // New builds a simulator. It loads every schema and the scenario first,
@@ -130,19 +125,26 @@ func New(opts Options) (*Sim, error) {
 		s.release()
 		return nil, err
 	}
-	s.handlers = s.buildHandlers()
+	rs, err := s.routes()
+	if err != nil {
+		s.release()
+		return nil, err
+	}
+	s.handlers = s.mount(rs)
+	s.startLoops()
 	return s, nil
 }
 
 // open loads keys, schemas and the scenario, then opens the store, the
-// clock, the journal and the control plane, in that order. On error the
-// caller releases whatever was opened.
+// control plane (which restores the clock), the journal and the webhook
+// scheduler, in that order. On error the caller releases whatever was
+// opened.
 func (s *Sim) open() error {
 	var err error
 	if s.schemas, err = compiledSchemas(); err != nil {
 		return fmt.Errorf("schemas: %w", err)
 	}
-	for _, op := range contract.Ops {
+	for _, op := range contractOps {
 		for _, n := range []string{op.Request, op.RequestBDATA, op.Response, op.ResponseBDATA} {
 			if n != "" && !s.schemas.Has(n) {
 				return fmt.Errorf("operation %s names schema %q, which is not in schemas/", op.Name, n)
@@ -156,11 +158,10 @@ func (s *Sim) open() error {
 	if err != nil {
 		return err
 	}
-	s.scenarios = scenario.NewRegistry(active)
 	if s.store, err = state.Open(s.opts.DataDir, state.Options{}); err != nil {
 		return err
 	}
-	if err := s.resolveClock(); err != nil {
+	if err := s.openControl(active); err != nil {
 		return err
 	}
 	if s.journalStore, err = state.Open(s.opts.DataDir, state.Options{File: state.JournalFile, NoSync: true}); err != nil {
@@ -175,13 +176,16 @@ func (s *Sim) open() error {
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	return s.startControl()
+	s.hooks = s.newWebhooks()
+	return nil
 }
 
 // release stops and closes whatever is open, in reverse order; it is safe
 // on a partly opened Sim.
 func (s *Sim) release() error {
-	s.stopControl()
+	if s.stopLoops != nil {
+		s.stopLoops()
+	}
 	if s.journal != nil {
 		_ = s.journal.Close()
 	}
@@ -265,62 +269,6 @@ func loadScenario(path string, set *schema.Set) (*scenario.Scenario, error) {
 	}
 	src.Files = os.DirFS(filepath.Dir(file))
 	return scenario.Parse(file, data, set, src)
-}
-
-func (s *Sim) newEcho() *echo.Echo {
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = httpx.ErrorHandler(s.log)
-	e.Use(middleware.Recover())
-	return e
-}
-
-func (s *Sim) buildHandlers() map[Host]http.Handler {
-	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: s.scenarios, Faults: s.ctl.faults}
-	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
-	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
-	rewardsDeps := rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: s.scenarios, PublicURL: s.opts.PublicURL}
-	hotdealsDeps := hotdeals.Deps{
-		Channels: s.scenarios, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL,
-		Faults: s.ctl.faults,
-	}
-	// The simulator's own resources (tracking, assets, coupon redirects)
-	// answer on every public host, so each URL handed out works whichever
-	// host issued it, in split mode too. Contract paths stay on their host.
-	shared := func(e *echo.Echo) {
-		rewards.RegisterTracking(e, rewardsDeps)
-		microsite.RegisterAssets(e)
-		hotdeals.RegisterRedirect(e, hotdealsDeps)
-	}
-	reg := map[Host]func(*echo.Echo){
-		Rewards: func(e *echo.Echo) { rewards.Register(e, rewardsDeps) },
-		Bank: func(e *echo.Echo) {
-			bank.Register(e, bank.Deps{Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL})
-			microsite.Register(e, microsite.Deps{Sessions: tokens, Channels: s.scenarios, Cards: cardSvc, Clock: s.opts.Clock,
-				Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Faults: s.ctl.faults})
-		},
-		Hotdeals: func(e *echo.Echo) { hotdeals.Register(e, hotdealsDeps) },
-	}
-	out := map[Host]http.Handler{}
-	all := s.newEcho()
-	all.Use(s.journal.Middleware(string(All)))
-	for _, h := range []Host{Rewards, Bank, Hotdeals} {
-		e := s.newEcho()
-		e.Use(s.journal.Middleware(string(h)))
-		reg[h](e)
-		reg[h](all)
-		shared(e)
-		out[h] = e
-	}
-	shared(all)
-	out[All] = all
-	ctl := s.newEcho()
-	cd := s.controlDeps()
-	cd.Cards = &control.CardDeps{Cards: cardSvc, Active: s.scenarios.Active}
-	cd.Dashboard = &control.DashboardDeps{Active: s.scenarios.Active, Cards: cardSvc, Clock: s.opts.Clock}
-	control.Register(ctl, cd)
-	out[Control] = ctl
-	return out
 }
 
 // Handler returns the handler of one host.

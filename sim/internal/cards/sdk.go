@@ -8,7 +8,8 @@ import "github.com/rewardsim/rewardsim/sim/internal/state"
 // never GetReward's.
 const SourceSDK = "SDK"
 
-// Summary is a channel's card counts per user and its tracking GETs.
+// Summary is a channel's cards per user and its tracking GETs, as the
+// store counts them (named here so the control API need not import state).
 type Summary = state.CardSummary
 
 // Summary counts a channel's cards per user and its tracking GETs, for

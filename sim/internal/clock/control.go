@@ -6,18 +6,13 @@ import (
 	"time"
 )
 
-// Controller is a clock the control API can move. Fake is one; Sim is the
-// one a served simulator runs on.
+// Controller is a clock the control API can move without saving it: the
+// Fake of tests. (Sim, the one a served simulator runs on, saves each
+// move and so can fail one: its methods return errors.)
 type Controller interface {
 	Clock
 	Set(time.Time)
 	Advance(time.Duration)
-}
-
-// Moder is a Controller whose mode can change (Sim; a Fake is always frozen).
-type Moder interface {
-	Mode() State
-	SetMode(mode string) error
 }
 
 // Modes of a Sim clock.
@@ -39,28 +34,33 @@ type State struct {
 
 // Sim is the simulated clock of a served simulator: real, offset or
 // frozen. Set and Advance keep the mode (Set on a real clock turns it into
-// an offset clock). OnChange, if set, is called with the new state after
-// every change (the simulator persists it).
+// an offset clock). Every change is first handed to save (the simulator
+// persists it) and takes effect only if save succeeds, so the saved state
+// is always the state in force.
 type Sim struct {
 	mu sync.Mutex
-	// saveMu keeps changes and their OnChange calls in one order, so the
-	// last saved state is the last state; Now never waits on it.
-	saveMu   sync.Mutex
-	st       State
-	wall     func() time.Time
-	OnChange func(State)
+	// saveMu keeps changes and their saves in one order, so the last
+	// saved state is the last state; Now never waits on it.
+	saveMu sync.Mutex
+	st     State
+	wall   func() time.Time
+	save   func(State) error
 }
 
 // NewSim returns a Sim clock in state st (the zero State is real time);
-// wall is the wall clock (nil: time.Now).
-func NewSim(st State, wall func() time.Time) *Sim {
+// wall is the wall clock (nil: time.Now); save keeps each new state
+// before it takes effect (nil: nothing is kept).
+func NewSim(st State, wall func() time.Time, save func(State) error) *Sim {
 	if wall == nil {
 		wall = time.Now
+	}
+	if save == nil {
+		save = func(State) error { return nil }
 	}
 	if st.Mode == "" {
 		st.Mode = ModeReal
 	}
-	return &Sim{st: st, wall: wall}
+	return &Sim{st: st, wall: wall, save: save}
 }
 
 // Now tells the simulated time.
@@ -81,16 +81,21 @@ func (s *Sim) nowLocked() time.Time {
 	}
 }
 
-func (s *Sim) change(f func()) {
+// change computes the next state from the current one and the wall
+// clock, saves it, and only then puts it in force.
+func (s *Sim) change(next func(cur State, now, wall time.Time) State) error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
 	s.mu.Lock()
-	f()
-	st := s.st
+	st := next(s.st, s.nowLocked(), s.wall())
 	s.mu.Unlock()
-	if s.OnChange != nil {
-		s.OnChange(st)
+	if err := s.save(st); err != nil {
+		return err
 	}
+	s.mu.Lock()
+	s.st = st
+	s.mu.Unlock()
+	return nil
 }
 
 // Mode returns the clock's state.
@@ -100,42 +105,46 @@ func (s *Sim) Mode() State {
 	return s.st
 }
 
-// SetMode switches mode keeping the current simulated time.
-func (s *Sim) SetMode(mode string) error {
-	if mode != ModeReal && mode != ModeOffset && mode != ModeFrozen {
+// Move switches to mode ("" keeps the mode) keeping the current simulated
+// time, then puts the clock at t (zero t keeps the time), as one change.
+func (s *Sim) Move(mode string, t time.Time) error {
+	if mode != "" && mode != ModeReal && mode != ModeOffset && mode != ModeFrozen {
 		return fmt.Errorf("clock mode %q is not one of real, offset, frozen", mode)
 	}
-	s.change(func() {
-		now := s.nowLocked()
-		s.st = State{Mode: mode}
-		switch mode {
-		case ModeFrozen:
-			s.st.Frozen = now
-		case ModeOffset:
-			s.st.Offset = now.Sub(s.wall())
+	return s.change(func(st State, now, wall time.Time) State {
+		if mode != "" {
+			st = State{Mode: mode}
+			switch mode {
+			case ModeFrozen:
+				st.Frozen = now
+			case ModeOffset:
+				st.Offset = now.Sub(wall)
+			}
 		}
+		if !t.IsZero() {
+			if st.Mode == ModeFrozen {
+				st.Frozen = t
+			} else {
+				st = State{Mode: ModeOffset, Offset: t.Sub(wall)}
+			}
+		}
+		return st
 	})
-	return nil
 }
+
+// SetMode switches mode keeping the current simulated time.
+func (s *Sim) SetMode(mode string) error { return s.Move(mode, time.Time{}) }
 
 // Set puts the clock at t.
-func (s *Sim) Set(t time.Time) {
-	s.change(func() {
-		if s.st.Mode == ModeFrozen {
-			s.st.Frozen = t
-			return
-		}
-		s.st = State{Mode: ModeOffset, Offset: t.Sub(s.wall())}
-	})
-}
+func (s *Sim) Set(t time.Time) error { return s.Move("", t) }
 
 // Advance moves the clock by d.
-func (s *Sim) Advance(d time.Duration) {
-	s.change(func() {
-		if s.st.Mode == ModeFrozen {
-			s.st.Frozen = s.st.Frozen.Add(d)
-			return
+func (s *Sim) Advance(d time.Duration) error {
+	return s.change(func(st State, _, _ time.Time) State {
+		if st.Mode == ModeFrozen {
+			st.Frozen = st.Frozen.Add(d)
+			return st
 		}
-		s.st = State{Mode: ModeOffset, Offset: s.st.Offset + d}
+		return State{Mode: ModeOffset, Offset: st.Offset + d}
 	})
 }

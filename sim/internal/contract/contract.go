@@ -1,7 +1,7 @@
 // Package contract is the simulator's one table of the service's surface:
 // which operation lives on which host, at which path, under which auth
 // scheme, and which JSON Schemas describe it. Routing, validation, the
-// harness and (later) the journal all read this table, so they agree.
+// harness and the journal all read this table, so they agree.
 package contract
 
 // Host is one of the service's three public hosts.
@@ -24,6 +24,9 @@ const (
 	BearerRef      Auth = "bearer-reference"
 	BearerUser     Auth = "bearer-user"
 	APIKey         Auth = "api-key"
+	// SDKClient is the SDK helper's authentication: none of its own; the
+	// channel is the one the SDK was initialised with (channelName).
+	SDKClient Auth = "sdk-client"
 )
 
 // Op describes one operation.
@@ -46,6 +49,23 @@ const (
 	OpSession        = "GenerateSessionInfoV2"
 )
 
+// Scratch-card operations (issue 3).
+const (
+	OpGetReward       = "GetReward"
+	OpFetchRewardInfo = "FetchRewardInfo"
+	OpListCards       = "GetAllScratchCardsByUserId"
+	OpBankCard        = "GetScratchCardForBank"
+)
+
+// SDK client issuance (issue 7, SDK-1): the simulator's emulation of the
+// mobile SDK helper (Android getScratchCardDetails, iOS
+// sendRewardCardRequest) as plain JSON calls on the bank host. Both names
+// take the same parameters and answer 2.7.
+const (
+	OpSDKIssueAndroid = "getScratchCardDetails"
+	OpSDKIssueIOS     = "sendRewardCardRequest"
+)
+
 // Coupon host operations and the unavailable bank endpoints (issue 4).
 const (
 	OpCatalogue     = "getCatalogue"
@@ -55,7 +75,9 @@ const (
 	OpExitEvent     = "ExitEvent"
 )
 
-// Ops is the catalogue of built operations.
+// Ops is the catalogue of built operations: the one table the router,
+// validation, the journal and the harness read. The router refuses to
+// start if an operation here has no handler, or a handler no operation.
 var Ops = []Op{
 	{
 		Name: OpReferenceToken, Host: Rewards, Method: "POST", Path: "/api/getSecuredReferenceToken", Auth: SignedEnvelope,
@@ -95,6 +117,32 @@ var Ops = []Op{
 	{
 		Name: OpExitEvent, Host: Bank, Method: "POST", Path: "/api/ExitEvent", Auth: SignedEnvelope,
 		Request: "envelope.request", Response: "not-available",
+	},
+	{
+		Name: OpGetReward, Host: Rewards, Method: "POST", Path: "/api/GetReward", Auth: BearerRef,
+		Request: "GetReward.request", Response: "GetReward.response",
+	},
+	{
+		Name: OpFetchRewardInfo, Host: Rewards, Method: "POST", Path: "/api/FetchRewardInfo", Auth: BearerUser,
+		Request: "envelope.request", RequestBDATA: "FetchRewardInfo.request",
+		Response: "FetchRewardInfo.answer", ResponseBDATA: "FetchRewardInfo.response",
+	},
+	{
+		Name: OpListCards, Host: Rewards, Method: "GET", Path: "/api/GetAllScratchCardsByUserId", Auth: BearerUser,
+		Response: "GetAllScratchCardsByUserId.response",
+	},
+	{
+		Name: OpBankCard, Host: Bank, Method: "POST", Path: "/api/GetScratchCardForBank", Auth: SignedEnvelope,
+		Request: "envelope.request", RequestBDATA: "GetScratchCardForBank.request",
+		Response: "GetScratchCardForBank.answer", ResponseBDATA: "GetScratchCardForBank.response",
+	},
+	{
+		Name: OpSDKIssueAndroid, Host: Bank, Method: "POST", Path: "/sdk/" + OpSDKIssueAndroid, Auth: SDKClient,
+		Request: "sdk-issue.request", Response: "sdk-issue.response",
+	},
+	{
+		Name: OpSDKIssueIOS, Host: Bank, Method: "POST", Path: "/sdk/" + OpSDKIssueIOS, Auth: SDKClient,
+		Request: "sdk-issue.request", Response: "sdk-issue.response",
 	},
 }
 

@@ -62,7 +62,7 @@ func (s *Set) Restore(st Status) {
 }
 
 // Add arms r at the end of the list; a rule with the same ID is replaced
-// in place (counters restart).
+// in place, keeping its place in the order (counters restart).
 func (s *Set) Add(r Rule) {
 	e := NewEngine([]Rule{r}, r.Seed)
 	s.mu.Lock()
@@ -70,16 +70,31 @@ func (s *Set) Add(r Rule) {
 	if s.seq == nil {
 		s.seq = map[*Engine]int64{}
 	}
-	s.next++
-	s.seq[e] = s.next
 	for i, x := range s.rules {
 		if x.rules[0].ID == r.ID {
 			s.rules[i] = e
+			s.seq[e] = s.seq[x]
 			delete(s.seq, x)
 			return
 		}
 	}
+	s.next++
+	s.seq[e] = s.next
 	s.rules = append(s.rules, e)
+}
+
+// Next is what Add(r) would arm, without arming it: r with fresh
+// counters and the place in the order it would take. The control plane
+// saves it first and then arms it with Restore.
+func (s *Set) Next(r Rule) Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range s.rules {
+		if x.rules[0].ID == r.ID {
+			return Status{Rule: r, Seq: s.seq[x]}
+		}
+	}
+	return Status{Rule: r, Seq: s.next + 1}
 }
 
 // Remove disarms the rule with id; false if there is none.

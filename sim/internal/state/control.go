@@ -5,31 +5,41 @@ import (
 	"encoding/json"
 
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
 // The control plane's durable configuration: registered channels, fault
 // rules, uploaded scenarios and their activation, the clock. Records are
-// JSON under "<kind>\x00<key>"; the owning package picks the type. A
-// reset keeps them (they are configuration, not state).
+// JSON under "<kind>\x00<key>"; the owning package (controlplane) picks
+// the kinds and types. A reset keeps them (they are configuration, not
+// state).
 var bucketConfig = bucket("config")
-
-// Config kinds.
-const (
-	KindChannel    = "channel"
-	KindFault      = "fault"
-	KindScenario   = "scenario"
-	KindActivation = "activation"
-	KindClock      = "clock"
-)
 
 func configKey(kind, key string) []byte { return []byte(kind + Sep + key) }
 
-// PutConfig stores v as the record key of kind.
-func (s *Store) PutConfig(kind, key string, v any) error {
+// ConfigWrite is one change of a config record: Value stored, or the
+// record deleted when Delete is set (deleting an absent record is no error).
+type ConfigWrite struct {
+	Kind, Key string
+	Value     any
+	Delete    bool
+}
+
+// WriteConfig makes every change in one transaction: all land or none.
+func (s *Store) WriteConfig(ws ...ConfigWrite) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		return putJSON(tx.Bucket(bucketConfig), configKey(kind, key), v)
+		b := tx.Bucket(bucketConfig)
+		for _, w := range ws {
+			var err error
+			if w.Delete {
+				err = b.Delete(configKey(w.Kind, w.Key))
+			} else {
+				err = putJSON(b, configKey(w.Kind, w.Key), w.Value)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
@@ -53,17 +63,6 @@ func (s *Store) ReplaceConfig(kind, key string, v any, newer func(old []byte) bo
 func (s *Store) GetConfig(kind, key string, v any) error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bucketConfig), configKey(kind, key), v)
-	})
-}
-
-// DeleteConfig removes a record; model.ErrNotFound if absent.
-func (s *Store) DeleteConfig(kind, key string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketConfig)
-		if b.Get(configKey(kind, key)) == nil {
-			return model.ErrNotFound
-		}
-		return b.Delete(configKey(kind, key))
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
@@ -24,27 +25,28 @@ type Deps struct {
 	PublicURL string
 }
 
-// Register adds the bank host's routes to e.
-func Register(e *echo.Echo, d Deps) {
+// Handlers are the bank host's signed operations and the unavailable
+// ones (the microsite package serves the SDK's).
+func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
-	op, _ := contract.ByName(contract.OpSession)
-	e.POST(op.Path, h.session)
-	registerUnavailable(e)
-	if d.Cards != nil {
-		op, _ = contract.ByName(contract.OpBankCard)
-		e.POST(op.Path, h.bankCard)
+	out := httpx.OpHandlers{
+		contract.OpSession:  h.session,
+		contract.OpBankCard: h.bankCard,
 	}
+	for name, instead := range unavailable {
+		out[name] = notAvailable(name, instead)
+	}
+	return out
 }
 
 type handlers struct{ Deps }
 
 // session is GenerateSessionInfoV2 (SESS-1, ENV-4, ENV-5).
-func (h *handlers) session(c echo.Context) error {
+func (h *handlers) session(c echo.Context, op contract.Op) error {
 	var req struct {
 		BName     string `json:"bName"`
 		VirtualID string `json:"virtualId"`
 	}
-	op, _ := contract.ByName(contract.OpSession)
 	call, err := h.Signed.Open(c, op, &req)
 	if err != nil {
 		return err

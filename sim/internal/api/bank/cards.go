@@ -46,7 +46,7 @@ func (h *handlers) notEligible(c echo.Context, call *signedcall.Call, reason str
 	return h.Signed.Reply(c, call, ans)
 }
 
-func (h *handlers) bankCard(c echo.Context) error {
+func (h *handlers) bankCard(c echo.Context, op contract.Op) error {
 	var req struct {
 		VirtualID        string `json:"virtualId"`
 		TransDateAndTime string `json:"transDateAndTime"`
@@ -56,7 +56,6 @@ func (h *handlers) bankCard(c echo.Context) error {
 		CampaignID       string `json:"campaignId"`
 		DeviceToken      string `json:"deviceToken"`
 	}
-	op, _ := contract.ByName(contract.OpBankCard)
 	call, err := h.Signed.Open(c, op, &req)
 	if err != nil {
 		return err

@@ -21,29 +21,23 @@ var unavailable = map[string]string{
 	contract.OpExitEvent: "No logout call is needed: stop using the sessionId and user token; they lapse on their own.",
 }
 
-// registerUnavailable answers RegisterEvent and ExitEvent with HTTP 404
-// and a body saying they do not exist and what to do instead (NA-1).
-func registerUnavailable(e *echo.Echo) {
-	for name, instead := range unavailable {
-		op, ok := contract.ByName(name)
-		if !ok {
-			panic("contract has no operation " + name)
-		}
-		body := struct {
-			Status    int    `json:"status"`
-			ErrorCode string `json:"errorCode"`
-			Message   string `json:"message"`
-			Instead   string `json:"instead"`
-		}{
-			http.StatusNotFound, "NOT_AVAILABLE",
-			name + " does not exist in the real service: it has no server implementation " +
-				"(interface section 4.11). Do not build against it.",
-			instead,
-		}
-		reason := NotAvailableReason + ": " + name + " has no implementation in the real service (NA-1)"
-		e.Add(op.Method, op.Path, func(c echo.Context) error {
-			_, _ = httpx.ReadBody(c) // drain, so the connection can be reused
-			return &httpx.Error{Status: http.StatusNotFound, Body: body, Reason: reason}
-		})
+// notAvailable answers RegisterEvent or ExitEvent with HTTP 404 and a
+// body saying it does not exist and what to do instead (NA-1).
+func notAvailable(name, instead string) httpx.OpHandler {
+	body := struct {
+		Status    int    `json:"status"`
+		ErrorCode string `json:"errorCode"`
+		Message   string `json:"message"`
+		Instead   string `json:"instead"`
+	}{
+		http.StatusNotFound, "NOT_AVAILABLE",
+		name + " does not exist in the real service: it has no server implementation " +
+			"(interface section 4.11). Do not build against it.",
+		instead,
+	}
+	reason := NotAvailableReason + ": " + name + " has no implementation in the real service (NA-1)"
+	return func(c echo.Context, _ contract.Op) error {
+		_, _ = httpx.ReadBody(c) // drain, so the connection can be reused
+		return &httpx.Error{Status: http.StatusNotFound, Body: body, Reason: reason}
 	}
 }

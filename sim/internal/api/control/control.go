@@ -2,8 +2,9 @@
 // and the service certificate, scenarios, run-time channels, state reads
 // and resets, the simulated clock, fault rules and webhook pushes. JSON in
 // and out; every bad input is a 4xx with {"error", "problems"}; request
-// bodies are checked against schemas/control.*.json. When Deps.Token is
-// set, every call but /__sim/health needs it.
+// bodies are checked against schemas/control.*.json. When Options.Token
+// is set, every call but /__sim/health needs it. The package only
+// translates: controlplane owns the configuration it changes.
 package control
 
 import (
@@ -12,14 +13,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/rewardsim/rewardsim/sim/internal/clock"
-	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -27,103 +27,80 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
-// Store is the durable configuration and state the control API touches.
-type Store interface {
-	PutConfig(kind, key string, v any) error
-	GetConfig(kind, key string, v any) error
-	DeleteConfig(kind, key string) error
-	ConfigList(kind string) ([]json.RawMessage, error)
-	ResetChannel(channel string) error
-}
-
-// Reader reads one kind of a user's state for GET /__sim/state/...; other
-// areas (cards, coupons) plug theirs in by name.
-type Reader struct {
-	Name string
-	Read func(channel, virtualID string) (any, error)
-}
-
-// Deps is what the control API needs.
-type Deps struct {
-	ServiceCertPEM []byte
-	Clock          clock.Clock
-	Scenario       func() string
-
-	// Token, if set, is required on every call but health.
-	Token     string
-	Schemas   *schema.Set
-	Store     Store
-	Scenarios *scenario.Registry
-	// ParseScenario compiles uploaded YAML; name is how errors name it.
-	ParseScenario func(name string, data []byte) (*scenario.Scenario, error)
-	// LoadScenarioFile reads a scenario file or folder from disk and
-	// watches it for hot reload.
-	LoadScenarioFile func(path string) (*scenario.Scenario, error)
-	Faults           *fault.Set
-	Webhooks         *webhook.Scheduler
-	Readers          []Reader
-	Rand             io.Reader
+// Options build the control API; every field is required.
+type Options struct {
+	// Plane applies, saves and restores scenarios, channels, fault rules
+	// and the clock, and reads and resets state.
+	Plane    *controlplane.Plane
+	Webhooks *webhook.Scheduler
 	// Journal serves /__sim/journal, /__sim/session and /__sim/report.
 	Journal *journal.Journal
-	// Cards serves tracking, notifications and card reads; Dashboard the
-	// HTML overview. Both sit behind the control token like every call.
-	Cards     *CardDeps
-	Dashboard *DashboardDeps
+	// Cards serves tracking, notifications and card reads, and the dashboard.
+	Cards *cards.Service
+	// Readers read a user's state for GET /__sim/state/users/...
+	Readers        []Reader
+	Schemas        *schema.Set
+	ServiceCertPEM []byte
+	// Token, if set, is required on every call but health.
+	Token string
+}
+
+// API is the control API's handlers. It translates requests and answers;
+// the services behind it own what they change. The composition root
+// routes it (sim/routes.go lists every route).
+type API struct {
+	plane     *controlplane.Plane
+	scenarios *scenario.Registry
+	hooks     *webhook.Scheduler
+	journal   *journal.Journal
+	cards     *cards.Service
+	readers   []Reader
+	schemas   *schema.Set
+	certPEM   []byte
+	token     string
+}
+
+// New returns the control API's handlers.
+func New(o Options) *API {
+	return &API{
+		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
+		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
+	}
 }
 
 // TokenHeader carries the control token (Authorization: Bearer works too).
 const TokenHeader = "X-Rewardsim-Control-Token"
 
-// Register adds the control routes to e.
-func Register(e *echo.Echo, d Deps) {
-	h := &handlers{d}
-	g := e.Group("/__sim")
-	g.GET("/health", func(c echo.Context) error {
-		return c.JSON(http.StatusOK, map[string]any{
-			"status":   "ok",
-			"scenario": d.Scenario(),
-			"time":     d.Clock.Now(),
-		})
-	})
-	g.Use(h.auth)
-	g.GET("/certs/service.pem", func(c echo.Context) error {
-		return c.Blob(http.StatusOK, "application/x-pem-file", d.ServiceCertPEM)
-	})
-	if d.Journal != nil {
-		registerJournal(g, d)
-	}
-	if d.Cards != nil {
-		registerCards(g, *d.Cards)
-	}
-	if d.Dashboard != nil {
-		h.registerDashboard(g, *d.Dashboard)
-	}
-	if d.Store == nil { // the foundation's minimal wiring
-		return
-	}
-	h.scenarioRoutes(g)
-	h.channelRoutes(g)
-	h.stateRoutes(g)
-	h.clockRoutes(g)
-	h.faultRoutes(g)
-	h.webhookRoutes(g)
-	g.Any("/*", func(c echo.Context) error {
-		return fail(http.StatusNotFound, "no control call %s %s", c.Request().Method, c.Request().URL.Path)
+// Health is GET /__sim/health, the one call that needs no token.
+func (a *API) Health(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{
+		"status":   "ok",
+		"scenario": a.scenarios.Active().Name,
+		"time":     a.plane.Clock().Now(),
 	})
 }
 
-type handlers struct{ Deps }
+// ServiceCert serves the certificate that verifies the simulator's answers.
+func (a *API) ServiceCert(c echo.Context) error {
+	return c.Blob(http.StatusOK, "application/x-pem-file", a.certPEM)
+}
 
-func (h *handlers) auth(next echo.HandlerFunc) echo.HandlerFunc {
+// NotFound answers a control path that is no control call.
+func (a *API) NotFound(c echo.Context) error {
+	return fail(http.StatusNotFound, "no control call %s %s", c.Request().Method, c.Request().URL.Path)
+}
+
+// Auth requires the control token, when one is set.
+func (a *API) Auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if h.Token == "" {
+		if a.token == "" {
 			return next(c)
 		}
 		got := c.Request().Header.Get(TokenHeader)
 		if v, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok && got == "" {
 			got = v
 		}
-		if subtle.ConstantTimeCompare([]byte(got), []byte(h.Token)) != 1 {
+		if subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) != 1 {
 			return fail(http.StatusUnauthorized, "this control API needs its token: header %s or Authorization: Bearer", TokenHeader)
 		}
 		return next(c)
@@ -163,7 +140,7 @@ func failScenario(err error) error {
 
 // bind reads a JSON body, checks it against schemas/<name>.json and
 // decodes it into dst. An empty body reads as {}.
-func (h *handlers) bind(c echo.Context, name string, dst any) error {
+func (a *API) bind(c echo.Context, name string, dst any) error {
 	body, err := httpx.ReadBody(c)
 	if err != nil {
 		return fail(http.StatusRequestEntityTooLarge, "body: %v", err)
@@ -171,7 +148,7 @@ func (h *handlers) bind(c echo.Context, name string, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	if err := h.Schemas.ValidateJSON(name, body); err != nil {
+	if err := a.schemas.ValidateJSON(name, body); err != nil {
 		b := errorBody{Error: "body does not match schemas/" + name + ".json: " + err.Error()}
 		var se *schema.Error
 		if errors.As(err, &se) {
@@ -185,6 +162,19 @@ func (h *handlers) bind(c echo.Context, name string, dst any) error {
 		return fail(http.StatusBadRequest, "body: %v", err)
 	}
 	return nil
+}
+
+// refused renders a change the control plane refused (4xx), or its
+// store's failure (5xx).
+func refused(err error) error {
+	var r *controlplane.Refused
+	if !errors.As(err, &r) {
+		return internal(err)
+	}
+	status := map[controlplane.Reason]int{
+		controlplane.Invalid: http.StatusBadRequest, controlplane.NotFound: http.StatusNotFound, controlplane.Conflict: http.StatusConflict,
+	}[r.Reason]
+	return fail(status, "%s", r.Msg)
 }
 
 // internal wraps a store failure: it is the simulator's fault, but the

@@ -11,12 +11,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
-	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
-	"github.com/rewardsim/rewardsim/sim/internal/scenario"
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
@@ -25,20 +22,13 @@ var dashboardHTML string
 
 var dashboardTmpl = template.Must(template.New("dashboard").Parse(dashboardHTML))
 
-// DashboardDeps is what the dashboard reads.
-type DashboardDeps struct {
-	Active func() *scenario.Scenario
-	Cards  *cards.Service
-	Clock  clock.Clock
-}
-
 // DashboardUsers is how many users per channel the dashboard lists.
 const DashboardUsers = 200
 
 type dashChannel struct {
 	Name, ChannelID string
 	Campaigns       int
-	Summary         state.CardSummary
+	Summary         cards.Summary
 }
 
 type dashView struct {
@@ -52,8 +42,7 @@ type dashView struct {
 	Journal, Faults, Webhooks string
 	Report                    string
 
-	// The live panels (each nil-safe: a harness without a journal or a
-	// control plane shows them empty).
+	// The live panels.
 	JournalStored  int
 	JournalDropped uint64
 	Recent         []journal.Entry
@@ -65,65 +54,54 @@ type dashView struct {
 // DashboardRecent is how many of the latest exchanges the dashboard lists.
 const DashboardRecent = 20
 
-// registerDashboard adds the read-only dashboard, GET /__sim/ and
-// GET /__sim/dashboard: the active scenario and its switches, tracking
+// Dashboard is the read-only overview (GET /__sim/ and /__sim/dashboard):
+// the active scenario and its switches, tracking
 // counts and cards per user of each channel, the latest exchanges of the
 // journal, the control API's fault rules, pending webhook pushes and the
 // conformance report's findings, each linking to its control call.
-func (hd *handlers) registerDashboard(g *echo.Group, d DashboardDeps) {
-	h := func(c echo.Context) error {
-		sc := d.Active()
-		v := dashView{
-			Now: d.Clock.Now().In(sc.Location).Format("2006-01-02 15:04:05.000 -07:00"), Scenario: sc.Name,
-			Description: sc.Description, Source: sc.Source, FaultRules: len(sc.File.Faults), UsersShown: DashboardUsers,
-			Switches: yamlOf(sc.File.Switches), SDK: yamlOf(sc.File.SDK),
-			Journal: "/__sim/journal", Faults: "/__sim/faults", Webhooks: "/__sim/webhooks", Report: "/__sim/report",
-		}
-		for _, ch := range sc.Channels {
-			sum, err := d.Cards.Summary(ch.Name, DashboardUsers)
-			if err != nil {
-				return err
-			}
-			v.Channels = append(v.Channels, dashChannel{Name: ch.Name, ChannelID: ch.ChannelID, Campaigns: len(sc.CampaignsOf(ch.Name)), Summary: sum})
-		}
-		if err := hd.livePanels(c.Request().Context(), &v); err != nil {
-			return err
-		}
-		var b strings.Builder
-		if err := dashboardTmpl.Execute(&b, v); err != nil {
-			return err
-		}
-		c.Response().Header().Set("Cache-Control", "no-store")
-		return c.HTML(http.StatusOK, b.String())
+func (a *API) Dashboard(c echo.Context) error {
+	sc := a.scenarios.Active()
+	v := dashView{
+		Now: a.plane.Clock().Now().In(sc.Location).Format("2006-01-02 15:04:05.000 -07:00"), Scenario: sc.Name,
+		Description: sc.Description, Source: sc.Source, FaultRules: len(sc.File.Faults), UsersShown: DashboardUsers,
+		Switches: yamlOf(sc.File.Switches), SDK: yamlOf(sc.File.SDK),
+		Journal: "/__sim/journal", Faults: "/__sim/faults", Webhooks: "/__sim/webhooks", Report: "/__sim/report",
 	}
-	g.GET("/", h)
-	g.GET("/dashboard", h)
-}
-
-// livePanels fills the journal, faults, webhooks and report panels.
-func (hd *handlers) livePanels(ctx context.Context, v *dashView) error {
-	if hd.Faults != nil {
-		v.RuntimeFaults = hd.Faults.List()
-	}
-	if hd.Webhooks != nil {
-		all, err := hd.Webhooks.List("")
+	for _, ch := range sc.Channels {
+		sum, err := a.cards.Summary(ch.Name, DashboardUsers)
 		if err != nil {
 			return err
 		}
-		for _, p := range all {
-			if p.State == webhook.Pending {
-				v.Pending = append(v.Pending, p)
-			}
-		}
+		v.Channels = append(v.Channels, dashChannel{Name: ch.Name, ChannelID: ch.ChannelID, Campaigns: len(sc.CampaignsOf(ch.Name)), Summary: sum})
 	}
-	if hd.Journal == nil {
-		return nil
+	if err := a.livePanels(c.Request().Context(), &v); err != nil {
+		return err
 	}
-	es, err := hd.Journal.Entries(ctx, journal.Filter{})
+	var b strings.Builder
+	if err := dashboardTmpl.Execute(&b, v); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.HTML(http.StatusOK, b.String())
+}
+
+// livePanels fills the journal, faults, webhooks and report panels.
+func (a *API) livePanels(ctx context.Context, v *dashView) error {
+	v.RuntimeFaults = a.plane.Faults().List()
+	all, err := a.hooks.List("")
 	if err != nil {
 		return err
 	}
-	v.JournalStored, v.JournalDropped = len(es), hd.Journal.Dropped()
+	for _, p := range all {
+		if p.State == webhook.Pending {
+			v.Pending = append(v.Pending, p)
+		}
+	}
+	es, err := a.journal.Entries(ctx, journal.Filter{})
+	if err != nil {
+		return err
+	}
+	v.JournalStored, v.JournalDropped = len(es), a.journal.Dropped()
 	recent := es[max(0, len(es)-DashboardRecent):]
 	for i := len(recent) - 1; i >= 0; i-- { // newest first
 		v.Recent = append(v.Recent, recent[i])

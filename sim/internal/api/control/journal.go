@@ -54,81 +54,87 @@ func filter(c echo.Context, defLimit, maxLimit int) (journal.Filter, error) {
 	return f, nil
 }
 
-func registerJournal(g *echo.Group, d Deps) {
-	j := d.Journal
-	g.GET("/journal", func(c echo.Context) error {
-		f, err := filter(c, defaultPage, maxPage)
-		if err != nil {
-			return badRequest(c, err.Error())
-		}
-		p, err := j.Query(c.Request().Context(), f)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, p)
-	})
-	g.DELETE("/journal", func(c echo.Context) error {
-		if err := j.Reset(c.Request().Context()); err != nil {
-			return err
-		}
-		return c.NoContent(http.StatusNoContent)
-	})
-	g.GET("/session", func(c echo.Context) error {
-		f, err := filter(c, 0, 0)
-		if err != nil {
-			return badRequest(c, err.Error())
-		}
-		f.Kind = journal.KindExchange
-		es, err := j.Entries(c.Request().Context(), f)
-		if err != nil {
-			return err
-		}
-		name := c.QueryParam("name")
-		if name == "" {
-			name = "session"
-		}
-		o := session.BuildOptions{Name: name, Description: c.QueryParam("description")}
-		if len(es) > 0 {
-			o.RecordedAt = es[0].At
-		}
-		data, err := session.Build(es, o).Marshal()
-		if err != nil {
-			return err
-		}
-		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
-	})
-	reportHandler := func(html bool) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			o := report.Options{Channel: c.QueryParam("channel")}
-			if v := c.QueryParam("refTokenPerHour"); v != "" {
-				n, err := strconv.Atoi(v)
-				if err != nil || n < 1 {
-					return badRequest(c, fmt.Sprintf("refTokenPerHour: %q is not a positive number", v))
-				}
-				o.RefTokenPerHour = n
-			}
-			// Only the time range narrows what is read: the channel is the
-			// report's own filter, because tracking GETs carry no channel.
-			f, err := filter(c, 0, 0)
-			if err != nil {
-				return badRequest(c, err.Error())
-			}
-			es, err := j.Entries(c.Request().Context(), journal.Filter{From: f.From, To: f.To})
-			if err != nil {
-				return err
-			}
-			r := report.Build(es, o)
-			r.JournalDropped = j.Dropped()
-			if html || c.QueryParam("format") == "html" || strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
-				var buf bytes.Buffer
-				if err := report.HTML(&buf, r); err != nil {
-					return err
-				}
-				return c.HTMLBlob(http.StatusOK, buf.Bytes())
-			}
-			return c.JSON(http.StatusOK, r)
-		}
+// Journal is one page of the journal's entries, filtered.
+func (a *API) Journal(c echo.Context) error {
+	f, err := filter(c, defaultPage, maxPage)
+	if err != nil {
+		return badRequest(c, err.Error())
 	}
-	g.GET("/report", reportHandler(false))
-	g.GET("/report.html", reportHandler(true))
+	p, err := a.journal.Query(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}
+
+// ResetJournal empties the journal.
+func (a *API) ResetJournal(c echo.Context) error {
+	if err := a.journal.Reset(c.Request().Context()); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// Session builds a session file of the journal's exchanges, filtered.
+func (a *API) Session(c echo.Context) error {
+	f, err := filter(c, 0, 0)
+	if err != nil {
+		return badRequest(c, err.Error())
+	}
+	f.Kind = journal.KindExchange
+	es, err := a.journal.Entries(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	name := c.QueryParam("name")
+	if name == "" {
+		name = "session"
+	}
+	o := session.BuildOptions{Name: name, Description: c.QueryParam("description")}
+	if len(es) > 0 {
+		o.RecordedAt = es[0].At
+	}
+	data, err := session.Build(es, o).Marshal()
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
+}
+
+// Report is the conformance report (HTML for ?format=html or Accept: text/html).
+func (a *API) Report(c echo.Context) error { return a.report(c, false) }
+
+// ReportHTML is the conformance report as a page.
+func (a *API) ReportHTML(c echo.Context) error { return a.report(c, true) }
+
+func (a *API) report(c echo.Context, html bool) error {
+	j := a.journal
+	o := report.Options{Channel: c.QueryParam("channel")}
+	if v := c.QueryParam("refTokenPerHour"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return badRequest(c, fmt.Sprintf("refTokenPerHour: %q is not a positive number", v))
+		}
+		o.RefTokenPerHour = n
+	}
+	// Only the time range narrows what is read: the channel is the
+	// report's own filter, because tracking GETs carry no channel.
+	f, err := filter(c, 0, 0)
+	if err != nil {
+		return badRequest(c, err.Error())
+	}
+	es, err := j.Entries(c.Request().Context(), journal.Filter{From: f.From, To: f.To})
+	if err != nil {
+		return err
+	}
+	r := report.Build(es, o)
+	r.JournalDropped = j.Dropped()
+	if html || c.QueryParam("format") == "html" || strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
+		var buf bytes.Buffer
+		if err := report.HTML(&buf, r); err != nil {
+			return err
+		}
+		return c.HTMLBlob(http.StatusOK, buf.Bytes())
+	}
+	return c.JSON(http.StatusOK, r)
 }

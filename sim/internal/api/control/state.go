@@ -6,26 +6,16 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-func (h *handlers) stateRoutes(g *echo.Group) {
-	g.POST("/state/reset", h.reset)
-	g.GET("/state/users/:channel/:virtualId", h.readUser)
-}
-
-// reset wipes one channel's state ({"channel": "X"}) or everyone's ({}).
-func (h *handlers) reset(c echo.Context) error {
+// ResetState wipes one channel's state ({"channel": "X"}) or everyone's ({}).
+func (a *API) ResetState(c echo.Context) error {
 	var req struct {
 		Channel string `json:"channel"`
 	}
-	if err := h.bind(c, "control.activate", &req); err != nil {
+	if err := a.bind(c, "control.activate", &req); err != nil {
 		return err
 	}
-	if req.Channel != "" {
-		if _, _, ok := h.Scenarios.ByChannelName(req.Channel); !ok {
-			return fail(http.StatusNotFound, "no channel named %q", req.Channel)
-		}
-	}
-	if err := h.Store.ResetChannel(req.Channel); err != nil {
-		return internal(err)
+	if err := a.plane.Reset(req.Channel); err != nil {
+		return refused(err)
 	}
 	scope := req.Channel
 	if scope == "" {
@@ -34,14 +24,21 @@ func (h *handlers) reset(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"reset": scope})
 }
 
-// readUser returns what every registered Reader knows of one user.
-func (h *handlers) readUser(c echo.Context) error {
+// Reader reads one kind of a user's state for ReadUser; other areas
+// (cards, coupons) plug theirs in by name.
+type Reader struct {
+	Name string
+	Read func(channel, virtualID string) (any, error)
+}
+
+// ReadUser returns what every Reader knows of one user.
+func (a *API) ReadUser(c echo.Context) error {
 	ch, vid := c.Param("channel"), c.Param("virtualId")
-	if _, _, ok := h.Scenarios.ByChannelName(ch); !ok {
+	if _, _, ok := a.scenarios.ByChannelName(ch); !ok {
 		return fail(http.StatusNotFound, "no channel named %q", ch)
 	}
-	out := map[string]any{"channel": ch, "virtualId": vid, "now": h.Clock.Now()}
-	for _, r := range h.Readers {
+	out := map[string]any{"channel": ch, "virtualId": vid, "now": a.plane.Clock().Now()}
+	for _, r := range a.readers {
 		v, err := r.Read(ch, vid)
 		if err != nil {
 			return internal(err)

@@ -67,32 +67,23 @@ var codeStatus = map[string]int{
 // Fetched is the success message of the coupon host.
 const Fetched = "Fetched Successfully"
 
-// Register adds the hotdeals host's routes to e.
-func Register(e *echo.Echo, d Deps) {
-	if d.Channels == nil {
-		return // host without coupon wiring
-	}
+// Handlers are the hotdeals host's operations.
+func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
-	for name, fn := range map[string]echo.HandlerFunc{
+	return httpx.OpHandlers{
 		contract.OpCatalogue:   h.catalogue,
 		contract.OpFetchCoupon: h.fetch,
 		contract.OpUserCoupons: h.userCoupons,
-	} {
-		op, ok := contract.ByName(name)
-		if !ok {
-			panic("contract has no operation " + name)
-		}
-		e.Add(op.Method, op.Path, fn)
 	}
 }
 
-// RegisterRedirect adds the coupons' click-and-redirect URLs (CPN-8). The
-// composition root adds them to every public host, like the other
-// resources the simulator hands out URLs to.
-func RegisterRedirect(e *echo.Echo, d Deps) {
-	h := &handlers{d}
-	e.GET(RedirectPrefix+":channel/:offer", h.redirect)
-}
+// RedirectRoute is the route of the coupons' click-and-redirect URLs.
+const RedirectRoute = RedirectPrefix + ":channel/:offer"
+
+// Redirect serves the coupons' click-and-redirect URLs (CPN-8,
+// RedirectRoute). The composition root routes it on every public host,
+// like the other resources the simulator hands out URLs to.
+func Redirect(d Deps) echo.HandlerFunc { return (&handlers{d}).redirect }
 
 type handlers struct{ Deps }
 
@@ -129,8 +120,7 @@ func invalid(sc *scenario.Scenario, msg string) *httpx.Error {
 // the operation's request schema, checks channelName, decodes the body
 // into dst and decides injected faults. Bad input is a 400 or 401 in the
 // body, never a 5xx.
-func (h *handlers) open(c echo.Context, name string, dst any) (*call, error) {
-	op, _ := contract.ByName(name)
+func (h *handlers) open(c echo.Context, op contract.Op, dst any) (*call, error) {
 	req := c.Request()
 	sc := h.Channels.Active()
 	chID := req.Header.Get("X-CHANNELID")
@@ -277,14 +267,14 @@ func render(sc *scenario.Scenario, cp model.Coupon) couponData {
 }
 
 // fetch is fetchCouponCode (CPN-1 to CPN-8).
-func (h *handlers) fetch(c echo.Context) error {
+func (h *handlers) fetch(c echo.Context, op contract.Op) error {
 	var req struct {
 		OfferID          string          `json:"offerId"`
 		VirtualID        string          `json:"virtualId"`
 		ExtTransactionID string          `json:"extTransactionId"`
 		CoinsUsed        json.RawMessage `json:"coinsUsed"`
 	}
-	cl, err := h.open(c, contract.OpFetchCoupon, &req)
+	cl, err := h.open(c, op, &req)
 	if err != nil {
 		return err
 	}
@@ -349,12 +339,12 @@ func parseCoins(raw json.RawMessage, acceptNumber bool) (int, error) {
 }
 
 // userCoupons is getUserCoupons (CPN-9): the reconciliation path.
-func (h *handlers) userCoupons(c echo.Context) error {
+func (h *handlers) userCoupons(c echo.Context, op contract.Op) error {
 	var req struct {
 		OfferID   string `json:"offerId"`
 		VirtualID string `json:"virtualId"`
 	}
-	cl, err := h.open(c, contract.OpUserCoupons, &req)
+	cl, err := h.open(c, op, &req)
 	if err != nil {
 		return err
 	}
@@ -386,11 +376,11 @@ func (h *handlers) userCoupons(c echo.Context) error {
 
 // catalogue is getCatalogue (CPN-10): the channel's open offers, only
 // those whose targeting admits virtualId when one is given.
-func (h *handlers) catalogue(c echo.Context) error {
+func (h *handlers) catalogue(c echo.Context, op contract.Op) error {
 	var req struct {
 		VirtualID string `json:"virtualId"`
 	}
-	cl, err := h.open(c, contract.OpCatalogue, &req)
+	cl, err := h.open(c, op, &req)
 	if err != nil {
 		return err
 	}

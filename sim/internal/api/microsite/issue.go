@@ -33,106 +33,97 @@ type issueAnswer struct {
 // AdditionalParamKeys are the inner keys of additionalParams (4.12).
 var AdditionalParamKeys = []string{"country", "state", "district", "city", "pincode", "storeId", "ipaddress", "lat", "long", "gender", "age", "modeType", "isNewUser"}
 
-func registerIssue(e *echo.Echo, h *handlers) {
-	for _, name := range []string{contract.OpSDKIssueAndroid, contract.OpSDKIssueIOS} {
-		op, _ := contract.ByName(name)
-		e.POST(op.Path, h.issue(op))
-	}
-}
-
 // issue is client issuance (SDK-1): the parameter rules of
 // getScratchCardDetails / sendRewardCardRequest, then cards.Service.Issue,
 // GetReward's issuing code, idempotent on extTransactionId.
-func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		bad := func(msg string) error {
-			return &httpx.Error{Status: http.StatusBadRequest, Reason: msg, Body: issueAnswer{Message: msg}}
-		}
-		body, problem := httpx.ReadValidJSON(c, h.Schemas, op.Request)
-		if problem != "" {
-			return bad(problem)
-		}
-		var req struct {
-			ChannelName      string      `json:"channelName"`
-			Trigger          string      `json:"triggerEventType"`
-			SubTrigger       string      `json:"subTriggerEventType"`
-			Amount           json.Number `json:"amount"`
-			ExtTransactionID string      `json:"extTransactionId"`
-			DateAndTime      string      `json:"dateandtime"`
-			VirtualID        string      `json:"virtualId"`
-			SessionID        string      `json:"sessionId"`
-			MerchantVPA      string      `json:"merchantVPA"`
-			AdditionalParams string      `json:"additionalParams"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.UseNumber()
-		if err := dec.Decode(&req); err != nil {
-			return bad("body: " + err.Error())
-		}
-		ch, sc, ok := h.Channels.ByChannelName(req.ChannelName)
-		if !ok {
-			return bad(fmt.Sprintf("channelName %q is not a channel of the active scenario", req.ChannelName))
-		}
-		amount, err := cards.ParseAmount(string(req.Amount))
-		if err != nil {
-			return bad("amount: " + err.Error())
-		}
-		if _, err := time.ParseInLocation("02012006150405", req.DateAndTime, sc.Location); err != nil {
-			return bad(fmt.Sprintf("dateandtime: %q is not a valid DDMMYYYYHHMMSS", req.DateAndTime))
-		}
-		switch {
-		case req.SessionID == " ":
-		case req.SessionID == "" && sc.Switches.SDK.EmptySessionID == scenario.EmptySessionAccept:
-		case req.SessionID == "":
-			return bad("sessionId: must be the literal single space; an empty string is refused (switches.sdk.emptySessionId)")
-		default:
-			return bad("sessionId: must be the literal single space")
-		}
-		if req.Trigger == "UPI" && strings.TrimSpace(req.MerchantVPA) == "" {
-			return bad("merchantVPA: is required when triggerEventType is UPI")
-		}
-		params, err := sdkParams(req.AdditionalParams)
-		if err != nil {
-			return bad("additionalParams: " + err.Error())
-		}
-		notEligible := func(reason string) error {
-			httpx.SetReason(c, reason)
-			return c.JSON(http.StatusOK, issueAnswer{Message: "failure"})
-		}
-		if act, fired := fault.First(h.Faults, sc.Faults, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: req.VirtualID}); fired {
-			if stop, err := inject.Plain(c, act, issueAnswer{Message: "Internal Error"},
-				func() error { return notEligible("injected fault: not-eligible") }); stop {
-				return err
-			}
-		}
-		res, err := h.Cards.Issue(cards.IssueRequest{
-			Scenario: sc, Channel: ch.Name, VirtualID: req.VirtualID, Source: cards.SourceSDK,
-			ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
-			Amount: &amount, DateAndTime: req.DateAndTime, Params: params,
-		})
-		if errors.Is(err, cards.ErrOtherUsersTxn) {
-			return bad(err.Error())
-		}
-		if err != nil {
+func (h *handlers) issue(c echo.Context, op contract.Op) error {
+	bad := func(msg string) error {
+		return &httpx.Error{Status: http.StatusBadRequest, Reason: msg, Body: issueAnswer{Message: msg}}
+	}
+	body, problem := httpx.ReadValidJSON(c, h.Schemas, op.Request)
+	if problem != "" {
+		return bad(problem)
+	}
+	var req struct {
+		ChannelName      string      `json:"channelName"`
+		Trigger          string      `json:"triggerEventType"`
+		SubTrigger       string      `json:"subTriggerEventType"`
+		Amount           json.Number `json:"amount"`
+		ExtTransactionID string      `json:"extTransactionId"`
+		DateAndTime      string      `json:"dateandtime"`
+		VirtualID        string      `json:"virtualId"`
+		SessionID        string      `json:"sessionId"`
+		MerchantVPA      string      `json:"merchantVPA"`
+		AdditionalParams string      `json:"additionalParams"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&req); err != nil {
+		return bad("body: " + err.Error())
+	}
+	ch, sc, ok := h.Channels.ByChannelName(req.ChannelName)
+	if !ok {
+		return bad(fmt.Sprintf("channelName %q is not a channel of the active scenario", req.ChannelName))
+	}
+	amount, err := cards.ParseAmount(string(req.Amount))
+	if err != nil {
+		return bad("amount: " + err.Error())
+	}
+	if _, err := time.ParseInLocation("02012006150405", req.DateAndTime, sc.Location); err != nil {
+		return bad(fmt.Sprintf("dateandtime: %q is not a valid DDMMYYYYHHMMSS", req.DateAndTime))
+	}
+	switch {
+	case req.SessionID == " ":
+	case req.SessionID == "" && sc.Switches.SDK.EmptySessionID == scenario.EmptySessionAccept:
+	case req.SessionID == "":
+		return bad("sessionId: must be the literal single space; an empty string is refused (switches.sdk.emptySessionId)")
+	default:
+		return bad("sessionId: must be the literal single space")
+	}
+	if req.Trigger == "UPI" && strings.TrimSpace(req.MerchantVPA) == "" {
+		return bad("merchantVPA: is required when triggerEventType is UPI")
+	}
+	params, err := sdkParams(req.AdditionalParams)
+	if err != nil {
+		return bad("additionalParams: " + err.Error())
+	}
+	notEligible := func(reason string) error {
+		httpx.SetReason(c, reason)
+		return c.JSON(http.StatusOK, issueAnswer{Message: "failure"})
+	}
+	if act, fired := fault.First(h.Faults, sc.Faults, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: req.VirtualID}); fired {
+		if stop, err := inject.Plain(c, act, issueAnswer{Message: "Internal Error"},
+			func() error { return notEligible("injected fault: not-eligible") }); stop {
 			return err
 		}
-		if len(res.Cards) == 0 {
-			return notEligible("not eligible: " + res.Reason)
-		}
-		if res.Duplicate {
-			httpx.SetReason(c, "duplicate extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
-		}
-		first, last := res.Cards[0], res.Cards[len(res.Cards)-1]
-		base := httpx.BaseURL(c, h.PublicURL)
-		ans := issueAnswer{Status: true, Message: "success", Banner: cards.Absolute(base, cards.Banner(sc, first)), DeepLink: h.DeepLink(first)}
-		if p, ok := sc.PopupFor(ch.Name, first.CampaignID, amount); ok {
-			ans.IsPopup, ans.PopupBanner, ans.PopupDeepLink = true, cards.Absolute(base, p.Banner), h.DeepLink(last)
-			if ans.PopupBanner == "" {
-				ans.PopupBanner = ans.Banner
-			}
-		}
-		return c.JSON(http.StatusOK, ans)
 	}
+	res, err := h.Cards.Issue(cards.IssueRequest{
+		Scenario: sc, Channel: ch.Name, VirtualID: req.VirtualID, Source: cards.SourceSDK,
+		ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
+		Amount: &amount, DateAndTime: req.DateAndTime, Params: params,
+	})
+	if errors.Is(err, cards.ErrOtherUsersTxn) {
+		return bad(err.Error())
+	}
+	if err != nil {
+		return err
+	}
+	if len(res.Cards) == 0 {
+		return notEligible("not eligible: " + res.Reason)
+	}
+	if res.Duplicate {
+		httpx.SetReason(c, "duplicate extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
+	}
+	first, last := res.Cards[0], res.Cards[len(res.Cards)-1]
+	base := httpx.BaseURL(c, h.PublicURL)
+	ans := issueAnswer{Status: true, Message: "success", Banner: cards.Absolute(base, cards.Banner(sc, first)), DeepLink: h.DeepLink(first)}
+	if p, ok := sc.PopupFor(ch.Name, first.CampaignID, amount); ok {
+		ans.IsPopup, ans.PopupBanner, ans.PopupDeepLink = true, cards.Absolute(base, p.Banner), h.DeepLink(last)
+		if ans.PopupBanner == "" {
+			ans.PopupBanner = ans.Banner
+		}
+	}
+	return c.JSON(http.StatusOK, ans)
 }
 
 // sdkParams decodes additionalParams, a JSON-encoded object whose keys

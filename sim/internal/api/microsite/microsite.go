@@ -28,6 +28,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -83,28 +84,31 @@ var parsedPages = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
 })
 
-// Register adds the microsite and the SDK emulation to e.
-func Register(e *echo.Echo, d Deps) {
+// Pages are the microsite's and the SDK launch's handlers: the page
+// (PagePath), its reveal (ScratchPath) and the launch (LaunchPath, GET
+// and POST).
+func Pages(d Deps) (page, scratch, launch echo.HandlerFunc) {
 	h := &handlers{Deps: d, pages: parsedPages()}
-	e.GET(PagePath, h.page)
-	e.POST(ScratchPath, h.scratch)
-	e.GET(LaunchPath, h.launch)
-	e.POST(LaunchPath, h.launch)
-	registerIssue(e, h)
+	return h.page, h.scratch, h.launch
 }
 
-// RegisterAssets adds the embedded assets and generated imagery. Scenario
-// imagery points at them from every answer, so the composition root adds
-// them to every public host.
-func RegisterAssets(e *echo.Echo) {
+// Handlers are the SDK's client issuance operations (SDK-1).
+func Handlers(d Deps) httpx.OpHandlers {
+	h := &handlers{Deps: d, pages: parsedPages()}
+	return httpx.OpHandlers{contract.OpSDKIssueAndroid: h.issue, contract.OpSDKIssueIOS: h.issue}
+}
+
+// Assets serve the generated imagery (ImagePath) and the embedded assets
+// (AssetsPath/*). Scenario imagery points at them from every answer, so
+// the composition root routes them on every public host.
+func Assets() (image, files echo.HandlerFunc) {
 	h := &handlers{}
-	e.GET(ImagePath, h.image)
 	sub, _ := fs.Sub(assetFS, "assets")
 	assets := http.StripPrefix(AssetsPath+"/", http.FileServer(http.FS(sub)))
-	e.GET(AssetsPath+"/*", echo.WrapHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return h.image, echo.WrapHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
 		assets.ServeHTTP(w, r)
-	})))
+	}))
 }
 
 // user is a launch whose sessionId and virtualId authenticate together.

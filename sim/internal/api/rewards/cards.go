@@ -31,20 +31,10 @@ type ChannelsByName interface {
 // AlreadyRevealed is the ERRORSTRING of a second reveal (REV-2, default).
 const AlreadyRevealed = "Reward Already Revealed!"
 
-func registerCards(e *echo.Echo, h *handlers) {
-	e.POST(mustOp(contract.OpGetReward).Path, h.getReward, httpx.Bearer(h.Tokens, model.ReferenceToken))
-	e.POST(mustOp(contract.OpFetchRewardInfo).Path, h.fetchRewardInfo, httpx.Bearer(h.Tokens, model.UserToken))
-	e.GET(mustOp(contract.OpListCards).Path, h.listCards, httpx.Bearer(h.Tokens, model.UserToken))
-}
-
-// RegisterTracking adds the tracking URLs (TRK-1). They are the
+// Tracking serves a tracking URL of kind (TRK-1). They are the
 // simulator's own resources, not contract paths, so the composition root
-// adds them to every public host: a URL handed out works wherever it points.
-func RegisterTracking(e *echo.Echo, d Deps) {
-	h := &handlers{d}
-	e.GET(cards.ImpressionPath, h.track(cards.Impression))
-	e.GET(cards.ClickPath, h.track(cards.Click))
-}
+// routes them on every public host: a URL handed out works wherever it points.
+func Tracking(d Deps, kind string) echo.HandlerFunc { return (&handlers{d}).track(kind) }
 
 // tokenChannel is the channel of the admitted bearer token.
 func (h *handlers) tokenChannel(c echo.Context) (model.Token, model.Channel, *scenario.Scenario, error) {
@@ -64,7 +54,7 @@ type getRewardAnswer struct {
 }
 
 // getReward is GetReward (GR-1 to GR-8).
-func (h *handlers) getReward(c echo.Context) error {
+func (h *handlers) getReward(c echo.Context, op contract.Op) error {
 	_, ch, sc, err := h.tokenChannel(c)
 	if err != nil {
 		return err
@@ -74,7 +64,7 @@ func (h *handlers) getReward(c echo.Context) error {
 		return &httpx.Error{Status: sw.InvalidRequestStatus, Reason: msg,
 			Body: getRewardAnswer{Message: msg, Rewards: []cards.WireCard{}, Clicktrack: []string{}}}
 	}
-	body, problem := httpx.ReadValidJSON(c, h.Signed.Schemas, mustOp(contract.OpGetReward).Request)
+	body, problem := httpx.ReadValidJSON(c, h.Signed.Schemas, op.Request)
 	if problem != "" {
 		return bad(problem)
 	}
@@ -178,13 +168,12 @@ func additionalParams(raw json.RawMessage, nested bool) (map[string]string, erro
 
 // fetchRewardInfo is FetchRewardInfo (REV-1 to REV-6): user token and an
 // envelope; the first reveal picks the reward.
-func (h *handlers) fetchRewardInfo(c echo.Context) error {
+func (h *handlers) fetchRewardInfo(c echo.Context, op contract.Op) error {
 	tok, ch, sc, err := h.tokenChannel(c)
 	if err != nil {
 		return err
 	}
 	sw := sc.Switches.Cards
-	op := mustOp(contract.OpFetchRewardInfo)
 	body, err := signedcall.ReadBody(c, sc)
 	if err != nil {
 		return err
@@ -276,7 +265,7 @@ type listAnswer struct {
 
 // listCards is GetAllScratchCardsByUserId (LIST-1, REV-4): the token's
 // user's cards, unscratched first.
-func (h *handlers) listCards(c echo.Context) error {
+func (h *handlers) listCards(c echo.Context, _ contract.Op) error {
 	tok, ch, sc, err := h.tokenChannel(c)
 	if err != nil {
 		return err

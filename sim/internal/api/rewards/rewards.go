@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
@@ -24,34 +25,27 @@ type Deps struct {
 	PublicURL string
 }
 
-// Register adds the rewards host's routes to e.
-func Register(e *echo.Echo, d Deps) {
+// Handlers are the rewards host's operations. The router routes them by
+// the contract table and checks their bearer tokens by its Auth column.
+func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
-	op := mustOp(contract.OpReferenceToken)
-	e.POST(op.Path, h.referenceToken)
-	op = mustOp(contract.OpAuthToken)
-	e.POST(op.Path, h.authToken)
-	if d.Cards != nil {
-		registerCards(e, h)
+	return httpx.OpHandlers{
+		contract.OpReferenceToken:  h.referenceToken,
+		contract.OpAuthToken:       h.authToken,
+		contract.OpGetReward:       h.getReward,
+		contract.OpFetchRewardInfo: h.fetchRewardInfo,
+		contract.OpListCards:       h.listCards,
 	}
-}
-
-func mustOp(name string) contract.Op {
-	op, ok := contract.ByName(name)
-	if !ok {
-		panic("contract has no operation " + name)
-	}
-	return op
 }
 
 type handlers struct{ Deps }
 
 // referenceToken is getSecuredReferenceToken (TOK-1).
-func (h *handlers) referenceToken(c echo.Context) error {
+func (h *handlers) referenceToken(c echo.Context, op contract.Op) error {
 	var req struct {
 		BName string `json:"bName"`
 	}
-	call, err := h.Signed.Open(c, mustOp(contract.OpReferenceToken), &req)
+	call, err := h.Signed.Open(c, op, &req)
 	if err != nil {
 		return err
 	}
@@ -69,12 +63,12 @@ func (h *handlers) referenceToken(c echo.Context) error {
 }
 
 // authToken is GetAuthToken (TOK-2): it reads channelName, not bName.
-func (h *handlers) authToken(c echo.Context) error {
+func (h *handlers) authToken(c echo.Context, op contract.Op) error {
 	var req struct {
 		VirtualID   string `json:"virtualId"`
 		ChannelName string `json:"channelName"`
 	}
-	call, err := h.Signed.Open(c, mustOp(contract.OpAuthToken), &req)
+	call, err := h.Signed.Open(c, op, &req)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,101 @@
+package controlplane
+
+import (
+	"encoding/json"
+
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/token"
+)
+
+// AddFault arms a run-time rule (same shape as a scenario file's faults[]
+// item), consulted before the scenario's own rules, after saving it: it
+// is re-armed after a restart. A rule without an ID gets one; a rule
+// with the ID of an armed one replaces it in place, with fresh counters.
+func (p *Plane) AddFault(r fault.Rule) (fault.Status, error) {
+	if _, ok := contract.ByName(r.Endpoint); !ok && r.Endpoint != "*" {
+		names := []string{}
+		for _, op := range contract.Ops {
+			names = append(names, op.Name)
+		}
+		return fault.Status{}, refuse(Invalid, "endpoint %q is not an operation name (one of %v, or *)", r.Endpoint, names)
+	}
+	if r.Channel != "" {
+		if err := p.knownChannel(r.Channel); err != nil {
+			return fault.Status{}, err
+		}
+	}
+	if err := fault.Check(r); err != nil {
+		return fault.Status{}, refuse(Invalid, "%v", err)
+	}
+	if r.ID == "" {
+		id, err := token.NewOpaque(p.rand, 6)
+		if err != nil {
+			return fault.Status{}, err
+		}
+		r.ID = "f-" + id
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.faults.Next(r)
+	if err := p.store.WriteConfig(put(kindFault, r.ID, st)); err != nil {
+		return fault.Status{}, err
+	}
+	p.faults.Restore(st)
+	return st, nil
+}
+
+// RemoveFault disarms a run-time rule and forgets it.
+func (p *Plane) RemoveFault(id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.armed(id) {
+		return refuse(NotFound, "no fault rule %q", id)
+	}
+	if err := p.store.WriteConfig(del(kindFault, id)); err != nil {
+		return err
+	}
+	p.faults.Remove(id)
+	return nil
+}
+
+// ClearFaults disarms and forgets every run-time rule, in one change.
+func (p *Plane) ClearFaults() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rules := p.faults.List()
+	writes := make([]stateWrite, 0, len(rules))
+	for _, st := range rules {
+		writes = append(writes, del(kindFault, st.ID))
+	}
+	if err := p.store.WriteConfig(writes...); err != nil {
+		return err
+	}
+	for _, st := range rules {
+		p.faults.Remove(st.ID)
+	}
+	return nil
+}
+
+func (p *Plane) armed(id string) bool {
+	for _, st := range p.faults.List() {
+		if st.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// saveCounters keeps a rule's counters when it fires, so a spent one-shot
+// rule stays spent after a restart. Only a newer count replaces the
+// stored one, and only while the rule exists, so concurrent fires and
+// deletes stay consistent. A failed save is logged: the fire has happened.
+func (p *Plane) saveCounters(st fault.Status) {
+	_, err := p.store.ReplaceConfig(kindFault, st.ID, st, func(old []byte) bool {
+		var prev fault.Status
+		return json.Unmarshal(old, &prev) == nil && prev.Seen < st.Seen
+	})
+	if err != nil {
+		p.log.Error("persisting fault counters", "rule", st.ID, "err", err)
+	}
+}

@@ -1,0 +1,187 @@
+package controlplane
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+)
+
+// ActivationAll is the activation record key of the default scenario.
+const activationAll = "*"
+
+// activation is the stored record of one activation; Channel "" is the
+// default scenario.
+type activation struct {
+	Channel  string `json:"channel"`
+	Scenario string `json:"scenario"`
+}
+
+// storedScenario is a scenario the control API loaded, as the store keeps
+// it: uploaded YAML is kept whole; a file is kept by path and re-read.
+type storedScenario struct {
+	Name string `json:"name"`
+	Path string `json:"path,omitempty"`
+	YAML string `json:"yaml,omitempty"`
+}
+
+// Source is a scenario to load: a file or folder on the simulator's disk
+// (Path, then watched for changes), or uploaded YAML named Name.
+type Source struct {
+	Path string
+	Name string
+	YAML []byte
+}
+
+func (p *Plane) compile(rec storedScenario) (*scenario.Scenario, error) {
+	if rec.Path != "" {
+		sc, err := p.files.Load(rec.Path)
+		if err == nil {
+			p.watch(rec.Path)
+		}
+		return sc, err
+	}
+	return p.files.Parse(rec.Name+".yaml", []byte(rec.YAML))
+}
+
+// BadScenario is a scenario that does not compile; Err is the compiler's
+// (scenario.Errors when it locates its problems).
+type BadScenario struct{ Err error }
+
+func (b *BadScenario) Error() string { return b.Err.Error() }
+func (b *BadScenario) Unwrap() error { return b.Err }
+
+// LoadScenario compiles src and loads it, replacing a loaded scenario of
+// the same name, and when activate is set activates it for channel (""
+// = every channel without its own), all as one change. A scenario that
+// does not compile is a *BadScenario.
+func (p *Plane) LoadScenario(src Source, activate bool, channel string) (*scenario.Scenario, error) {
+	var (
+		sc  *scenario.Scenario
+		err error
+	)
+	if src.Path != "" {
+		sc, err = p.files.Load(src.Path)
+	} else {
+		sc, err = p.files.Parse(src.Name, src.YAML)
+	}
+	if err != nil {
+		return nil, &BadScenario{err}
+	}
+	rec := storedScenario{Name: sc.Name, Path: src.Path}
+	if src.Path == "" {
+		rec.YAML = string(src.YAML)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err = p.scenarios.Change(func(d *scenario.Draft) error {
+		d.Load(sc)
+		writes := []stateWrite{put(kindScenario, sc.Name, rec)}
+		if activate {
+			w, err := p.activateIn(d, sc.Name, channel)
+			if err != nil {
+				return err
+			}
+			writes = append(writes, w)
+		}
+		return p.store.WriteConfig(writes...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if src.Path != "" {
+		p.watch(src.Path)
+	}
+	return sc, nil
+}
+
+// ActivateScenario puts the loaded scenario name in force for channel (""
+// = every channel without its own).
+func (p *Plane) ActivateScenario(name, channel string) error {
+	if _, ok := p.scenarios.ByName(name); !ok {
+		names := []string{}
+		for _, s := range p.scenarios.Scenarios() {
+			names = append(names, s.Name)
+		}
+		slices.Sort(names)
+		return refuse(NotFound, "no scenario named %q is loaded (loaded: %s)", name, strings.Join(names, ", "))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.scenarios.Change(func(d *scenario.Draft) error {
+		w, err := p.activateIn(d, name, channel)
+		if err != nil {
+			return err
+		}
+		return p.store.WriteConfig(w)
+	})
+}
+
+// activateIn activates name for channel in d and returns the record to
+// save. The channel must exist: registered, in the active scenario, or
+// listed by the scenario being activated.
+func (p *Plane) activateIn(d *scenario.Draft, name, channel string) (stateWrite, error) {
+	if channel != "" {
+		_, _, known := p.scenarios.ByChannelName(channel)
+		if sc, ok := d.ByName(name); !known && !(ok && sc.HasChannel(channel)) {
+			return stateWrite{}, refuse(NotFound, "no channel named %q (not registered, not in the active scenario, not listed by scenario %s)", channel, name)
+		}
+	}
+	if err := d.Activate(name, channel); err != nil {
+		return stateWrite{}, refuse(NotFound, "%v", err)
+	}
+	key := channel
+	if key == "" {
+		key = activationAll
+	}
+	return put(kindActivation, key, activation{Channel: channel, Scenario: name}), nil
+}
+
+func (p *Plane) watch(path string) {
+	p.watchMu.Lock()
+	defer p.watchMu.Unlock()
+	if _, ok := p.watched[path]; !ok {
+		p.watched[path] = p.files.Stamp(path)
+	}
+}
+
+// Watch reloads a watched scenario whose files changed (hot reload),
+// checking every period until ctx ends. Polling the modification time
+// (stdlib only) rather than fsnotify: a scenario folder is a handful of
+// files, a one-second poll is cheap, and it also works on network and
+// container-mounted folders where inotify events do not arrive. A file
+// that no longer loads is logged and the previous version stays in force.
+func (p *Plane) Watch(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		p.watchMu.Lock()
+		var changed []string
+		for path, old := range p.watched {
+			if now := p.files.Stamp(path); now != old {
+				p.watched[path] = now
+				changed = append(changed, path)
+			}
+		}
+		p.watchMu.Unlock()
+		for _, path := range changed {
+			sc, err := p.files.Load(path)
+			if err != nil {
+				p.log.Error("scenario hot reload refused; the previous version stays", "path", path, "err", err)
+				continue
+			}
+			// Nothing to save: the record names the path, which is re-read.
+			p.mu.Lock()
+			_ = p.scenarios.Change(func(d *scenario.Draft) error { d.Load(sc); return nil })
+			p.mu.Unlock()
+			p.log.Info("scenario reloaded", "path", path, "name", sc.Name)
+		}
+	}
+}

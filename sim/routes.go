@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/rewardsim/rewardsim/sim/internal/api/bank"
+	"github.com/rewardsim/rewardsim/sim/internal/api/control"
+	"github.com/rewardsim/rewardsim/sim/internal/api/hotdeals"
+	"github.com/rewardsim/rewardsim/sim/internal/api/microsite"
+	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
+	"github.com/rewardsim/rewardsim/sim/internal/token"
+)
+
+// contractOps is the contract table New routes (a variable so a test can
+// hand New a table with an operation no host serves).
+var contractOps = contract.Ops
+
+// route is one path the simulator serves.
+type route struct {
+	host         Host // a public host, public (every one of them) or Control
+	method, path string
+	handle       echo.HandlerFunc
+}
+
+// public places a route on every public host: the simulator's own
+// resources (tracking, assets, coupon redirects) answer wherever the URL
+// that names them points, in split mode too.
+const public Host = "public"
+
+// anyMethod routes every method.
+const anyMethod = "ANY"
+
+// routes is every route of the simulator, the one place that lists them:
+// the contract's operations, bound from each host's handlers by the
+// contract table, then the simulator's own routes and the control API.
+func (s *Sim) routes() ([]route, error) {
+	faults := s.plane.Faults()
+	reg := s.plane.Scenarios()
+	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg, Faults: faults}
+	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
+	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
+	rw := rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: reg, PublicURL: s.opts.PublicURL}
+	hd := hotdeals.Deps{
+		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Faults: faults,
+	}
+	bk := bank.Deps{Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
+	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
+		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Faults: faults}
+	bankOps, err := merge(bank.Handlers(bk), microsite.Handlers(ms))
+	if err != nil {
+		return nil, err
+	}
+	ops, err := bindOps(contractOps, map[contract.Host]httpx.OpHandlers{
+		contract.Rewards:  rewards.Handlers(rw),
+		contract.Bank:     bankOps,
+		contract.Hotdeals: hotdeals.Handlers(hd),
+	}, tokens)
+	if err != nil {
+		return nil, err
+	}
+	page, scratch, launch := microsite.Pages(ms)
+	image, assets := microsite.Assets()
+	ctl := control.New(control.Options{
+		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
+		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
+	})
+	// Every control call but health needs the control token (when set).
+	auth := ctl.Auth
+	return append(ops, []route{
+		{public, http.MethodGet, cards.ImpressionPath, rewards.Tracking(rw, cards.Impression)},
+		{public, http.MethodGet, cards.ClickPath, rewards.Tracking(rw, cards.Click)},
+		{public, http.MethodGet, microsite.ImagePath, image},
+		{public, http.MethodGet, microsite.AssetsPath + "/*", assets},
+		{public, http.MethodGet, hotdeals.RedirectRoute, hotdeals.Redirect(hd)},
+
+		{Bank, http.MethodGet, microsite.PagePath, page},
+		{Bank, http.MethodPost, microsite.ScratchPath, scratch},
+		{Bank, http.MethodGet, microsite.LaunchPath, launch},
+		{Bank, http.MethodPost, microsite.LaunchPath, launch},
+
+		{Control, http.MethodGet, "/__sim/health", ctl.Health},
+		{Control, http.MethodGet, "/__sim/certs/service.pem", auth(ctl.ServiceCert)},
+		{Control, http.MethodGet, "/__sim/", auth(ctl.Dashboard)},
+		{Control, http.MethodGet, "/__sim/dashboard", auth(ctl.Dashboard)},
+		{Control, http.MethodGet, "/__sim/scenarios", auth(ctl.ListScenarios)},
+		{Control, http.MethodPost, "/__sim/scenarios", auth(ctl.LoadScenario)},
+		{Control, http.MethodGet, "/__sim/scenarios/active", auth(ctl.ActiveScenario)},
+		{Control, http.MethodPost, "/__sim/scenarios/:name/activate", auth(ctl.ActivateScenario)},
+		{Control, http.MethodGet, "/__sim/channels", auth(ctl.ListChannels)},
+		{Control, http.MethodPost, "/__sim/channels", auth(ctl.RegisterChannel)},
+		{Control, http.MethodDelete, "/__sim/channels/:name", auth(ctl.UnregisterChannel)},
+		{Control, http.MethodPost, "/__sim/state/reset", auth(ctl.ResetState)},
+		{Control, http.MethodGet, "/__sim/state/users/:channel/:virtualId", auth(ctl.ReadUser)},
+		{Control, http.MethodGet, "/__sim/clock", auth(ctl.ShowClock)},
+		{Control, http.MethodPost, "/__sim/clock", auth(ctl.SetClock)},
+		{Control, http.MethodPost, "/__sim/clock/advance", auth(ctl.AdvanceClock)},
+		{Control, http.MethodGet, "/__sim/faults", auth(ctl.ListFaults)},
+		{Control, http.MethodPost, "/__sim/faults", auth(ctl.AddFault)},
+		{Control, http.MethodDelete, "/__sim/faults/:id", auth(ctl.RemoveFault)},
+		{Control, http.MethodDelete, "/__sim/faults", auth(ctl.ClearFaults)},
+		{Control, http.MethodPost, "/__sim/webhooks", auth(ctl.ScheduleWebhook)},
+		{Control, http.MethodGet, "/__sim/webhooks", auth(ctl.ListWebhooks)},
+		{Control, http.MethodGet, "/__sim/webhooks/:id", auth(ctl.GetWebhook)},
+		{Control, http.MethodPost, "/__sim/webhooks/run", auth(ctl.RunWebhooks)},
+		{Control, http.MethodGet, "/__sim/journal", auth(ctl.Journal)},
+		{Control, http.MethodDelete, "/__sim/journal", auth(ctl.ResetJournal)},
+		{Control, http.MethodGet, "/__sim/session", auth(ctl.Session)},
+		{Control, http.MethodGet, "/__sim/report", auth(ctl.Report)},
+		{Control, http.MethodGet, "/__sim/report.html", auth(ctl.ReportHTML)},
+		{Control, http.MethodGet, "/__sim/tracking", auth(ctl.Tracking)},
+		{Control, http.MethodGet, "/__sim/notifications", auth(ctl.Notifications)},
+		{Control, http.MethodGet, "/__sim/cards/:rewardId", auth(ctl.Card)},
+		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},
+		{Control, anyMethod, "/__sim/*", auth(ctl.NotFound)},
+	}...), nil
+}
+
+// bindOps routes every operation of ops to its host's handler, behind
+// the bearer check its Auth column names. An operation no host serves,
+// or a handler that serves no operation of its host, is an error: the
+// table and the handlers cannot drift apart unnoticed.
+func bindOps(ops []contract.Op, hosts map[contract.Host]httpx.OpHandlers, tokens httpx.TokenChecker) ([]route, error) {
+	var errs []error
+	routed := map[contract.Host]map[string]bool{}
+	out := make([]route, 0, len(ops))
+	for _, op := range ops {
+		fn, ok := hosts[op.Host][op.Name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("contract operation %s (%s %s on the %s host) has no handler", op.Name, op.Method, op.Path, op.Host))
+			continue
+		}
+		if routed[op.Host] == nil {
+			routed[op.Host] = map[string]bool{}
+		}
+		routed[op.Host][op.Name] = true
+		h := func(c echo.Context) error { return fn(c, op) }
+		switch op.Auth {
+		case contract.BearerRef:
+			h = httpx.Bearer(tokens, model.ReferenceToken)(h)
+		case contract.BearerUser:
+			h = httpx.Bearer(tokens, model.UserToken)(h)
+		}
+		out = append(out, route{Host(op.Host), op.Method, op.Path, h})
+	}
+	for host, handlers := range hosts {
+		for name := range handlers {
+			if !routed[host][name] {
+				errs = append(errs, fmt.Errorf("the %s host has a handler for %s, which is no operation of its in the contract table", host, name))
+			}
+		}
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return out, errors.Join(errs...)
+}
+
+// merge joins the handlers of packages serving one host; an operation
+// served twice is an error.
+func merge(hs ...httpx.OpHandlers) (httpx.OpHandlers, error) {
+	out := httpx.OpHandlers{}
+	for _, h := range hs {
+		for name, fn := range h {
+			if _, dup := out[name]; dup {
+				return nil, fmt.Errorf("operation %s has two handlers", name)
+			}
+			out[name] = fn
+		}
+	}
+	return out, nil
+}
+
+func (s *Sim) newEcho() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = httpx.ErrorHandler(s.log)
+	e.Use(middleware.Recover())
+	return e
+}
+
+// mount builds each face's handler from the routes: a public host serves
+// its own routes and the public ones; All serves every public route; the
+// control API its own.
+func (s *Sim) mount(rs []route) map[Host]http.Handler {
+	engines := map[Host]*echo.Echo{}
+	for _, h := range []Host{All, Rewards, Bank, Hotdeals} {
+		e := s.newEcho()
+		e.Use(s.journal.Middleware(string(h)))
+		engines[h] = e
+	}
+	engines[Control] = s.newEcho()
+	for _, r := range rs {
+		var on []Host
+		switch r.host {
+		case public:
+			on = []Host{Rewards, Bank, Hotdeals, All}
+		case Control:
+			on = []Host{Control}
+		default:
+			on = []Host{r.host, All}
+		}
+		for _, h := range on {
+			if r.method == anyMethod {
+				engines[h].Any(r.path, r.handle)
+			} else {
+				engines[h].Add(r.method, r.path, r.handle)
+			}
+		}
+	}
+	out := map[Host]http.Handler{}
+	for h, e := range engines {
+		out[h] = e
+	}
+	return out
+}
