@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim"
 )
 
 // buildBinary builds rewardsim once into dir.
@@ -167,4 +170,36 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-mean")
 	b.ReportMetric(float64(worst.Microseconds())/1000, "ms-worst")
+}
+
+// Health names the RSA back end; --crypto go forces crypto/rsa, and an
+// unknown back end stops serve with a clear error.
+func TestServeHealthNamesCryptoBackend(t *testing.T) {
+	bin := buildBinary(t)
+	for _, tc := range []struct{ flag, want string }{{"go", "go"}, {"auto", ""}} {
+		cmd, urls := startServe(t, bin, t.TempDir(), "--crypto", tc.flag)
+		res, err := http.Get(urls["control"] + "/__sim/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct{ Crypto string }
+		err = json.NewDecoder(res.Body).Decode(&h)
+		res.Body.Close()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.want
+		if want == "" { // auto: libcrypto wherever this test's own process can load it
+			want = sim.Crypto()
+		}
+		if h.Crypto != want {
+			t.Errorf("--crypto %s: health says crypto %q, want %q", tc.flag, h.Crypto, want)
+		}
+	}
+	out, err := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--crypto", "openssl").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--crypto") {
+		t.Fatalf("--crypto openssl: want a refusal naming the flag, got %v: %s", err, out)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
@@ -83,6 +84,7 @@ func Register(e *echo.Echo, d Deps) {
 			"status":   "ok",
 			"scenario": d.Scenario(),
 			"time":     d.Clock.Now(),
+			"crypto":   envelope.Backend(),
 		})
 	})
 	g.Use(h.auth)
