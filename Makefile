@@ -27,6 +27,15 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./sim/ ./sim/internal/envelope/ ./sim/internal/state/
 
+# Load a real `rewardsim serve` on loopback beside same-run baselines and
+# print issue 14's ratios (docs/performance.md). LOADFLAGS: -duration,
+# -conns, -mixed, -only (see .ci/load/main.go).
+LOADFLAGS ?=
+load: crypto-deps build
+	$(GO) vet ./.ci/load
+	$(GO) build -o bin/load ./.ci/load
+	./bin/load -bin bin/rewardsim $(LOADFLAGS)
+
 # A longer fuzz run than `make test` does.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSignedEndpoints$$' -fuzztime 2m ./sim/
