@@ -2,8 +2,8 @@ package state
 
 import "sync"
 
-// recallMax bounds each recall: about 200 bytes an entry, so a few MB.
-const recallMax = 16384
+// recallMax bounds each recall: about 300 bytes an entry, so about a MB.
+const recallMax = 4096
 
 // recall keeps records that never change once written (tokens, sessions)
 // in memory, so a bearer check is a map read instead of a bbolt read and
