@@ -172,8 +172,8 @@ func (p *proc) cpu() time.Duration {
 		return 0
 	}
 	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+2:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64) // utime, field 14
-	st, _ := strconv.ParseInt(f[12], 10, 64) // stime, field 15
+	ut, _ := strconv.ParseInt(f[11], 10, 64)        // utime, field 14
+	st, _ := strconv.ParseInt(f[12], 10, 64)        // stime, field 15
 	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
 }
 
