@@ -84,6 +84,6 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		for _, h := range hosts {
 			fmt.Fprintf(cmd.OutOrStdout(), "rewardsim: %s listening on http://%s\n", h, bound[sim.Host(h)])
 		}
-		log.Info("ready", "data", cfg.Data, "crypto", sim.Crypto())
+		log.Info("ready", "data", cfg.Data, "crypto", cfg.Crypto)
 	})
 }

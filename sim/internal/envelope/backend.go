@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 )
 
@@ -32,38 +33,60 @@ var active atomic.Pointer[backend]
 // Backend names the back end in use: "libcrypto" or "go".
 func Backend() string { return current().name() }
 
-// Use selects the back end: "libcrypto" (an error if the library cannot
-// be loaded), "go", or "auto" (libcrypto when it loads, else go). The
-// choice is process-wide, like the library itself.
+// Use selects the back end: "libcrypto" (loaded now; an error if it
+// cannot be), "go", or "auto": go at once, and libcrypto as soon as it
+// has loaded in the background, if it loads. Loading OpenSSL (dlopen
+// and its provider start-up) takes 5 to 80 ms on the build VM, which
+// must not delay start-up; the back ends are byte-identical, so answers
+// signed before the switch are the same. The choice is process-wide,
+// like the library itself.
 func Use(name string) error {
-	var b backend
 	switch name {
 	case BackendGo:
-		b = goBackend{}
-	case BackendLibcrypto, BackendAuto, "":
+		set(goBackend{})
+	case BackendLibcrypto:
 		lc, err := loadLibcrypto()
-		switch {
-		case err == nil:
-			b = lc
-		case name == BackendLibcrypto:
+		if err != nil {
 			return fmt.Errorf("crypto back end libcrypto: %w", err)
-		default:
-			b = goBackend{}
 		}
+		set(lc)
+	case BackendAuto, "":
+		useAuto()
 	default:
 		return fmt.Errorf("crypto back end %q: want auto, libcrypto or go", name)
 	}
-	active.Store(&b)
 	return nil
 }
 
-// current is the selected back end; until Use is called, auto's choice
-// (made on first use, so a process that never signs never loads libcrypto).
+func set(b backend) *backend {
+	p := &b
+	active.Store(p)
+	return p
+}
+
+func useAuto() {
+	interim := set(goBackend{})
+	go func() {
+		if lc, err := loadLibcrypto(); err == nil {
+			// Unless Use chose again meanwhile.
+			var b backend = lc
+			active.CompareAndSwap(interim, &b)
+		}
+	}()
+}
+
+var autoOnce sync.Once
+
+// current is the selected back end; until Use is called, auto's.
 func current() backend {
 	if b := active.Load(); b != nil {
 		return *b
 	}
-	_ = Use(BackendAuto) // cannot fail: auto falls back to go
+	autoOnce.Do(func() {
+		if active.Load() == nil {
+			useAuto()
+		}
+	})
 	return *active.Load()
 }
 

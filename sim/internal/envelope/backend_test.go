@@ -8,6 +8,7 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"testing"
+	"time"
 )
 
 // libcryptoOrSkip returns the libcrypto back end. `make test` sets
@@ -106,10 +107,24 @@ func TestUse(t *testing.T) {
 	}
 	want := BackendGo
 	if lcErr == nil {
-		want = BackendLibcrypto
+		want = BackendLibcrypto // once its background load has switched over
+	}
+	for deadline := time.Now().Add(10 * time.Second); Backend() != want && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 	if Backend() != want {
 		t.Fatalf("auto chose %s, want %s", Backend(), want)
+	}
+	// A choice made while auto is still loading stands.
+	if err := Use(BackendAuto); err != nil {
+		t.Fatal(err)
+	}
+	if err := Use(BackendGo); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if Backend() != BackendGo {
+		t.Fatalf("auto's background switch overrode a later Use(go): %s", Backend())
 	}
 }
 
