@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 30s
 
-.PHONY: run test build lint bench fuzz keys startup clean browser-deps
+.PHONY: run test build lint bench fuzz keys startup clean browser-deps crypto-deps load
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -14,8 +14,8 @@ build:
 # gofmt and vet first (cheap), then every test under the race detector,
 # then a short coverage-guided fuzz of the envelope decoder. Browser tests
 # must run here, not skip: browser-deps installs Chromium when missing.
-test: lint browser-deps
-	REWARDSIM_REQUIRE_BROWSER=1 $(GO) test -race -count=1 $(PKGS)
+test: lint browser-deps crypto-deps
+	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 $(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzSignedEndpoints$$' -fuzztime $(FUZZTIME) ./sim/
 
 lint:
@@ -26,6 +26,15 @@ lint:
 # Benchmarks behind the README's performance section.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./sim/ ./sim/internal/envelope/ ./sim/internal/state/
+
+# Load a real `rewardsim serve` on loopback beside same-run baselines and
+# print issue 14's ratios (docs/performance.md). LOADFLAGS: -duration,
+# -conns, -mixed, -only (see .ci/load/main.go).
+LOADFLAGS ?=
+load: crypto-deps build
+	$(GO) vet ./.ci/load
+	$(GO) build -o bin/load ./.ci/load
+	./bin/load -bin bin/rewardsim $(LOADFLAGS)
 
 # A longer fuzz run than `make test` does.
 fuzz:
@@ -39,6 +48,16 @@ keys:
 # Time from exec to the first answered request (see README, Performance).
 startup:
 	$(GO) test -run '^$$' -bench '^BenchmarkStartup$$' -benchtime 20x ./cmd/rewardsim/
+
+# The libcrypto back end is loaded with dlopen at run time: no OpenSSL
+# headers are needed, only libcrypto.so.3 (Debian's libssl3) and a C
+# compiler for cgo. The test comparing it with crypto/rsa byte for byte
+# must run here, not skip, so both are installed when missing.
+crypto-deps:
+	@if ! ldconfig -p | grep -q 'libcrypto\.so\.3 ' || ! command -v cc >/dev/null; then \
+	  echo "installing Debian's libssl3, gcc and libc6-dev for the libcrypto back end"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libssl3 gcc libc6-dev; \
+	fi
 
 # Debian's headless Chromium and chromedriver for the browser tests.
 browser-deps:

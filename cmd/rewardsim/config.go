@@ -19,7 +19,7 @@ type serveConfig struct {
 	Listen, RewardsListen, BankListen, HotdealsListen, ControlListen string
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
-	LogLevel                                                         string
+	LogLevel, Crypto                                                 string
 	ControlToken, WebhookDeadline                                    string
 	JournalMaxEntries                                                int
 	JournalMaxAge                                                    time.Duration
@@ -38,6 +38,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"service-key", "", "PEM private key that signs answers (default: the embedded test-only key)"},
 	{"service-cert", "", "PEM certificate of --service-key"},
 	{"log-level", "info", "debug, info, warn or error"},
+	{"crypto", "auto", "RSA back end: libcrypto (the system's OpenSSL 3, loaded at run time), go (crypto/rsa), or auto (libcrypto when it loads)"},
 	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
@@ -94,7 +95,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ControlListen: v.GetString("control-listen"),
 		Data:          v.GetString("data"), Scenario: v.GetString("scenario"), PublicURL: v.GetString("public-url"),
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
-		LogLevel:     v.GetString("log-level"),
+		LogLevel: v.GetString("log-level"), Crypto: v.GetString("crypto"),
 		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
 		JournalMaxEntries: maxEntries,
 		JournalMaxAge:     maxAge,

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim"
 )
 
 // buildBinary builds rewardsim once into dir.
@@ -134,7 +137,7 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
-		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s", JournalMaxEntries: 100000}
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", Crypto: "auto", WebhookDeadline: "5s", JournalMaxEntries: 100000}
 	if got != want {
 		t.Fatalf("resolved config\n got %+v\nwant %+v", got, want)
 	}
@@ -167,4 +170,45 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-mean")
 	b.ReportMetric(float64(worst.Microseconds())/1000, "ms-worst")
+}
+
+// Health names the RSA back end; --crypto go forces crypto/rsa, auto
+// switches to libcrypto once it has loaded in the background (wherever
+// this test's own process can load it), and an unknown back end stops
+// serve with a clear error.
+func TestServeHealthNamesCryptoBackend(t *testing.T) {
+	bin := buildBinary(t)
+	auto := sim.CryptoGo
+	if sim.UseCrypto(sim.CryptoLibcrypto) == nil {
+		auto = sim.CryptoLibcrypto
+	}
+	for _, tc := range []struct{ flag, want string }{{"go", "go"}, {"auto", auto}, {"libcrypto", auto}} {
+		if tc.flag == "libcrypto" && auto != sim.CryptoLibcrypto {
+			continue
+		}
+		cmd, urls := startServe(t, bin, t.TempDir(), "--crypto", tc.flag)
+		var got string
+		for deadline := time.Now().Add(10 * time.Second); got != tc.want && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			res, err := http.Get(urls["control"] + "/__sim/health")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h struct{ Crypto string }
+			err = json.NewDecoder(res.Body).Decode(&h)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = h.Crypto
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		if got != tc.want {
+			t.Errorf("--crypto %s: health says crypto %q, want %q", tc.flag, got, tc.want)
+		}
+	}
+	out, err := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--crypto", "openssl").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--crypto") {
+		t.Fatalf("--crypto openssl: want a refusal naming the flag, got %v: %s", err, out)
+	}
 }

@@ -40,6 +40,9 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
 	}
+	if err := sim.UseCrypto(cfg.Crypto); err != nil {
+		return fmt.Errorf("--crypto: %w", err)
+	}
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log}
 	opts.Control.Token = cfg.ControlToken
@@ -81,6 +84,6 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		for _, h := range hosts {
 			fmt.Fprintf(cmd.OutOrStdout(), "rewardsim: %s listening on http://%s\n", h, bound[sim.Host(h)])
 		}
-		log.Info("ready", "data", cfg.Data)
+		log.Info("ready", "data", cfg.Data, "crypto", cfg.Crypto)
 	})
 }

@@ -5,10 +5,7 @@
 package envelope
 
 import (
-	"crypto"
-	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -32,8 +29,7 @@ var (
 
 // Sign returns SIGN for bdata: base64(SHA256withRSA(bdata as bytes)).
 func Sign(key *rsa.PrivateKey, bdata string) (string, error) {
-	sum := sha256.Sum256([]byte(bdata))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, sum[:])
+	sig, err := current().sign(key, []byte(bdata))
 	if err != nil {
 		return "", fmt.Errorf("sign: %w", err)
 	}
@@ -49,11 +45,7 @@ func Verify(pub *rsa.PublicKey, bdata, sign string) error {
 	if err != nil {
 		return ErrSignEncoding
 	}
-	sum := sha256.Sum256([]byte(bdata))
-	if rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], sig) != nil {
-		return ErrBadSignature
-	}
-	return nil
+	return current().verify(pub, []byte(bdata), sig)
 }
 
 // SignedOverDecodedJSON reports whether sign verifies over the decoded

@@ -113,6 +113,9 @@ func (s *Set) Validate(name string, v any) error {
 	if err != nil {
 		return err
 	}
+	if valid, ok := quick(sch, v, 0); ok && valid {
+		return nil
+	}
 	err = sch.Validate(v)
 	if err == nil {
 		return nil

@@ -70,6 +70,10 @@ func deletePrefix(b *bolt.Bucket, prefix []byte) error {
 // channels, faults, the clock and the scenario selection are
 // configuration, not state, and are kept.
 func (s *Store) ResetChannel(channel string) error {
+	// Forget remembered tokens and sessions after the commit (and even if
+	// it failed: a miss only costs a read).
+	defer s.tokens.forget()
+	defer s.sessions.forget()
 	return s.db.Update(func(tx *bolt.Tx) error {
 		var prefix []byte
 		if channel != "" {

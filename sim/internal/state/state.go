@@ -14,6 +14,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
 // FileName is the bbolt file inside the data folder.
@@ -35,6 +37,9 @@ func bucket(name string) []byte {
 type Store struct {
 	db    *bolt.DB
 	group group // group commits (group.go)
+	// Tokens and sessions never change once issued; a reset forgets them.
+	tokens   recall[model.Token]
+	sessions recall[model.Session]
 }
 
 // Options tune Open.

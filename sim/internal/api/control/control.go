@@ -20,6 +20,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
+	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -77,6 +78,7 @@ func (a *API) Health(c echo.Context) error {
 		"status":   "ok",
 		"scenario": a.scenarios.Active().Name,
 		"time":     a.plane.Clock().Now(),
+		"crypto":   envelope.Backend(),
 	})
 }
 

@@ -1,0 +1,640 @@
+// Command load is `make load`: a documented load against a real
+// `rewardsim serve` process on loopback, each figure beside baselines
+// measured in the same run, printed as the ratios of issue 14's targets.
+//
+// Baselines run in their own processes (this program re-executed with
+// -baseline), built on the same echo and envelope code as rewardsim:
+//
+//	echo            GET, a fixed 300-byte JSON answer (the HTTP stack alone)
+//	sign-go         POST an envelope: verify its SIGN, sign an answer, crypto/rsa
+//	sign-libcrypto  the same through libcrypto (OpenSSL 3)
+//
+// Every target runs for -duration with -conns keep-alive connections
+// from this one client process (the same client for baselines and
+// targets, so its own cost cancels out of the ratios). Beside requests/s
+// it reports the server's CPU per request (utime+stime from /proc), which
+// is steadier than wall-clock throughput on a shared machine.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/publisher"
+)
+
+var (
+	bin      = flag.String("bin", "bin/rewardsim", "the rewardsim binary to load")
+	certs    = flag.String("certs", "certs", "folder of the development keys (publisher-dev, service-dev)")
+	duration = flag.Duration("duration", 5*time.Second, "how long each target runs")
+	conns    = flag.Int("conns", 32, "keep-alive connections per target (wrk -c)")
+	mixed    = flag.Duration("mixed", 60*time.Second, "mixed load before reading RssAnon (0: skip)")
+	only     = flag.String("only", "", "comma-separated target names to run (default: all)")
+	baseline = flag.String("baseline", "", "internal: serve the baseline handlers with this crypto back end")
+)
+
+func main() {
+	flag.Parse()
+	var err error
+	if *baseline != "" {
+		err = serveBaseline(*baseline)
+	} else {
+		err = run()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+// fixed300 is the minimal handler's answer: 300 bytes of JSON.
+var fixed300 = func() []byte {
+	b := []byte(`{"status":true,"message":"success","pad":"`)
+	for len(b) < 298 {
+		b = append(b, 'x')
+	}
+	return append(b, '"', '}')
+}()
+
+func serveBaseline(backend string) error {
+	if err := sim.UseCrypto(backend); err != nil {
+		return err
+	}
+	keyPEM, err := os.ReadFile(filepath.Join(*certs, "service-dev.key"))
+	if err != nil {
+		return err
+	}
+	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		return err
+	}
+	certPEM, err := os.ReadFile(filepath.Join(*certs, "publisher-dev.crt"))
+	if err != nil {
+		return err
+	}
+	pub, err := publisher.ParsePublicKeyPEM(certPEM)
+	if err != nil {
+		return err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.GET("/echo", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, fixed300)
+	})
+	// What a signed endpoint does without state: read the envelope,
+	// verify it, sign an answer of the same size as a token answer.
+	e.POST("/sign", func(c echo.Context) error {
+		var env publisher.Envelope
+		if err := json.NewDecoder(c.Request().Body).Decode(&env); err != nil {
+			return c.String(http.StatusBadRequest, err.Error())
+		}
+		if err := publisher.Verify(pub, env.BDATA, env.SIGN); err != nil {
+			return c.String(http.StatusBadRequest, err.Error())
+		}
+		ans, err := publisher.Seal(key, "REWARDSIM", map[string]string{"referenceKey": "9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE", "expireDate": "2026-11-22 19:00:00"})
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, ans)
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("baseline listening on http://%s crypto %s\n", l.Addr(), sim.Crypto())
+	return http.Serve(l, e)
+}
+
+// proc is a child server process.
+type proc struct {
+	cmd  *exec.Cmd
+	urls map[string]string // by the first word of each "listening" line
+}
+
+func start(args []string, lines int) (*proc, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, urls: map[string]string{}}
+	sc := bufio.NewScanner(out)
+	for len(p.urls) < lines && sc.Scan() {
+		// "rewardsim: all listening on http://..." or "baseline listening on http://..."
+		f := strings.Fields(sc.Text())
+		if i := slices.Index(f, "listening"); i > 0 && i+2 < len(f) {
+			p.urls[strings.TrimSuffix(f[i-1], ":")] = f[i+2]
+		}
+	}
+	if len(p.urls) < lines {
+		p.stop()
+		return nil, fmt.Errorf("%s did not report its listeners", args[0])
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return p, nil
+}
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Wait()
+}
+
+// cpu is the process's user+system CPU time so far.
+func (p *proc) cpu() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)        // utime, field 14
+	st, _ := strconv.ParseInt(f[12], 10, 64)        // stime, field 15
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+}
+
+// rssAnon is the process's anonymous resident memory in bytes.
+func (p *proc) rssAnon() int64 {
+	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// target is one measured load: next builds request i; a 200 whose body
+// holds want counts as done. limit > 0 caps the requests (prepared ones).
+type target struct {
+	name  string
+	next  func(i int) *http.Request
+	want  string
+	limit int
+}
+
+type result struct {
+	name      string
+	n, errs   int
+	rate      float64 // answered requests per second
+	serverCPU float64 // server CPU µs per request
+	p50, p99  time.Duration
+	firstErr  string
+}
+
+var client = &http.Client{Transport: &http.Transport{
+	MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256, DisableCompression: true,
+}}
+
+func measure(t target, server *proc, d time.Duration) result {
+	var (
+		idx      atomic.Int64
+		errs     atomic.Int64
+		firstErr atomic.Value
+		mu       sync.Mutex
+		lat      []time.Duration
+		wg       sync.WaitGroup
+	)
+	deadline := time.Now().Add(d)
+	cpu0, t0 := server.cpu(), time.Now()
+	for range *conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				i := int(idx.Add(1) - 1)
+				if t.limit > 0 && i >= t.limit {
+					break
+				}
+				req := t.next(i)
+				s := time.Now()
+				res, err := client.Do(req)
+				var body []byte
+				if err == nil {
+					body, err = io.ReadAll(res.Body)
+					res.Body.Close()
+					if err == nil && (res.StatusCode != 200 || !bytes.Contains(body, []byte(t.want))) {
+						err = fmt.Errorf("HTTP %d: %.200s", res.StatusCode, body)
+					}
+				}
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				mine = append(mine, time.Since(s))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	el, cpu := time.Since(t0), server.cpu()-cpu0
+	r := result{name: t.name, n: len(lat), errs: int(errs.Load())}
+	if fe, ok := firstErr.Load().(string); ok {
+		r.firstErr = fe
+	}
+	if r.n > 0 {
+		slices.Sort(lat)
+		r.rate = float64(r.n) / el.Seconds()
+		r.serverCPU = float64(cpu.Microseconds()) / float64(r.n+r.errs)
+		r.p50, r.p99 = lat[r.n/2], lat[r.n*99/100]
+	}
+	return r
+}
+
+func post(url, bearer string, body []byte, header http.Header) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	return req
+}
+
+func get(url, bearer string) *http.Request {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	return req
+}
+
+func sealed(c *publisher.Client, payload any) []byte {
+	env, err := publisher.Seal(c.Key, c.ChannelID, payload)
+	if err != nil {
+		panic(err)
+	}
+	b, _ := json.Marshal(env)
+	return b
+}
+
+func run() error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("# rewardsim make load: %s, %d CPUs (%s), %s, -conns %d -duration %s\n",
+		cpuModel(), runtime.NumCPU(), runtime.GOARCH, time.Now().UTC().Format(time.RFC3339), *conns, *duration)
+
+	startupMean, startupWorst, err := measureStartup()
+	if err != nil {
+		return err
+	}
+
+	baseGo, err := start([]string{self, "-baseline", "go", "-certs", *certs}, 1)
+	if err != nil {
+		return err
+	}
+	defer baseGo.stop()
+	baseLC, err := start([]string{self, "-baseline", "libcrypto", "-certs", *certs}, 1)
+	if err != nil {
+		return fmt.Errorf("libcrypto baseline (is libcrypto.so.3 installed?): %w", err)
+	}
+	defer baseLC.stop()
+
+	data, err := os.MkdirTemp("", "rewardsim-load-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(data)
+	srv, err := start([]string{*bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, 2)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	var health struct{ Crypto string }
+	if err := getJSON(srv.urls["control"]+"/__sim/health", &health); err != nil {
+		return err
+	}
+	fmt.Printf("# rewardsim serve pid %d, crypto back end %s, journal on, durable commits\n", srv.cmd.Process.Pid, health.Crypto)
+
+	c, err := newClient(srv.urls["all"])
+	if err != nil {
+		return err
+	}
+	targets, err := prepare(c)
+	if err != nil {
+		return err
+	}
+	results := map[string]result{}
+	signBody := sealed(c, map[string]string{"bName": "DEMOBANK"})
+	runOne := func(t target, p *proc) {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), t.name) {
+			return
+		}
+		r := measure(t, p, *duration)
+		results[t.name] = r
+		errNote := ""
+		if r.errs > 0 {
+			errNote = fmt.Sprintf("  %d errors, first: %s", r.errs, r.firstErr)
+		}
+		fmt.Printf("%-26s %9.0f req/s  %7.0f server-cpu-µs/req  p50 %6.2f ms  p99 %6.2f ms  (n=%d)%s\n",
+			t.name, r.rate, r.serverCPU, ms(r.p50), ms(r.p99), r.n, errNote)
+	}
+	runOne(target{name: "echo", next: func(int) *http.Request { return get(baseGo.urls["baseline"]+"/echo", "") }, want: `"pad"`}, baseGo)
+	runOne(target{name: "sign-go", next: func(int) *http.Request { return post(baseGo.urls["baseline"]+"/sign", "", signBody, nil) }, want: `"SIGN"`}, baseGo)
+	runOne(target{name: "sign-libcrypto", next: func(int) *http.Request { return post(baseLC.urls["baseline"]+"/sign", "", signBody, nil) }, want: `"SIGN"`}, baseLC)
+	for _, t := range targets {
+		runOne(t, srv)
+	}
+
+	var rssMax, rssEnd int64
+	if *mixed > 0 && *only == "" {
+		rssMax, rssEnd = mixedLoad(targets, srv)
+	}
+	report(results, startupMean, startupWorst, rssMax, rssEnd)
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func getJSON(url string, out any) error {
+	res, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	return json.NewDecoder(res.Body).Decode(out)
+}
+
+func newClient(base string) (*publisher.Client, error) {
+	keyPEM, err := os.ReadFile(filepath.Join(*certs, "publisher-dev.key"))
+	if err != nil {
+		return nil, err
+	}
+	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	certPEM, err := os.ReadFile(filepath.Join(*certs, "service-dev.crt"))
+	if err != nil {
+		return nil, err
+	}
+	svc, err := publisher.ParsePublicKeyPEM(certPEM)
+	if err != nil {
+		return nil, err
+	}
+	return &publisher.Client{HTTP: client, RewardsURL: base, BankURL: base, HotdealsURL: base,
+		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key, ServiceKey: svc,
+		AppKey: "DEMOAPPKEY", SecKey: "DEMOSECKEY"}, nil
+}
+
+// prepared bounds the targets that need one prepared (signed) request each.
+const prepared = 3000
+
+// prepare makes the tokens, cards and pre-signed bodies the targets need;
+// none of it is timed.
+func prepare(c *publisher.Client) ([]target, error) {
+	ctx := context.Background()
+	base := c.RewardsURL
+	ref, err := c.ReferenceToken(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("getSecuredReferenceToken: %w", err)
+	}
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	getReward := func(vid, tx string) []byte {
+		return fmt.Appendf(nil, `{"channelName":"DEMOBANK","virtualId":%q,"triggerEventType":"UPI","extTransactionId":%q,"amount":100.00,"dateandtime":"15012026100000"}`, vid, tx)
+	}
+
+	// A user with ten cards, five revealed: the listing and the microsite.
+	const lister = "LIST-USER"
+	listTok, err := c.UserToken(ctx, lister)
+	if err != nil {
+		return nil, err
+	}
+	for i := range 10 {
+		_, ans, err := c.GetReward(ctx, ref.ReferenceKey, json.RawMessage(getReward(lister, "LT"+strconv.Itoa(i))))
+		if err != nil || !ans.Status {
+			return nil, fmt.Errorf("GetReward: %v %+v", err, ans)
+		}
+		if i%2 == 0 {
+			if _, _, err := c.FetchRewardInfo(ctx, listTok.Token, lister, ans.Rewards[0].RewardID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sess, err := c.Session(ctx, lister)
+	if err != nil {
+		return nil, err
+	}
+
+	// Unrevealed cards for FetchRewardInfo: 50 per user (the daily cap).
+	fmt.Printf("# preparing %d cards and %d signed requests...\n", prepared, 2*prepared)
+	reveal := make([][]byte, 0, prepared)
+	revealTok := make([]string, 0, prepared)
+	for u := 0; len(reveal) < prepared; u++ {
+		vid := fmt.Sprintf("RV-%s-%d", run, u)
+		tok, err := c.UserToken(ctx, vid)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < 50 && len(reveal) < prepared; i++ {
+			_, ans, err := c.GetReward(ctx, ref.ReferenceKey, json.RawMessage(getReward(vid, fmt.Sprintf("RT-%s-%d-%d", run, u, i))))
+			if err != nil || !ans.Status {
+				return nil, fmt.Errorf("GetReward: %v %+v", err, ans)
+			}
+			reveal = append(reveal, sealed(c, map[string]string{"rewardId": strconv.FormatUint(ans.Rewards[0].RewardID, 10), "virtualId": vid, "channelName": "DEMOBANK"}))
+			revealTok = append(revealTok, tok.Token)
+		}
+	}
+	bank := make([][]byte, prepared)
+	for i := range bank {
+		bank[i] = sealed(c, publisher.BankCardRequest{VirtualID: fmt.Sprintf("BK-%s-%d", run, i), TransDateAndTime: "2026-01-15 10:00:00",
+			Amount: "100.00", MCC: "5411", ExtTransactionID: fmt.Sprintf("BKT-%s-%d", run, i), CampaignID: "CAMP-DEMO"})
+	}
+	refBody := sealed(c, map[string]string{"bName": "DEMOBANK"})
+	authBody := sealed(c, map[string]string{"virtualId": "AUTH-USER", "channelName": "DEMOBANK"})
+	sessBody := sealed(c, map[string]string{"bName": "DEMOBANK", "virtualId": lister})
+	coupon := c.APIKeyHeader()
+
+	return []target{
+		{name: "getSecuredReferenceToken", want: `"SIGN"`, next: func(int) *http.Request {
+			return post(base+"/api/getSecuredReferenceToken", "", refBody, nil)
+		}},
+		{name: "GetAuthToken", want: `"SIGN"`, next: func(int) *http.Request { return post(base+"/api/GetAuthToken", "", authBody, nil) }},
+		{name: "GenerateSessionInfoV2", want: `"SIGN"`, next: func(int) *http.Request { return post(base+"/api/GenerateSessionInfoV2", "", sessBody, nil) }},
+		{name: "FetchRewardInfo", want: `"SIGN"`, limit: len(reveal), next: func(i int) *http.Request {
+			return post(base+"/api/FetchRewardInfo", revealTok[i], reveal[i], nil)
+		}},
+		{name: "GetScratchCardForBank", want: `"SIGN"`, limit: len(bank), next: func(i int) *http.Request {
+			return post(base+"/api/GetScratchCardForBank", "", bank[i], nil)
+		}},
+		{name: "GetReward-new-card", want: `"status":true`, next: func(i int) *http.Request {
+			return post(base+"/api/GetReward", ref.ReferenceKey, getReward(fmt.Sprintf("GR-%s-%d", run, i), fmt.Sprintf("GRT-%s-%d", run, i)), nil)
+		}},
+		{name: "fetchCouponCode-new-claim", want: `"coupon_code"`, next: func(i int) *http.Request {
+			return post(base+"/api/fetchCouponCode", "", fmt.Appendf(nil, `{"offerId":"OFFER-DEMO","virtualId":"CP-%s-%d","channelName":"DEMOBANK","extTransactionId":"CPT-%s-%d","coinsUsed":"100"}`, run, i, run, i), coupon)
+		}},
+		{name: "listing-10-cards", want: `"total":10`, next: func(int) *http.Request {
+			return get(base+"/api/GetAllScratchCardsByUserId?page=1&limit=10", listTok.Token)
+		}},
+		{name: "microsite-page", want: `class="tile revealed`, next: func(int) *http.Request {
+			return get(base+"/microsite?virtualId="+lister+"&sessionId="+sess.SessionID, "")
+		}},
+	}, nil
+}
+
+// mixedLoad runs durable writes, reads and signed calls together for
+// -mixed, sampling the server's RssAnon each half second.
+func mixedLoad(targets []target, srv *proc) (rssMax, rssEnd int64) {
+	var mix []target
+	for _, t := range targets {
+		if t.limit == 0 { // the unbounded ones
+			mix = append(mix, t)
+		}
+	}
+	offset := 1 << 20 // fresh users and transactions, apart from the runs above
+	t := target{name: "mixed", want: "", next: func(i int) *http.Request {
+		return mix[i%len(mix)].next(offset + i)
+	}}
+	done := make(chan result)
+	go func() { done <- measure(t, srv, *mixed) }()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			rssEnd = srv.rssAnon()
+			fmt.Printf("%-26s %9.0f req/s  %7.0f server-cpu-µs/req  (n=%d, %d errors) over %s\n", "mixed (RssAnon)", r.rate, r.serverCPU, r.n, r.errs, *mixed)
+			return max(rssMax, rssEnd), rssEnd
+		case <-tick.C:
+			rssMax = max(rssMax, srv.rssAnon())
+		}
+	}
+}
+
+// measureStartup times exec to the first answered health check, from
+// outside the process, on a fresh data folder each time.
+func measureStartup() (mean, worst time.Duration, err error) {
+	const runs = 5
+	var total time.Duration
+	for range runs {
+		port, err := freePort()
+		if err != nil {
+			return 0, 0, err
+		}
+		data, err := os.MkdirTemp("", "rewardsim-start-")
+		if err != nil {
+			return 0, 0, err
+		}
+		url := fmt.Sprintf("http://127.0.0.1:%d/__sim/health", port)
+		t0 := time.Now()
+		cmd := exec.Command(*bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", fmt.Sprintf("127.0.0.1:%d", port), "--log-level", "error")
+		if err := cmd.Start(); err != nil {
+			return 0, 0, err
+		}
+		var took time.Duration
+		for time.Since(t0) < 10*time.Second {
+			res, err := client.Get(url)
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode == 200 {
+					took = time.Since(t0)
+					break
+				}
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		os.RemoveAll(data)
+		if took == 0 {
+			return 0, 0, errors.New("rewardsim serve did not answer its health check within 10s")
+		}
+		total += took
+		worst = max(worst, took)
+	}
+	return total / runs, worst, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func cpuModel() string {
+	raw, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "model name"); ok {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+		}
+	}
+	return runtime.GOARCH
+}
+
+// report prints each target of issue 14 with its ratio and verdict.
+func report(r map[string]result, startupMean, startupWorst time.Duration, rssMax, rssEnd int64) {
+	fmt.Println()
+	fmt.Println("| target | measured | ratio | goal | met |")
+	fmt.Println("|---|---|---|---|---|")
+	row := func(name, measured string, ratio float64, goal string, met bool) {
+		verdict := "**missed**"
+		if met {
+			verdict = "met"
+		}
+		fmt.Printf("| %s | %s | %.2fx | %s | %s |\n", name, measured, ratio, goal, verdict)
+	}
+	echo, sgo, slc := r["echo"], r["sign-go"], r["sign-libcrypto"]
+	if slc.rate > 0 && sgo.rate > 0 {
+		row("sign-libcrypto vs sign-go", fmt.Sprintf("%.0f vs %.0f/s (cpu %.0f vs %.0f µs)", slc.rate, sgo.rate, slc.serverCPU, sgo.serverCPU),
+			slc.rate/sgo.rate, ">= 2x", slc.rate/sgo.rate >= 2)
+	}
+	for _, n := range []string{"getSecuredReferenceToken", "GetAuthToken", "GenerateSessionInfoV2", "FetchRewardInfo", "GetScratchCardForBank"} {
+		if t, ok := r[n]; ok && slc.rate > 0 {
+			row(n, fmt.Sprintf("%.0f/s (cpu %.0f µs)", t.rate, t.serverCPU), t.rate/slc.rate, ">= 0.9x sign-libcrypto", t.rate/slc.rate >= 0.9)
+		}
+	}
+	for _, n := range []string{"GetReward-new-card", "fetchCouponCode-new-claim"} {
+		if t, ok := r[n]; ok && echo.rate > 0 {
+			row(n, fmt.Sprintf("%.0f/s (cpu %.0f µs)", t.rate, t.serverCPU), t.rate/echo.rate, ">= 10,000/s and >= 0.2x echo", t.rate >= 10000 && t.rate/echo.rate >= 0.2)
+		}
+	}
+	for _, n := range []string{"listing-10-cards", "microsite-page"} {
+		if t, ok := r[n]; ok && echo.rate > 0 {
+			row(n, fmt.Sprintf("%.0f/s (cpu %.0f µs)", t.rate, t.serverCPU), t.rate/echo.rate, ">= 0.5x echo", t.rate/echo.rate >= 0.5)
+		}
+	}
+	if rssMax > 0 {
+		row("RssAnon, mixed load "+mixed.String(), fmt.Sprintf("%.1f MB max, %.1f MB at the end", float64(rssMax)/(1<<20), float64(rssEnd)/(1<<20)),
+			float64(rssMax)/(50<<20), "<= 50 MB", rssMax <= 50<<20)
+	}
+	row("start-up, exec to first health answer", fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(startupMean), ms(startupWorst)),
+		float64(startupMean)/float64(50*time.Millisecond), "<= 50 ms", startupWorst <= 50*time.Millisecond)
+	fmt.Printf("\nbaselines: echo %.0f/s (cpu %.0f µs), sign-go %.0f/s (cpu %.0f µs), sign-libcrypto %.0f/s (cpu %.0f µs)\n",
+		echo.rate, echo.serverCPU, sgo.rate, sgo.serverCPU, slc.rate, slc.serverCPU)
+}
