@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 30s
 
-.PHONY: run test build lint bench fuzz keys startup clean browser-deps crypto-deps load
+.PHONY: run test build lint bench fuzz keys startup clean browser-deps crypto-deps doc-deps load
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -13,8 +13,9 @@ build:
 
 # gofmt and vet first (cheap), then every test under the race detector,
 # then a short coverage-guided fuzz of the envelope decoder. Browser tests
-# must run here, not skip: browser-deps installs Chromium when missing.
-test: lint browser-deps crypto-deps
+# must run here, not skip: browser-deps installs Chromium when missing; the
+# docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
+test: lint browser-deps crypto-deps doc-deps
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 $(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzSignedEndpoints$$' -fuzztime $(FUZZTIME) ./sim/
 
@@ -23,7 +24,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-# Benchmarks behind the README's performance section.
+# Benchmarks behind docs/performance.md.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./sim/ ./sim/internal/envelope/ ./sim/internal/state/
 
@@ -45,7 +46,7 @@ keys:
 	$(GO) run ./cmd/rewardsim keys --out certs --name publisher-dev --cn DEMOBANK
 	$(GO) run ./cmd/rewardsim keys --out certs --name service-dev --cn REWARDSIM
 
-# Time from exec to the first answered request (see README, Performance).
+# Time from exec to the first answered request (see docs/performance.md).
 startup:
 	$(GO) test -run '^$$' -bench '^BenchmarkStartup$$' -benchtime 20x ./cmd/rewardsim/
 
@@ -64,6 +65,13 @@ browser-deps:
 	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
 	  echo "installing Debian's chromium and chromium-driver for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	fi
+
+# curl for the docs' shell examples, run by docs/examples_test.go.
+doc-deps:
+	@if ! command -v curl >/dev/null; then \
+	  echo "installing curl for the docs' examples"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl; \
 	fi
 
 clean:

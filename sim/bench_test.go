@@ -16,7 +16,7 @@ import (
 // through the real HTTP stack: decode, verify, store the token durably,
 // sign, encode. The request is signed once before the timer starts, so the
 // figure is the server's work (plus the in-process client's). Both run
-// with b.RunParallel in the same `go test -bench` run; the README reports
+// with b.RunParallel in the same `go test -bench` run; docs/performance.md reports
 // round-trip ops/s divided by raw-sign ops/s (target 0.9 or more), and the
 // CPU per operation of each, which this shared VM's noisy wall clock and
 // disk leave steadier.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
-	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
 func bankReq(vid, ext string) publisher.BankCardRequest {
@@ -29,7 +29,7 @@ func TestBankCard_BANK1_signedIssueAndNotification(t *testing.T) {
 	if !ans.Status || ans.Message != "success" || !strings.HasPrefix(ans.DeepLink, "rewardsim://scratchcard?") || ans.Banner == "" {
 		t.Errorf("answer %+v", ans)
 	}
-	simtest.Golden(t, "cards/GetScratchCardForBank.issued.json", bytes.ReplaceAll(res.BDATA, []byte(e.s.BankURL), []byte("http://bank.test")))
+	golden.Check(t, "cards/GetScratchCardForBank.issued.json", bytes.ReplaceAll(res.BDATA, []byte(e.s.BankURL), []byte("http://bank.test")))
 	u, _ := url.Parse(ans.DeepLink)
 	id := u.Query().Get("rewardId")
 	// The card is a normal card of the user: listed, revealable.
@@ -67,7 +67,7 @@ func TestBankCard_BANK1_signedIssueAndNotification(t *testing.T) {
 	if err != nil || ans.Status || ans.Message != "failure" || ans.DeepLink != "" || ans.Banner != "" {
 		t.Errorf("unknown campaignId: %v %+v", err, ans)
 	}
-	simtest.Golden(t, "cards/GetScratchCardForBank.not-eligible.json", res.BDATA)
+	golden.Check(t, "cards/GetScratchCardForBank.not-eligible.json", res.BDATA)
 
 	// Malformed BDATA: the bare failure naming the field.
 	for name, edit := range map[string]func(*publisher.BankCardRequest){
@@ -136,7 +136,7 @@ func TestBankCard_BANK4_notEligibleSignedOrBare(t *testing.T) {
 			t.Errorf("signed=%v: %s", signed, res.Body)
 		}
 		if mode == "bare" {
-			simtest.Golden(t, "cards/GetScratchCardForBank.not-eligible.bare.json", res.Body)
+			golden.Check(t, "cards/GetScratchCardForBank.not-eligible.bare.json", res.Body)
 		}
 		// Signature failures are bare in both positions.
 		bad, _ := publisher.Seal(e.s.PublisherKey, "DEMOBANK", bankReq("VU-1", "ORDER-2"))

@@ -1,6 +1,6 @@
 package sim_test
 
-// Scratch-card benchmarks (README, "Scratch cards: performance"). Every
+// Scratch-card benchmarks (docs/performance.md, "Scratch cards"). Every
 // request goes through the real HTTP stack (httptest) and every write is a
 // durable bbolt commit (fsync; parallel writers share one via db.Batch).
 // Large stores are prefilled directly through the state package, once per

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
@@ -42,7 +43,7 @@ func TestGetReward_GR2_eligibleCardsNoRewardYet(t *testing.T) {
 			t.Errorf("%s: a reward was chosen at issue: %+v", trig, st.Reward)
 		}
 		if i == 0 {
-			simtest.Golden(t, "cards/GetReward.eligible.json", maskURLs(e.s, res.Body))
+			golden.Check(t, "cards/GetReward.eligible.json", maskURLs(e.s, res.Body))
 		}
 	}
 }
@@ -85,7 +86,7 @@ func TestGetReward_GR1_missingOrMistypedFields(t *testing.T) {
 				t.Errorf("broken JSON: HTTP %d %s", raw.StatusCode, raw.Body)
 			}
 			if status == 400 {
-				simtest.Golden(t, "cards/GetReward.invalid.json", raw.Body)
+				golden.Check(t, "cards/GetReward.invalid.json", raw.Body)
 			}
 			// Optional fields are optional.
 			body := e.req("VU-1", "UPI")
@@ -180,7 +181,7 @@ func TestGetReward_GR3_notEligibleIsNormal(t *testing.T) {
 	if ans.Status || !strings.Contains(reasonOf(res), "not active") {
 		t.Errorf("after the window: %s (%s)", res.Body, reasonOf(res))
 	}
-	simtest.Golden(t, "cards/GetReward.not-eligible.json", res.Body)
+	golden.Check(t, "cards/GetReward.not-eligible.json", res.Body)
 }
 
 // clause: GR-4
@@ -347,7 +348,7 @@ func TestGetReward_GR8_unscratchedFirstDuplicateShowsRevealed(t *testing.T) {
 	if ans.Rewards[0].IsAlreadyRewarded || ans.Rewards[0].OfferTitle != "" {
 		t.Errorf("unscratched card carries details: %+v", ans.Rewards[0])
 	}
-	simtest.Golden(t, "cards/GetReward.duplicate-after-reveal.json", maskURLs(e.s, res.Body))
+	golden.Check(t, "cards/GetReward.duplicate-after-reveal.json", maskURLs(e.s, res.Body))
 }
 
 // The channelName of the body against the reference token's channel.

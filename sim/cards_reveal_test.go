@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
-	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
 // clause: REV-1, REV-6
@@ -34,7 +34,7 @@ func TestFetchRewardInfo_REV1_firstRevealReturnsReward(t *testing.T) {
 		t.Errorf("the choice was not recorded: %+v", st.Reward)
 	}
 	// Nothing is masked but the host: the pick and its code follow from the seed.
-	simtest.Golden(t, "cards/FetchRewardInfo.revealed.json", maskURLs(e.s, res.BDATA))
+	golden.Check(t, "cards/FetchRewardInfo.revealed.json", maskURLs(e.s, res.BDATA))
 }
 
 // clause: REV-2
@@ -49,12 +49,12 @@ func TestFetchRewardInfo_REV2_secondRevealSwitch(t *testing.T) {
 			if !publisher.IsFailure(err, "Reward Already Revealed!") {
 				t.Errorf("second reveal: %v", err)
 			}
-			simtest.Golden(t, "cards/FetchRewardInfo.second-reveal.failure.json", res.Body)
+			golden.Check(t, "cards/FetchRewardInfo.second-reveal.failure.json", res.Body)
 		default:
 			if err != nil || r.Status || !r.IsAlreadyRewarded || r.RewardID != id || r.OfferTitle != "" || r.CouponCode != "" {
 				t.Errorf("second reveal: %v %s", err, res.BDATA)
 			}
-			simtest.Golden(t, "cards/FetchRewardInfo.second-reveal.status-false.json", res.BDATA)
+			golden.Check(t, "cards/FetchRewardInfo.second-reveal.status-false.json", res.BDATA)
 		}
 		if st := e.stored("DEMOBANK", id); st.Reward.CouponCode != first.CouponCode {
 			t.Errorf("second reveal changed the stored reward")
@@ -269,7 +269,7 @@ func TestFetchRewardInfo_REV5_signSwitches(t *testing.T) {
 					if !strings.Contains(fmt.Sprint(err), "answer signature") || strings.Contains(string(res.Body), "SIGN") {
 						t.Errorf("answer should be an unsigned envelope: %v %s", err, res.Body)
 					}
-					simtest.Golden(t, "cards/FetchRewardInfo.unsigned-answer.keys.json", maskAllKeys(t, res.Body))
+					golden.Check(t, "cards/FetchRewardInfo.unsigned-answer.keys.json", maskAllKeys(t, res.Body))
 				}
 			})
 		}
@@ -328,7 +328,7 @@ func TestListCards_LIST1_orderPagingDefaults(t *testing.T) {
 			}
 		}
 		if page == 3 {
-			simtest.Golden(t, "cards/GetAllScratchCardsByUserId.page3.json", maskURLs(e.s, res.Body))
+			golden.Check(t, "cards/GetAllScratchCardsByUserId.page3.json", maskURLs(e.s, res.Body))
 		}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -378,7 +378,7 @@ func TestListCards_LIST1_badValuesSwitch(t *testing.T) {
 			}
 			if mode == "reject" {
 				res, _, _ := e.s.Client.ListCards(e.ctx, tok, "limit=6")
-				simtest.Golden(t, "cards/GetAllScratchCardsByUserId.bad-limit.json", res.Body)
+				golden.Check(t, "cards/GetAllScratchCardsByUserId.bad-limit.json", res.Body)
 			}
 		})
 	}

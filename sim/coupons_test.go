@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
@@ -85,7 +86,7 @@ func TestFetchCouponCode_CPN2_successShape(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("HTTP %d", res.StatusCode)
 	}
-	simtest.Golden(t, "coupons/fetch-success.json", hostless(s, res.Body))
+	golden.Check(t, "coupons/fetch-success.json", hostless(s, res.Body))
 
 	c, err := s.Client.FetchCouponCode(ctx, claim("OFFER-DEMO", "VU-1", "TX-2"))
 	if err != nil {
@@ -323,7 +324,7 @@ func TestFetchCouponCode_CPN3_everyErrorCode_bothHTTPStatusReadings(t *testing.T
 						t.Errorf("HTTP %d, want %d (httpStatus: %s)", res.StatusCode, want, mode)
 					}
 					if mode == "body" && tc.name != "inactive offer" && tc.name != "offer not open yet" {
-						simtest.Golden(t, "coupons/error-"+strings.ToLower(tc.code)+".json", res.Body)
+						golden.Check(t, "coupons/error-"+strings.ToLower(tc.code)+".json", res.Body)
 					}
 				})
 			}
@@ -434,7 +435,7 @@ func TestFetchCouponCode_CPN7_orderIdSwitch(t *testing.T) {
 			}
 			if on {
 				res, _ := s.Client.PostAPIKey(ctx, "/api/fetchCouponCode", claim("OFF-OPEN", "U1", "TX-O"))
-				simtest.Golden(t, "coupons/fetch-success-orderid.json", hostless(s, res.Body))
+				golden.Check(t, "coupons/fetch-success-orderid.json", hostless(s, res.Body))
 			}
 		})
 	}
@@ -637,7 +638,7 @@ func TestFetchCouponCode_CPN8_clickAndRedirectURLServedAndRecorded(t *testing.T)
 			t.Fatalf("follow answered %d to %q", res.StatusCode, res.Header.Get("Location"))
 		}
 	}
-	clicks, err := s.Sim.CouponClicks("DEMOBANK", "OFFER-DEMO")
+	clicks, err := sim.CouponClicks(s.Sim, "DEMOBANK", "OFFER-DEMO")
 	if err != nil || len(clicks) != 2 || clicks[0].Query != u.RawQuery || !clicks[0].At.Equal(simtest.Start) {
 		t.Fatalf("recorded %+v %v, want two follows with the query", clicks, err)
 	}
@@ -679,7 +680,7 @@ func TestGetUserCoupons_CPN9_listsExtTransactionIdsAndInvalidation(t *testing.T)
 	}
 
 	at := s.Clock.Now().Add(time.Hour)
-	if n, err := s.Sim.InvalidateCoupons("DEMOBANK", "OFF-LIST", at, "BRAND_CALLED_OUT"); err != nil || n != 2 {
+	if n, err := sim.InvalidateCoupons(s.Sim, "DEMOBANK", "OFF-LIST", at, "BRAND_CALLED_OUT"); err != nil || n != 2 {
 		t.Fatalf("invalidate: %d %v", n, err)
 	}
 	list, _ = s.Client.UserCoupons(ctx, "U1", "OFF-LIST")
@@ -691,7 +692,7 @@ func TestGetUserCoupons_CPN9_listsExtTransactionIdsAndInvalidation(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	simtest.Golden(t, "coupons/user-coupons-invalidated.json", hostless(s, res.Body))
+	golden.Check(t, "coupons/user-coupons-invalidated.json", hostless(s, res.Body))
 	list, _ = s.Client.UserCoupons(ctx, "U1", "OFF-LIST")
 	for _, c := range list {
 		if c.State != "invalidated" || c.Reason != "BRAND_CALLED_OUT" {
@@ -732,7 +733,7 @@ func TestGetCatalogue_CPN10_offerIdsAndStock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	simtest.Golden(t, "coupons/catalogue.json", res.Body)
+	golden.Check(t, "coupons/catalogue.json", res.Body)
 	after, _ := s.Client.Catalogue(ctx, "")
 	if after[1].Stock != offers[1].Stock-1 {
 		t.Errorf("stock %d after a claim, want %d", after[1].Stock, offers[1].Stock-1)
@@ -756,7 +757,7 @@ func TestUnavailableEndpoints_NA1_answer404WithAlternative(t *testing.T) {
 			if !bytes.Contains(res.Body, []byte("does not exist in the real service")) {
 				t.Errorf("body %s", res.Body)
 			}
-			simtest.Golden(t, "coupons/not-available-"+strings.ToLower(name)+".json", res.Body)
+			golden.Check(t, "coupons/not-available-"+strings.ToLower(name)+".json", res.Body)
 		})
 	}
 	split := simtest.New(t, simtest.WithSplitHosts())

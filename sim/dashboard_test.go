@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewardsim/rewardsim/sim/simtest/browser"
+	"github.com/rewardsim/rewardsim/sim/internal/browser"
 )
 
 // The control listener's read-only dashboard shows the active scenario,

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
@@ -271,11 +272,11 @@ func TestWireShapes_golden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		simtest.Golden(t, "envelope/"+op.name+".answer.json", simtest.Mask(t, res.Body, "SIGN", "BDATA"))
-		simtest.Golden(t, "envelope/"+op.name+".bdata.json", simtest.Mask(t, res.BDATA, "referenceKey", "token", "sessionId"))
+		golden.Check(t, "envelope/"+op.name+".answer.json", golden.Mask(t, res.Body, "SIGN", "BDATA"))
+		golden.Check(t, "envelope/"+op.name+".bdata.json", golden.Mask(t, res.BDATA, "referenceKey", "token", "sessionId"))
 		env, _ := publisher.Seal(foreignKey, "DEMOBANK", op.payload)
 		res, _ = s.Client.PostEnvelope(ctx, s.RewardsURL+op.path, "", env)
-		simtest.Golden(t, "envelope/"+op.name+".mismatch.json", res.Body)
+		golden.Check(t, "envelope/"+op.name+".mismatch.json", res.Body)
 	}
 }
 

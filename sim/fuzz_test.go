@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/internal/conform"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/publisher"
@@ -68,7 +69,7 @@ func FuzzSignedEndpoints(f *testing.F) {
 			req := httptest.NewRequest(op.Method, op.Path, bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			fuzzOnce.h.ServeHTTP(rec, req)
-			if msg := simtest.CheckAnswer(fuzzOnce.set, op, rec.Code, rec.Body.Bytes()); msg != "" {
+			if msg := conform.Answer(fuzzOnce.set, op, rec.Code, rec.Body.Bytes()); msg != "" {
 				t.Fatalf("%s: HTTP %d %s: %s", op.Name, rec.Code, rec.Body, msg)
 			}
 		}

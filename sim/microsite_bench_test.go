@@ -1,6 +1,6 @@
 package sim_test
 
-// Microsite and SDK benchmarks (README, "Microsite and SDK: performance"),
+// Microsite and SDK benchmarks (docs/performance.md, "Microsite and SDK"),
 // through the real HTTP stack:
 //
 //	go test -run '^$' -bench 'SDKIssueNewCard|MicrositePage' -benchtime 3s ./sim/

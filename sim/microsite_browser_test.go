@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/browser"
 	"github.com/rewardsim/rewardsim/sim/publisher"
-	"github.com/rewardsim/rewardsim/sim/simtest/browser"
 )
 
 const wait = 10 * time.Second

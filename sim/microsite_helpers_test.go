@@ -11,13 +11,13 @@ import (
 	"testing"
 
 	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/internal/browser"
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
-	"github.com/rewardsim/rewardsim/sim/simtest"
-	"github.com/rewardsim/rewardsim/sim/simtest/browser"
 )
 
 // screenshotDir holds the browser tests' screenshots (gitignored artefacts).
-var screenshotDir = filepath.Join(simtest.FixturesDir(), "artifacts", "screenshots")
+var screenshotDir = filepath.Join(golden.FixturesDir(), "artifacts", "screenshots")
 
 // session is a fresh GenerateSessionInfoV2 sessionId for vid.
 func (e *cardEnv) session(vid string) string {

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/rewardsim/rewardsim/sim/simtest"
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 )
 
 // Wire shapes of client issuance (2.7) and of the reveal callback payload,
@@ -25,12 +25,12 @@ func TestSDKWireShapes(t *testing.T) {
 		{"bad-request", func() map[string]any { r := sdkReq("WIRE4"); delete(r, "merchantVPA"); return r }()},
 	} {
 		body := e.postRaw(e.s.BankURL+"/sdk/getScratchCardDetails", tc.body)
-		simtest.Golden(t, "sdk/getScratchCardDetails."+tc.name+".json", bytes.ReplaceAll(body, []byte(e.s.BankURL), []byte("http://bank.test")))
+		golden.Check(t, "sdk/getScratchCardDetails."+tc.name+".json", bytes.ReplaceAll(body, []byte(e.s.BankURL), []byte("http://bank.test")))
 	}
 	id := e.issue("wire-user", "UPI")
 	var ans struct{ Callback string }
 	e.post(e.s.BankURL+"/microsite/scratch", map[string]any{"sessionId": e.session("wire-user"), "virtualId": "wire-user", "rewardId": id}, &ans)
-	simtest.Golden(t, "sdk/reveal-callback.json", []byte(ans.Callback))
+	golden.Check(t, "sdk/reveal-callback.json", []byte(ans.Callback))
 }
 
 // postRaw sends a JSON body and returns the answer's bytes (HTTP 200 or 400).

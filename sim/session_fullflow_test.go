@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
@@ -125,7 +126,7 @@ func TestSession_SIM4_fullFlowRecordExportReplay(t *testing.T) {
 	rec := simtest.New(t)
 	flow := fullFlow(t, rec.Client)
 	data := exportSession(t, rec, "full-flow")
-	simtest.Golden(t, "sessions/full-flow.json", data)
+	golden.Check(t, "sessions/full-flow.json", data)
 
 	// Every endpoint of the flow is in the session, and the links between
 	// answers and later requests are captures, not recorded values.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
@@ -83,7 +84,7 @@ func TestSession_SIM4_recordExportReplay(t *testing.T) {
 	rec := simtest.New(t)
 	tokenFlow(t, rec.Client)
 	data := exportSession(t, rec, "token-flow")
-	simtest.Golden(t, "sessions/token-flow.json", data)
+	golden.Check(t, "sessions/token-flow.json", data)
 
 	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() || res.Steps != 7 {
 		t.Fatalf("replay against a fresh simulator: %d steps\n%s", res.Steps, res.Report)
@@ -126,7 +127,7 @@ func TestSession_SIM4_recordExportReplay(t *testing.T) {
 // clause: SIM-4
 // Every recorded session under fixtures/sessions/ is a regression test.
 func TestSession_SIM4_fixturesReplayClean(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(simtest.FixturesDir(), "sessions", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(golden.FixturesDir(), "sessions", "*.json"))
 	if len(files) == 0 {
 		t.Fatal("no session under fixtures/sessions/")
 	}

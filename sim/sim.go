@@ -24,7 +24,6 @@ import (
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/scenarios"
-	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
@@ -219,9 +218,8 @@ func (s *Sim) loadServiceKey() error {
 	return nil
 }
 
-// compiledSchemas is the process's one schema set: immutable but for
-// compiling each schema once on first use, so every Sim shares it.
-var compiledSchemas = sync.OnceValues(func() (*schema.Set, error) { return schema.Compile(schemas.FS) })
+// compiledSchemas is the process's one schema set, shared with simtest.
+var compiledSchemas = schema.Embedded
 
 // ValidateScenario checks a scenario file or folder as New would load it.
 // Problems are reported with file, line, path and reason.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim"
-	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -159,7 +159,7 @@ func TestWebhook_WH1_bodyToRegisteredURL(t *testing.T) {
 	if ev["expiredDate"] != "2026-01-15T10:00:00+05:30" {
 		t.Errorf("expiredDate = %v", ev["expiredDate"])
 	}
-	simtest.Golden(t, "webhook/coupon-invalidated.json", simtest.Mask(t, bodies[0], "referenceId"))
+	golden.Check(t, "webhook/coupon-invalidated.json", golden.Mask(t, bodies[0], "referenceId"))
 
 	// A redirect is not followed: the push goes to the registered URL only.
 	redirect := newReceiver(t, func(_ int, w http.ResponseWriter, r *http.Request) {
@@ -325,7 +325,7 @@ func TestWebhook_WH3_WH4_duplicatesUnknownTypesInvalidation(t *testing.T) {
 // Pushes wait for the simulated clock and survive a restart; one clock
 // advance expires tokens and fires the due push, exactly once.
 func TestWebhook_WH5_scheduledSurvivesRestartFiresOnClock(t *testing.T) {
-	dir, clk := t.TempDir(), clock.NewFake(simtest.Start)
+	dir, clk := t.TempDir(), simtest.NewClock()
 	rc := newReceiver(t, answerOK)
 	s := simtest.New(t, simtest.WithDataDir(dir), simtest.WithClock(clk))
 	registerChannel(t, s, "CIW", 0, rc.URL)

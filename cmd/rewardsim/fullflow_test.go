@@ -14,7 +14,7 @@ import (
 // (fixtures/sessions/full-flow.json): exit 0 against a fresh simulator,
 // non-zero with the changed field named against a changed scenario.
 func TestReplayCmd_SIM4_fullFlowFixture(t *testing.T) {
-	file := filepath.Join(simtest.FixturesDir(), "sessions", "full-flow.json")
+	file := filepath.Join("..", "..", "fixtures", "sessions", "full-flow.json")
 	fresh := simtest.New(t)
 	if out, err := run(t, "replay", file, "--target", fresh.RewardsURL); err != nil || !strings.Contains(out, "13 steps, no difference") {
 		t.Fatalf("replay against a fresh simulator: %v\n%s", err, out)

@@ -28,7 +28,7 @@ func newReplayCmd() *cobra.Command {
 		Long: `Replay re-sends each recorded session (SIM-4) to --target, feeding captured tokens
 and ids into later requests and re-signing envelopes whose payload changed, and
 compares every answer with the recorded one. Volatile fields (tokens, ids,
-signatures, times) are masked; see the README for the list, extend it with --mask.`,
+signatures, times) are masked; see docs/journal-replay-report.md for the list, extend it with --mask.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := sim.ReplayOptions{Target: target, Secrets: secrets, Masks: map[string]string{}}

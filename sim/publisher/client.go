@@ -121,7 +121,7 @@ func (c *Client) PostEnvelope(ctx context.Context, url, bearer string, env Envel
 
 // CallSigned seals payload as this channel and posts it to url.
 func (c *Client) CallSigned(ctx context.Context, url, bearer string, payload any) (*Response, error) {
-	env, err := envelope.Seal(c.Key, c.ChannelID, payload)
+	env, err := Seal(c.Key, c.ChannelID, payload)
 	if err != nil {
 		return nil, err
 	}

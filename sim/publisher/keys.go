@@ -7,8 +7,15 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 )
 
-// Envelope is the signed envelope {CHANNELID, SIGN, BDATA}.
-type Envelope = envelope.Envelope
+// Envelope is the signed envelope {CHANNELID, SIGN, BDATA} of a request
+// or an answer (ENV-1): BDATA is base64 of the UTF-8 JSON payload, SIGN is
+// base64 of SHA256withRSA over the BDATA string. An answer's CHANNELID is
+// the service's own identifier (ENV-3).
+type Envelope struct {
+	CHANNELID string `json:"CHANNELID"`
+	SIGN      string `json:"SIGN,omitempty"`
+	BDATA     string `json:"BDATA"`
+}
 
 // ParsePrivateKeyPEM reads an RSA private key (PKCS#1 or PKCS#8 PEM).
 func ParsePrivateKeyPEM(data []byte) (*rsa.PrivateKey, error) {
@@ -26,7 +33,8 @@ func NewKeyPair(bits int, commonName string, now time.Time, validFor time.Durati
 // Seal signs payload into an envelope from channelID, the way the contract
 // asks: SHA256withRSA over the base64 BDATA string.
 func Seal(key *rsa.PrivateKey, channelID string, payload any) (Envelope, error) {
-	return envelope.Seal(key, channelID, payload)
+	env, err := envelope.Seal(key, channelID, payload)
+	return Envelope(env), err
 }
 
 // Sign signs a base64 BDATA string.

@@ -2,13 +2,18 @@
 // shaped like net/http/httptest: New starts it, the URLs and a signing
 // publisher client are ready to use, Close stops it and waits.
 //
-// Every answer that passes through Server.HTTP is validated against the
-// JSON Schema of its operation: a test that calls the simulator through
-// the harness fails if the simulator breaks the contract it enforces.
+// Every answer that passes through Server.HTTP (and so Server.Client) is
+// validated against the JSON Schema of its operation: a test that calls
+// the simulator through the harness fails if the simulator breaks the
+// contract it enforces.
+//
+// Everything here is public API for publishers' own tests: it names no
+// type of rewardsim's internal packages and registers no flags.
 package simtest
 
 import (
 	"crypto/rsa"
+	"errors"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +24,6 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/certs"
-	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -30,8 +34,23 @@ import (
 // 2026-01-15 10:00:00 +05:30.
 var Start = time.Date(2026, 1, 15, 10, 0, 0, 0, time.FixedZone("UTC+05:30", 5*3600+1800))
 
-// Clock is the harness's fake clock: Advance and Set move simulated time.
-type Clock = clock.Fake
+// Clock is the harness's fake clock: it stands still until Advance or Set
+// moves it. The control API's clock calls move it too. It is safe for
+// concurrent use.
+type Clock struct{ fake *clock.Fake }
+
+// NewClock returns a fake clock standing at Start, to share across
+// restarts with WithClock.
+func NewClock() *Clock { return &Clock{clock.NewFake(Start)} }
+
+// Now returns the simulated time.
+func (c *Clock) Now() time.Time { return c.fake.Now() }
+
+// Advance moves the clock by d (backwards if d is negative).
+func (c *Clock) Advance(d time.Duration) { c.fake.Advance(d) }
+
+// Set puts the clock at t.
+func (c *Clock) Set(t time.Time) { c.fake.Set(t) }
 
 // Server is a simulator running in-process on loopback.
 type Server struct {
@@ -50,6 +69,7 @@ type Server struct {
 
 	servers   []*httptest.Server
 	closeOnce sync.Once
+	cleanup   []string // temporary folders NewServer made, removed by Close
 }
 
 type config struct {
@@ -87,62 +107,114 @@ func WithControl(o sim.ControlOptions) Option { return func(c *config) { c.contr
 // WithJournal bounds (or disables) the journal of exchanges.
 func WithJournal(o sim.JournalOptions) Option { return func(c *config) { c.journal = o } }
 
-// New starts a simulator and stops it when the test ends.
+// New starts a simulator and stops it when the test ends. An answer
+// outside its operation's schema fails the test (through t.Errorf) and is
+// still handed to the caller. The data folder, unless given, is a
+// t.TempDir, so it outlives Close for a restart within the test.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	tempDir := func() (string, error) { return t.TempDir(), nil }
+	s, err := start(opts, tempDir, func(err error) { t.Errorf("%v", err) })
+	if err != nil {
+		t.Fatalf("simtest: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NewServer starts a simulator outside a test (an Example, a TestMain, a
+// program). The caller must Close it; Close removes the temporary folders
+// NewServer made (pass WithDataDir to keep the state). An answer outside
+// its operation's schema makes the call through Server.HTTP fail with an
+// error that says why.
+func NewServer(opts ...Option) (*Server, error) {
+	var made []string
+	tempDir := func() (string, error) {
+		dir, err := os.MkdirTemp("", "simtest-")
+		if err == nil {
+			made = append(made, dir)
+		}
+		return dir, err
+	}
+	s, err := start(opts, tempDir, nil)
+	if err != nil {
+		for _, dir := range made {
+			_ = os.RemoveAll(dir)
+		}
+		return nil, err
+	}
+	s.cleanup = made
+	return s, nil
+}
+
+// start builds and serves a simulator. report, when set, receives schema
+// violations (and the answer still reaches the caller); nil turns them
+// into round-trip errors.
+func start(opts []Option, tempDir func() (string, error), report func(error)) (*Server, error) {
 	cfg := config{}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	var err error
 	if cfg.dataDir == "" {
-		cfg.dataDir = t.TempDir()
+		if cfg.dataDir, err = tempDir(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.clock == nil {
-		cfg.clock = clock.NewFake(Start)
+		cfg.clock = NewClock()
 	}
 	if cfg.scenarioYAML != "" {
-		cfg.scenarioPath = filepath.Join(t.TempDir(), "scenario.yaml")
-		if err := os.WriteFile(cfg.scenarioPath, []byte(cfg.scenarioYAML), 0o600); err != nil {
-			t.Fatal(err)
+		dir, err := tempDir()
+		if err != nil {
+			return nil, err
 		}
+		cfg.scenarioPath = filepath.Join(dir, "scenario.yaml")
+		if err := os.WriteFile(cfg.scenarioPath, []byte(cfg.scenarioYAML), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	schemas, err := schema.Embedded()
+	if err != nil {
+		return nil, err
 	}
 	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Journal: cfg.journal})
 	if err != nil {
-		t.Fatalf("simtest: %v", err)
+		return nil, err
 	}
 	srv := &Server{Sim: s, Clock: cfg.clock, DataDir: cfg.dataDir}
-	start := func(h sim.Host) string {
+	serve := func(h sim.Host) string {
 		ts := httptest.NewServer(s.Handler(h))
 		srv.servers = append(srv.servers, ts)
 		return ts.URL
 	}
 	if cfg.split {
-		srv.RewardsURL, srv.BankURL, srv.HotdealsURL = start(sim.Rewards), start(sim.Bank), start(sim.Hotdeals)
+		srv.RewardsURL, srv.BankURL, srv.HotdealsURL = serve(sim.Rewards), serve(sim.Bank), serve(sim.Hotdeals)
 	} else {
-		u := start(sim.All)
+		u := serve(sim.All)
 		srv.RewardsURL, srv.BankURL, srv.HotdealsURL = u, u, u
 	}
-	srv.ControlURL = start(sim.Control)
-	srv.HTTP = &http.Client{Transport: &validating{t: t, next: srv.servers[0].Client().Transport, schemas: mustSchemas(t)}}
+	srv.ControlURL = serve(sim.Control)
+	srv.HTTP = &http.Client{Transport: &validating{report: report, next: srv.servers[0].Client().Transport, schemas: schemas}}
 
 	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
-	srv.PublisherKey, err = publisher.ParsePrivateKeyPEM(keyPEM)
+	if srv.PublisherKey, err = publisher.ParsePrivateKeyPEM(keyPEM); err == nil {
+		var servicePub *rsa.PublicKey
+		if servicePub, err = publisher.ParsePublicKeyPEM(s.ServiceCertPEM()); err == nil {
+			srv.Client = &publisher.Client{
+				HTTP:       srv.HTTP,
+				RewardsURL: srv.RewardsURL, BankURL: srv.BankURL, HotdealsURL: srv.HotdealsURL,
+				ChannelID: "DEMOBANK", Channel: "DEMOBANK",
+				Key: srv.PublisherKey, ServiceKey: servicePub,
+				AppKey: "DEMOAPPKEY", SecKey: "DEMOSECKEY",
+			}
+		}
+	}
 	if err != nil {
-		t.Fatal(err)
+		srv.Close()
+		return nil, errors.Join(errors.New("the test-only keys of certs/"), err)
 	}
-	servicePub, err := publisher.ParsePublicKeyPEM(s.ServiceCertPEM())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Client = &publisher.Client{
-		HTTP:       srv.HTTP,
-		RewardsURL: srv.RewardsURL, BankURL: srv.BankURL, HotdealsURL: srv.HotdealsURL,
-		ChannelID: "DEMOBANK", Channel: "DEMOBANK",
-		Key: srv.PublisherKey, ServiceKey: servicePub,
-		AppKey: "DEMOAPPKEY", SecKey: "DEMOSECKEY",
-	}
-	t.Cleanup(srv.Close)
-	return srv
+	return srv, nil
 }
 
 // Close stops the servers, waiting for requests in flight, then the store.
@@ -154,22 +226,8 @@ func (s *Server) Close() {
 			ts.Close()
 		}
 		_ = s.Sim.Close()
+		for _, dir := range s.cleanup {
+			_ = os.RemoveAll(dir)
+		}
 	})
 }
-
-var compiled *schema.Set
-
-func mustSchemas(t testing.TB) *schema.Set {
-	if compiled == nil {
-		set, err := schema.Compile(schemas.FS)
-		if err != nil {
-			t.Fatal(err)
-		}
-		compiled = set
-	}
-	return compiled
-}
-
-// NewClock returns a fake clock standing at Start, to share across
-// restarts with WithClock.
-func NewClock() *Clock { return clock.NewFake(Start) }

@@ -2,13 +2,13 @@ package simtest
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
-	"testing"
 
+	"github.com/rewardsim/rewardsim/sim/internal/conform"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -16,7 +16,7 @@ import (
 
 // validating checks every answer of a known operation against its schemas.
 type validating struct {
-	t       testing.TB
+	report  func(error) // nil: a violation fails the round trip
 	next    http.RoundTripper
 	schemas *schema.Set
 }
@@ -38,69 +38,35 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return res, nil
 	}
-	if msg := CheckAnswer(v.schemas, op, res.StatusCode, body); msg != "" {
-		v.t.Errorf("simtest: %s %s answered HTTP %d outside its schema: %s\nbody: %s", req.Method, req.URL.Path, res.StatusCode, msg, body)
+	msg := conform.Answer(v.schemas, op, res.StatusCode, body)
+	if msg == "" {
+		return res, nil
 	}
+	bad := fmt.Errorf("simtest: %s %s answered HTTP %d outside its schema: %s\nbody: %s", req.Method, req.URL.Path, res.StatusCode, msg, body)
+	if v.report == nil {
+		return nil, bad
+	}
+	v.report(bad)
 	return res, nil
 }
 
-// CheckAnswer returns why an answer of op breaks its schemas, or "".
-// Injected faults (bare HTTP statuses) are outside every schema by design
-// and are recognised by their reason header in tests that use them.
-func CheckAnswer(set *schema.Set, op contract.Op, status int, body []byte) string {
-	if op.Auth == contract.APIKey {
-		return checkAPIKeyAnswer(set, op, status, body)
+// CheckAnswer reports whether an answer to the contract operation at
+// method and path keeps that operation's JSON Schemas (envelope, decoded
+// BDATA, failure shapes, and on the coupon host an HTTP status that
+// mirrors the body's). It returns nil for a conforming answer, else an
+// error that says why. Answers of injected faults are outside every
+// schema by design.
+func CheckAnswer(method, path string, status int, body []byte) error {
+	op, ok := contract.ByPath(method, path)
+	if !ok {
+		return fmt.Errorf("%s %s is no operation of the contract", method, path)
 	}
-	if status >= 500 {
-		return "a 5xx answer"
-	}
-	name := op.Response
-	if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
-		if err := set.ValidateJSON("not-found", body); err != nil {
-			return "not-found: " + err.Error()
-		}
-		return ""
-	}
-	if status == http.StatusUnauthorized && (op.Auth == contract.BearerRef || op.Auth == contract.BearerUser) {
-		name = "bearer-unauthorized"
-	}
-	if err := set.ValidateJSON(name, body); err != nil {
-		return name + ": " + err.Error()
-	}
-	if op.ResponseBDATA == "" {
-		return ""
-	}
-	var env struct {
-		SIGN, BDATA string
-	}
-	if json.Unmarshal(body, &env) != nil || env.BDATA == "" {
-		return "" // a bare failure, already checked
-	}
-	raw, err := base64.StdEncoding.DecodeString(env.BDATA)
+	set, err := schema.Embedded()
 	if err != nil {
-		return "BDATA is not base64"
+		return err
 	}
-	if err := set.ValidateJSON(op.ResponseBDATA, raw); err != nil {
-		return op.ResponseBDATA + ": " + err.Error()
+	if msg := conform.Answer(set, op, status, body); msg != "" {
+		return errors.New(msg)
 	}
-	return ""
-}
-
-// checkAPIKeyAnswer checks a coupon-host answer: its schema, and that an
-// HTTP status other than 200 mirrors the body status (CPN-3). Only the
-// injected INTERNAL_ERROR may be a 5xx, and only as HTTP 500.
-func checkAPIKeyAnswer(set *schema.Set, op contract.Op, status int, body []byte) string {
-	if err := set.ValidateJSON(op.Response, body); err != nil {
-		return op.Response + ": " + err.Error()
-	}
-	if status == http.StatusOK {
-		return ""
-	}
-	var b struct {
-		Status int `json:"status"`
-	}
-	if json.Unmarshal(body, &b) != nil || b.Status != status {
-		return "HTTP status differs from the body status"
-	}
-	return ""
+	return nil
 }

@@ -72,7 +72,7 @@ type Options struct {
 	RetryWindow time.Duration
 }
 
-// Defaults of Options, documented in the README.
+// Defaults of Options, documented in docs/journal-replay-report.md.
 const (
 	DefaultRefTokenPerHour = 4
 	DefaultSlowWebhook     = 2 * time.Second

@@ -57,7 +57,7 @@ func TestParseErrors_SIM1(t *testing.T) {
 	}
 }
 
-// The embedded default scenario is valid and says what the README says.
+// The embedded default scenario is valid and says what docs/scenarios.md says.
 func TestDefaultScenario(t *testing.T) {
 	set, _ := schema.Compile(schemas.FS)
 	data, _ := scenarios.FS.ReadFile(scenarios.Default)

@@ -19,6 +19,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/rewardsim/rewardsim/schemas"
 )
 
 const base = "https://rewardsim.invalid/schemas/"
@@ -65,6 +67,11 @@ func Compile(fsys fs.FS) (*Set, error) {
 	}
 	return set, nil
 }
+
+// Embedded is the process's one Set of the embedded schemas/ files,
+// shared by every simulator and by the test harness, so each schema
+// compiles once per process however many read it.
+var Embedded = sync.OnceValues(func() (*Set, error) { return Compile(schemas.FS) })
 
 // get compiles the named schema the first time it is asked for.
 func (s *Set) get(name string) (*jsonschema.Schema, error) {

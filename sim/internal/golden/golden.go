@@ -1,4 +1,8 @@
-package simtest
+// Package golden compares wire shapes with the golden files under the
+// module's fixtures/ folder; `go test -update` rewrites them instead. It is
+// for rewardsim's own tests: the -update flag is registered only in the
+// test binaries that import it.
+package golden
 
 import (
 	"bytes"
@@ -15,13 +19,13 @@ var update = flag.Bool("update", false, "rewrite the golden files under fixtures
 // FixturesDir is the module's fixtures/ folder.
 func FixturesDir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "fixtures")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "fixtures")
 }
 
-// Golden compares got (indented as JSON when it is JSON) with
+// Check compares got (indented as JSON when it is JSON) with
 // fixtures/<name>; `go test -update` rewrites the file instead. Mask
 // volatile values (tokens, signatures, times) before calling.
-func Golden(t testing.TB, name string, got []byte) {
+func Check(t testing.TB, name string, got []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	if json.Indent(&buf, got, "", "  ") == nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewardsim/rewardsim/sim/simtest/browser"
+	"github.com/rewardsim/rewardsim/sim/internal/browser"
 )
 
 // The driver itself works against a page with a little JavaScript.

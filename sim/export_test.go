@@ -1,0 +1,20 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+// Test-only views of a Sim's coupons, kept out of the public API.
+
+// CouponClicks lists the recorded follows of an offer's coupon URLs, oldest first (CPN-8).
+func CouponClicks(s *Sim, channel, offerID string) ([]model.CouponClick, error) {
+	return s.coupons().Clicks(channel, offerID)
+}
+
+// InvalidateCoupons marks every delivered coupon of an offer invalidated
+// from at on, as a fired COUPON_INVALIDATED push does (WH-4).
+func InvalidateCoupons(s *Sim, channel, offerID string, at time.Time, reason string) (int, error) {
+	return s.coupons().Invalidate(channel, offerID, at, reason)
+}
