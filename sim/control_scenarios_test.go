@@ -245,7 +245,7 @@ func TestControl_SIM3_token(t *testing.T) {
 // other channels it lists.
 func TestControlScenarios_SIM3_perChannelGovernsOnlyItsChannel(t *testing.T) {
 	s := simtest.New(t)
-	if st, out := ctl(t, s, "POST", "/__sim/scenarios?name=other.yaml&activate=true&channel=DEMOBANK", `version: 1
+	activateFor(t, s, "other.yaml", "DEMOBANK", `version: 1
 name: other
 channels:
   - {name: DEMOBANK, certificateFile: "builtin:publisher-dev.crt", appKey: NEWAPP, secKey: NEWSEC}
@@ -253,9 +253,7 @@ channels:
 offers:
   DEMOBANK: [{id: OFFER-X, title: X, coins: 100, stock: 10}]
   YBANK: [{id: OFFER-Y, title: Y, coins: 100, stock: 10}]
-`); st != http.StatusCreated && st != http.StatusOK {
-		t.Fatalf("upload: HTTP %d %s", st, out)
-	}
+`)
 	claim := func(c publisher.Client, offer string) error {
 		_, err := c.FetchCouponCode(bg, publisher.CouponRequest{OfferID: offer, VirtualID: "VU-1", ChannelName: c.Channel, ExtTransactionID: "T-" + c.AppKey, CoinsUsed: "100"})
 		return err

@@ -184,6 +184,7 @@ func (s *Sim) newEcho() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = httpx.ErrorHandler(s.log)
+	e.JSONSerializer = httpx.JSONSerializer{}
 	e.Use(middleware.Recover())
 	return e
 }

@@ -168,10 +168,17 @@ func duplicate(r ClaimRequest, c model.Coupon, policy string) Result {
 // order id and click-and-redirect URL.
 func newCoupon(r ClaimRequest, offer *scenario.Offer, seq int, now time.Time) model.Coupon {
 	order := fmt.Sprintf("ORD-%s-%06d", offer.ID, seq)
+	shown := "" // the URL shows the order id only where the answer does (CPN-7)
+	if r.Scenario.Switches.Coupons.OrderID {
+		shown = order
+	}
+	u := RedirectURL(r.BaseURL, r.Channel, offer.ID)
+	if q := offer.RedirectQuery(r.VirtualID, r.ExtTransactionID, shown); q != "" {
+		u += "?" + q
+	}
 	return model.Coupon{
 		Channel: r.Channel, OfferID: offer.ID, VirtualID: r.VirtualID, ExtTransactionID: r.ExtTransactionID, Seq: seq,
-		Code: offer.Code(seq), OrderID: order,
-		URL:         RedirectURL(r.BaseURL, r.Channel, offer.ID) + "?" + offer.RedirectQuery(r.VirtualID, r.ExtTransactionID, order),
+		Code: offer.Code(seq), OrderID: order, URL: u,
 		PurchasedAt: now, ValidUntil: offer.ValidUntil(now),
 	}
 }

@@ -5,6 +5,7 @@
 package envelope
 
 import (
+	"bytes"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
@@ -59,13 +60,18 @@ func SignedOverDecodedJSON(pub *rsa.PublicKey, bdata, sign string) bool {
 	return Verify(pub, string(raw), sign) == nil
 }
 
-// Encode marshals payload to JSON and returns it base64-encoded.
+// Encode marshals payload to JSON, without HTML escaping (a URL keeps
+// its `&`, as the vendor's service sends it), and returns it
+// base64-encoded. SIGN is made over this very string, so the bytes a
+// publisher decodes are the bytes that were signed.
 func Encode(payload any) (string, error) {
-	raw, err := json.Marshal(payload)
-	if err != nil {
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(payload); err != nil {
 		return "", fmt.Errorf("encode BDATA: %w", err)
 	}
-	return base64.StdEncoding.EncodeToString(raw), nil
+	return base64.StdEncoding.EncodeToString(bytes.TrimSuffix(raw.Bytes(), []byte("\n"))), nil
 }
 
 // Decode returns the JSON bytes inside a base64 BDATA string.

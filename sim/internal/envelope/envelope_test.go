@@ -162,3 +162,20 @@ func BenchmarkRawSign(b *testing.B) {
 		}
 	})
 }
+
+// clause: ENV-3
+// BDATA is JSON without HTML escaping: a URL's & stays &, and the decoded
+// bytes are exactly the ones encoded (no trailing newline).
+func TestEncode_noHTMLEscaping(t *testing.T) {
+	bdata, err := Encode(map[string]string{"url": "http://x.test/t?a=1&b=<2>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := Decode(bdata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"url":"http://x.test/t?a=1&b=<2>"}`; string(raw) != want {
+		t.Fatalf("BDATA decodes to %s, want %s", raw, want)
+	}
+}

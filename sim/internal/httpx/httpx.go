@@ -4,6 +4,7 @@ package httpx
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -47,6 +48,21 @@ func ReadBody(c echo.Context) ([]byte, error) {
 		return nil, ErrTooLarge
 	}
 	return data, nil
+}
+
+// JSONSerializer is echo's JSON encoding of every answer, without HTML
+// escaping: a URL keeps its `&` (not `\u0026`), as the vendor's service
+// sends it, so naive readers and log greps see what a publisher expects.
+type JSONSerializer struct{ echo.DefaultJSONSerializer }
+
+// Serialize writes i as JSON with `<`, `>` and `&` as themselves.
+func (JSONSerializer) Serialize(c echo.Context, i any, indent string) error {
+	enc := json.NewEncoder(c.Response())
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	return enc.Encode(i)
 }
 
 // SetReason writes a one-line reason header.

@@ -30,12 +30,24 @@ func Generic(c echo.Context, act fault.Action) (stop bool, err error) {
 	return false, nil
 }
 
+// Shapes are a plain-JSON endpoint's own answers to the actions that have
+// a contract shape.
+type Shapes struct {
+	// Internal is the body of the platform failure (HTTP 500 unless the
+	// rule gives a status).
+	Internal any
+	// NotEligible answers the endpoint's not-eligible outcome; nil when
+	// the endpoint has none.
+	NotEligible func() error
+	// SignatureMismatch answers the endpoint's authentication failure
+	// (the bearer 401, the SDK's error shape): every endpoint has one.
+	SignatureMismatch func() error
+}
+
 // Plain carries out act on a plain-JSON endpoint: the generic actions,
-// Internal Error (HTTP 500 unless the rule gives a status, with internal
-// as the body: the endpoint's own answer shape), a body cut mid-JSON, and
-// not-eligible where the endpoint has that outcome (notEligible may be
-// nil). stop means the answer is given.
-func Plain(c echo.Context, act fault.Action, internal any, notEligible func() error) (stop bool, err error) {
+// Internal Error, a body cut mid-JSON, signature-mismatch and not-eligible
+// in the endpoint's shapes. stop means the answer is given.
+func Plain(c echo.Context, act fault.Action, sh Shapes) (stop bool, err error) {
 	if stop, err := Generic(c, act); stop {
 		return true, err
 	}
@@ -45,12 +57,16 @@ func Plain(c echo.Context, act fault.Action, internal any, notEligible func() er
 		if status == 0 {
 			status = http.StatusInternalServerError
 		}
-		return true, &httpx.Error{Status: status, Body: internal, Reason: "injected fault: internal-error"}
+		return true, &httpx.Error{Status: status, Body: sh.Internal, Reason: "injected fault: internal-error"}
 	case fault.MalformedBody:
 		return true, &httpx.Error{Status: http.StatusOK, Body: []byte(`{"status":false,"mess`), Reason: "injected fault: malformed-body"}
+	case fault.SignatureMismatch:
+		if sh.SignatureMismatch != nil {
+			return true, sh.SignatureMismatch()
+		}
 	case fault.NotEligible:
-		if notEligible != nil {
-			return true, notEligible()
+		if sh.NotEligible != nil {
+			return true, sh.NotEligible()
 		}
 	}
 	return false, nil

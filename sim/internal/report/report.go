@@ -51,6 +51,9 @@ var Rules = []Rule{
 	{"ext-transaction-id-across-offers", "CPN-5", Error, "One extTransactionId was reused for claims of different offers", "Use a new extTransactionId for every claim; reuse is undefined behaviour across offers."},
 	{"retry-with-new-ext-transaction-id", "CPN-4", Error, "A claim that timed out was retried with a new extTransactionId", "After a timeout, reconcile through getUserCoupons and retry with the same extTransactionId."},
 	{"tracklink-never-fired", "TRK-1", Warning, "Cards were listed but none of their trackLink impression URLs was fired", "GET every trackLink URL of a card when the card becomes visible."},
+	{"second-reveal", "REV-2", Warning, "A card already revealed was revealed again", "Reveal a card once; show a revealed card from GetAllScratchCardsByUserId, which carries its details."},
+	{"get-reward-conflicting-duplicate", "GR-4", Error, "A GetReward extTransactionId that already created cards was sent again with a different body", "Retry with exactly the same body; a new transaction needs a new extTransactionId (the service answers the first cards and ignores the change)."},
+	{"coupon-claim-conflicting-duplicate", "CPN-5", Error, "A coupon claim was retried with the same extTransactionId and a different coinsUsed", "Retry a claim with exactly the same body; a new purchase needs a new extTransactionId."},
 	{"not-available-endpoint", "NA-1", Error, "RegisterEvent or ExitEvent was called; they have no implementation", "Remove the call: no logout is needed; run referrals with a scratch card trigger."},
 	{"webhook-not-ok", "WH-2", Error, `The webhook receiver did not answer a JSON object with status "OK"`, `Answer the coupon-status webhook at once with {"status":"OK"} and process it asynchronously.`},
 	{"webhook-slow", "WH-2", Warning, "The webhook receiver answered slowly", "Acknowledge first, then process asynchronously."},
@@ -161,6 +164,9 @@ func Build(entries []journal.Entry, o Options) Report {
 	perEntry(c, mine, o)
 	refTokens(c, mine, o)
 	couponClaims(c, mine, o)
+	secondReveals(c, mine)
+	conflictingGetRewards(c, mine)
+	conflictingCoupons(c, mine)
 	trackLinks(c, mine, entries)
 
 	r := Report{Channel: o.Channel, Findings: []Finding{}, Totals: map[string]int{}, Checked: Rules}

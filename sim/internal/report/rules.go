@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -284,4 +286,131 @@ func webhook(c *collector, e *journal.Entry, o Options) {
 	if time.Duration(e.LatencyMs*float64(time.Millisecond)) > o.SlowWebhook {
 		c.add("webhook-slow", e, fmt.Sprintf("the receiver took %.0f ms (threshold %s)", e.LatencyMs, o.SlowWebhook))
 	}
+}
+
+// Rules on a request sent again (issue 16): a second reveal of one card
+// (REV-2), a GetReward duplicate whose body differs (GR-4), a coupon claim
+// retried with another coinsUsed (CPN-5). Each is self-contained: its own
+// function over the channel's entries, called once from Build.
+
+// secondReveals is REV-2: a FetchRewardInfo of a card (channel, user,
+// rewardId) that an earlier FetchRewardInfo already revealed. The reward
+// is returned once; the revealed card is shown from the listing.
+func secondReveals(c *collector, es []*journal.Entry) {
+	revealed := map[string]uint64{} // card -> seq of the reveal
+	for _, e := range es {
+		if !endpointIs(e, "FetchRewardInfo") {
+			continue
+		}
+		req := body(e.Request.BDATA)
+		id := jsonText(req["rewardId"])
+		if id == "" {
+			continue
+		}
+		k := e.Channel + "\x00" + jsonText(req["virtualId"]) + "\x00" + id
+		if seq, ok := revealed[k]; ok {
+			c.add("second-reveal", e, fmt.Sprintf("card %s was revealed again (first revealed by exchange %d)", id, seq))
+			continue
+		}
+		if ans := body(e.Response.BDATA); e.Status == 200 && ans["status"] == true {
+			revealed[k] = e.Seq
+		}
+	}
+}
+
+// conflictingGetRewards is GR-4: a GetReward whose extTransactionId
+// already created cards, sent with a different body. The service answers
+// the first cards and ignores the change, so the publisher's new amount,
+// trigger or user is silently lost.
+func conflictingGetRewards(c *collector, es []*journal.Entry) {
+	first := map[string]*journal.Entry{} // channel + extTransactionId -> the call that created cards
+	for _, e := range es {
+		if !endpointIs(e, "GetReward") {
+			continue
+		}
+		m := plainBody(e.Request.Body)
+		tx := jsonText(m["extTransactionId"])
+		if tx == "" {
+			continue
+		}
+		k := e.Channel + "\x00" + tx
+		if prev, ok := first[k]; ok {
+			if diff := differingKeys(plainBody(prev.Request.Body), m); len(diff) > 0 {
+				c.add("get-reward-conflicting-duplicate", e, fmt.Sprintf("extTransactionId %q was sent again with a different %s (first sent in exchange %d)", tx, strings.Join(diff, ", "), prev.Seq))
+			}
+			continue
+		}
+		if ans := plainBody(e.Response.Body); (e.Status == 200 && ans["status"] == true) || e.ClientGone {
+			first[k] = e
+		}
+	}
+}
+
+// conflictingCoupons is CPN-5: a fetchCouponCode retried with the same
+// extTransactionId and offer but another coinsUsed. The retry gets the
+// first coupon (or a duplicate rejection), never the new price.
+func conflictingCoupons(c *collector, es []*journal.Entry) {
+	first := map[string]*journal.Entry{} // channel + offer + extTransactionId -> the first claim
+	for _, e := range es {
+		if !endpointIs(e, "fetchCouponCode") {
+			continue
+		}
+		m := body(e.Request.Body)
+		tx, offer := jsonText(m["extTransactionId"]), jsonText(m["offerId"])
+		if tx == "" {
+			continue
+		}
+		k := e.Channel + "\x00" + offer + "\x00" + tx
+		prev, ok := first[k]
+		if !ok {
+			first[k] = e
+			continue
+		}
+		was, now := jsonText(body(prev.Request.Body)["coinsUsed"]), jsonText(m["coinsUsed"])
+		if was != now {
+			c.add("coupon-claim-conflicting-duplicate", e, fmt.Sprintf("extTransactionId %q on offer %q was claimed with coinsUsed %s, then %s", tx, offer, was, now))
+		}
+	}
+}
+
+// plainBody decodes a JSON object with numbers as float64, so 100 and
+// 100.00 are the same amount.
+func plainBody(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// differingKeys names the top-level fields whose values differ, sorted.
+func differingKeys(a, b map[string]any) []string {
+	var out []string
+	for k := range a {
+		if !reflect.DeepEqual(a[k], b[k]) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, both := a[k]; !both {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// jsonText is a scalar as text: a string as is, a number as written.
+func jsonText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case nil:
+		return ""
+	}
+	return show(v)
 }

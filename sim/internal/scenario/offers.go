@@ -52,8 +52,9 @@ type CodeSource struct {
 
 // OfferURL is the click-and-redirect URL handed out with a coupon (CPN-8).
 // The simulator serves it; Query is appended with {offerId}, {virtualId},
-// {extTransactionId} and {orderId} expanded; Target is where a follow
-// redirects to.
+// {extTransactionId} and {orderId} expanded (a parameter with {orderId}
+// is left out while switches.coupons.orderId is false); Target is where a
+// follow redirects to.
 type OfferURL struct {
 	Query  string `yaml:"query"`
 	Target string `yaml:"target"`
@@ -194,12 +195,25 @@ func (o *Offer) ValidUntil(t time.Time) time.Time {
 }
 
 // RedirectQuery expands the url.query template; each value is escaped.
+// An empty orderID (switches.coupons.orderId off) drops every parameter
+// that carries {orderId}: a switch that turns the field off turns it off
+// in the URL too.
 func (o *Offer) RedirectQuery(virtualID, extTx, orderID string) string {
 	esc := url.QueryEscape
-	return strings.NewReplacer(
+	r := strings.NewReplacer(
 		"{offerId}", esc(o.ID), "{virtualId}", esc(virtualID),
 		"{extTransactionId}", esc(extTx), "{orderId}", esc(orderID),
-	).Replace(o.URL.Query)
+	)
+	if orderID != "" {
+		return r.Replace(o.URL.Query)
+	}
+	var kept []string
+	for _, p := range strings.Split(o.URL.Query, "&") {
+		if !strings.Contains(p, "{orderId}") {
+			kept = append(kept, r.Replace(p))
+		}
+	}
+	return strings.Join(kept, "&")
 }
 
 // RedirectTarget is where following the coupon's url leads.

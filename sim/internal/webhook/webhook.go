@@ -255,11 +255,11 @@ func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 		ev.ReasonMessage = "Coupons of offer " + r.OfferID + " were invalidated: " + r.Reason
 	}
 	if ev.ReferenceID == "" {
-		id, err := s.newID(16)
+		id, err := s.newUUID()
 		if err != nil {
 			return nil, err
 		}
-		ev.ReferenceID = id[:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:]
+		ev.ReferenceID = id
 	}
 	pol := s.o.Policy
 	if ch.Policy != nil {
@@ -331,6 +331,20 @@ func (s *Scheduler) newID(n int) (string, error) {
 		return "", fmt.Errorf("random: %w", err)
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// newUUID is an RFC 9562 version 4 UUID from the injected random source:
+// the version and variant bits set, so strict readers (Java's UUID, JSON
+// Schema format "uuid") accept it.
+func (s *Scheduler) newUUID() (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(s.o.Rand, b[:]); err != nil {
+		return "", fmt.Errorf("random: %w", err)
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // variant 10
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
 }
 
 // List returns the pushes of a channel ("" = all), by due time.

@@ -122,16 +122,17 @@ func invalid(sc *scenario.Scenario, msg string) *httpx.Error {
 // body, never a 5xx.
 func (h *handlers) open(c echo.Context, op contract.Op, dst any) (*call, error) {
 	req := c.Request()
-	sc := h.Channels.Active()
+	// Read first: without a usable X-CHANNELID, the body's channelName
+	// still picks whose switches shape the 401 (it authenticates nothing).
+	body, err := httpx.ReadBody(c)
 	chID := req.Header.Get("X-CHANNELID")
 	if chID == "" {
-		return nil, failure(sc, CodeUnauthorized, "X-CHANNELID header is missing")
+		return nil, failure(h.bodyScenario(body), CodeUnauthorized, "X-CHANNELID header is missing")
 	}
-	ch, chSc, ok := h.Channels.ByChannelID(chID)
+	ch, sc, ok := h.Channels.ByChannelID(chID)
 	if !ok {
-		return nil, failure(sc, CodeUnauthorized, fmt.Sprintf("X-CHANNELID %q is not a registered channel", chID))
+		return nil, failure(h.bodyScenario(body), CodeUnauthorized, fmt.Sprintf("X-CHANNELID %q is not a registered channel", chID))
 	}
-	sc = chSc
 	if msg := checkAppKey(req.Header.Get(echo.HeaderAuthorization), ch); msg != "" {
 		return nil, failure(sc, CodeUnauthorized, msg)
 	}
@@ -139,7 +140,6 @@ func (h *handlers) open(c echo.Context, op contract.Op, dst any) (*call, error) 
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != echo.MIMEApplicationJSON {
 		return nil, invalid(sc, fmt.Sprintf("Content-Type: must be application/json, got %q", ct))
 	}
-	body, err := httpx.ReadBody(c)
 	if errors.Is(err, httpx.ErrTooLarge) {
 		return nil, invalid(sc, "body: larger than 1 MiB")
 	}
@@ -172,6 +172,21 @@ func (h *handlers) open(c echo.Context, op contract.Op, dst any) (*call, error) 
 		}
 	}
 	return cl, nil
+}
+
+// bodyScenario is the scenario governing the channel a request body names
+// in channelName, else the active one: the switches of a refusal that
+// comes before the channel is known (CPN-3 with switches.coupons.httpStatus).
+func (h *handlers) bodyScenario(body []byte) *scenario.Scenario {
+	var named struct {
+		ChannelName string `json:"channelName"`
+	}
+	if json.Unmarshal(body, &named) == nil && named.ChannelName != "" {
+		if _, sc, ok := h.Channels.ByChannelName(named.ChannelName); ok {
+			return sc
+		}
+	}
+	return h.Channels.Active()
 }
 
 // checkAppKey checks `Authorization: ServiceAppKey <APP_KEY>:<SEC_KEY>`.

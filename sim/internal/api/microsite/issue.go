@@ -92,8 +92,14 @@ func (h *handlers) issue(c echo.Context, op contract.Op) error {
 		return c.JSON(http.StatusOK, issueAnswer{Message: "failure"})
 	}
 	if act, fired := fault.First(h.Faults, sc.Faults, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: req.VirtualID}); fired {
-		if stop, err := inject.Plain(c, act, issueAnswer{Message: "Internal Error"},
-			func() error { return notEligible("injected fault: not-eligible") }); stop {
+		if stop, err := inject.Plain(c, act, inject.Shapes{
+			Internal:    issueAnswer{Message: "Internal Error"},
+			NotEligible: func() error { return notEligible("injected fault: not-eligible") },
+			SignatureMismatch: func() error { // the SDK's error shape: HTTP 400, status false
+				return &httpx.Error{Status: http.StatusBadRequest, Reason: "injected fault: signature-mismatch",
+					Body: issueAnswer{Message: "Signature Mismatch!"}}
+			},
+		}); stop {
 			return err
 		}
 	}

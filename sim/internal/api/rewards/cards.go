@@ -91,8 +91,9 @@ func (h *handlers) getReward(c echo.Context, op contract.Op) error {
 		return c.JSON(http.StatusOK, getRewardAnswer{Message: "failure", Rewards: []cards.WireCard{}, Clicktrack: []string{}})
 	}
 	internal := getRewardAnswer{Message: "Internal Error", Rewards: []cards.WireCard{}, Clicktrack: []string{}}
-	if stop, err := h.injectPlain(c, sc, fault.Call{Endpoint: contract.OpGetReward, Channel: ch.Name, VirtualID: req.VirtualID}, internal,
-		func() error { return notEligible("injected fault: not-eligible") }); stop {
+	if stop, err := h.injectPlain(c, sc, fault.Call{Endpoint: contract.OpGetReward, Channel: ch.Name, VirtualID: req.VirtualID}, inject.Shapes{
+		Internal: internal, NotEligible: func() error { return notEligible("injected fault: not-eligible") },
+	}); stop {
 		return err
 	}
 	var amount *float64
@@ -288,7 +289,7 @@ func (h *handlers) listCards(c echo.Context, _ contract.Op) error {
 		return bad(err.Error())
 	}
 	internal := listAnswer{Message: "Internal Error", Rewards: []cards.WireCard{}}
-	if stop, err := h.injectPlain(c, sc, fault.Call{Endpoint: contract.OpListCards, Channel: ch.Name, VirtualID: tok.VirtualID}, internal, nil); stop {
+	if stop, err := h.injectPlain(c, sc, fault.Call{Endpoint: contract.OpListCards, Channel: ch.Name, VirtualID: tok.VirtualID}, inject.Shapes{Internal: internal}); stop {
 		return err
 	}
 	list, total, err := h.Cards.List(ch.Name, tok.VirtualID, (page-1)*limit, limit)
@@ -299,14 +300,16 @@ func (h *handlers) listCards(c echo.Context, _ contract.Op) error {
 	return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: page, Limit: limit, Total: total, Rewards: wire})
 }
 
-// injectPlain decides a fault rule for a plain-JSON card endpoint (the
-// control API's, then the scenario's) and carries it out (inject.Plain).
-func (h *handlers) injectPlain(c echo.Context, sc *scenario.Scenario, call fault.Call, internal any, notEligible func() error) (stop bool, err error) {
+// injectPlain decides a fault rule for a bearer card endpoint (the
+// control API's, then the scenario's) and carries it out (inject.Plain);
+// signature-mismatch is the bearer 401 (AUTH-2's shape).
+func (h *handlers) injectPlain(c echo.Context, sc *scenario.Scenario, call fault.Call, sh inject.Shapes) (stop bool, err error) {
 	act, fired := fault.First(h.Signed.Faults, sc.Faults, call)
 	if !fired {
 		return false, nil
 	}
-	return inject.Plain(c, act, internal, notEligible)
+	sh.SignatureMismatch = func() error { return httpx.Unauthorized("injected fault: signature-mismatch") }
+	return inject.Plain(c, act, sh)
 }
 
 // queryInt reads a positive integer query parameter: absent is def; a bad
