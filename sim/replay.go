@@ -17,7 +17,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
-	"github.com/rewardsim/rewardsim/sim/internal/session"
+	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
 
 // DefaultReplaySecrets are the API-key credentials of the embedded default
@@ -62,11 +62,11 @@ func Replay(ctx context.Context, sessionJSON []byte, o ReplayOptions) (*ReplayRe
 	if err != nil {
 		return nil, err
 	}
-	sess, err := session.Parse(sessionJSON, set)
+	sess, err := recording.Parse(sessionJSON, set)
 	if err != nil {
 		return nil, err
 	}
-	targets, err := session.ParseTargets(o.Target)
+	targets, err := recording.ParseTargets(o.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -82,16 +82,16 @@ func Replay(ctx context.Context, sessionJSON []byte, o ReplayOptions) (*ReplayRe
 	if len(secrets) == 0 {
 		secrets = DefaultReplaySecrets
 	}
-	masks := map[string]session.MaskKind{}
+	masks := map[string]recording.MaskKind{}
 	for k, v := range o.Masks {
-		switch mk := session.MaskKind(v); mk {
-		case session.MaskValue, session.MaskDigits, session.MaskIgnore, session.MaskNone:
+		switch mk := recording.MaskKind(v); mk {
+		case recording.MaskValue, recording.MaskDigits, recording.MaskIgnore, recording.MaskNone:
 			masks[k] = mk
 		default:
 			return nil, fmt.Errorf("mask %s=%s: the kind is value, digits, ignore or none", k, v)
 		}
 	}
-	res, err := session.Replay(ctx, sess, targets, session.Options{Key: key, Secrets: secrets, Masks: masks, HTTP: o.HTTP})
+	res, err := recording.Replay(ctx, sess, targets, recording.Options{Key: key, Secrets: secrets, Masks: masks, HTTP: o.HTTP})
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func Replay(ctx context.Context, sessionJSON []byte, o ReplayOptions) (*ReplayRe
 // upstream service (a real UAT, or another rewardsim) and keeps each
 // exchange, so the traffic can be written as a session file.
 type Recorder struct {
-	targets session.Targets
+	targets recording.Targets
 	client  *http.Client
 	clock   clock.Clock
 	mu      sync.Mutex
@@ -125,12 +125,12 @@ type RecorderOptions struct {
 
 // NewRecorder makes a recording proxy.
 func NewRecorder(o RecorderOptions) (*Recorder, error) {
-	t, err := session.ParseTargets(o.Upstream)
+	t, err := recording.ParseTargets(o.Upstream)
 	if err != nil {
 		return nil, fmt.Errorf("upstream: %w", err)
 	}
 	if o.HTTP == nil {
-		o.HTTP = session.NoRedirectClient() // redirects go back to the publisher
+		o.HTTP = recording.NoRedirectClient() // redirects go back to the publisher
 	}
 	var clk clock.Clock = clock.Real{}
 	if o.Clock != nil {
@@ -219,21 +219,20 @@ func (r *Recorder) Len() int {
 	return len(r.entries)
 }
 
-// Session returns the recorded exchanges as a session file.
-func (r *Recorder) Session(name, description string) ([]byte, error) {
+// Recording returns the recorded exchanges as a recording file.
+func (r *Recorder) Recording(name, description string) ([]byte, error) {
 	r.mu.Lock()
 	es := append([]journal.Entry(nil), r.entries...)
 	r.mu.Unlock()
-	o := session.BuildOptions{Name: name, Description: description}
+	o := recording.BuildOptions{Name: name, Description: description}
 	if len(es) > 0 {
 		o.RecordedAt = es[0].At
 	}
-	return session.Build(es, o).Marshal()
+	return recording.Build(es, o).Marshal()
 }
 
-// SessionFileName turns a session name into a file name under
-// fixtures/sessions/.
-func SessionFileName(name string) string {
+// RecordingFileName turns a recording's name into a file name.
+func RecordingFileName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r

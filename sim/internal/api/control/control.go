@@ -63,7 +63,7 @@ type Deps struct {
 	Webhooks         *webhook.Scheduler
 	Readers          []Reader
 	Rand             io.Reader
-	// Journal serves /__sim/journal, /__sim/session and /__sim/report.
+	// Journal serves /__sim/journal, /__sim/recording (alias /__sim/session) and /__sim/report.
 	Journal *journal.Journal
 	// Cards serves tracking, notifications and card reads; Dashboard the
 	// HTML overview. Both sit behind the control token like every call.

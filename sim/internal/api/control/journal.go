@@ -12,7 +12,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
-	"github.com/rewardsim/rewardsim/sim/internal/session"
+	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
 
 // Paging of GET /__sim/journal.
@@ -73,7 +73,9 @@ func registerJournal(g *echo.Group, d Deps) {
 		}
 		return c.NoContent(http.StatusNoContent)
 	})
-	g.GET("/session", func(c echo.Context) error {
+	// /recording exports a slice of the journal as a recording file;
+	// /session is its former name, kept for existing scripts.
+	exportRecording := func(c echo.Context) error {
 		f, err := filter(c, 0, 0)
 		if err != nil {
 			return badRequest(c, err.Error())
@@ -85,18 +87,20 @@ func registerJournal(g *echo.Group, d Deps) {
 		}
 		name := c.QueryParam("name")
 		if name == "" {
-			name = "session"
+			name = "recording"
 		}
-		o := session.BuildOptions{Name: name, Description: c.QueryParam("description")}
+		o := recording.BuildOptions{Name: name, Description: c.QueryParam("description")}
 		if len(es) > 0 {
 			o.RecordedAt = es[0].At
 		}
-		data, err := session.Build(es, o).Marshal()
+		data, err := recording.Build(es, o).Marshal()
 		if err != nil {
 			return err
 		}
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
-	})
+	}
+	g.GET("/recording", exportRecording)
+	g.GET("/session", exportRecording)
 	reportHandler := func(html bool) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			o := report.Options{Channel: c.QueryParam("channel")}

@@ -160,7 +160,7 @@ func TestRecord_SIM4_proxyCapturesAFlowThatReplaysClean(t *testing.T) {
 	if r.Len() != 7 {
 		t.Fatalf("recorded %d exchanges, want 7", r.Len())
 	}
-	data, err := r.Session("proxied", "")
+	data, err := r.Recording("proxied", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package session
+package recording
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ var keptAnswerHeaders = []string{"Content-Type", "X-Rewardsim-Reason"}
 
 // Build makes a session of the exchanges among entries, in order.
 // Webhook attempts are left out (they are outbound, not replayable).
-func Build(entries []journal.Entry, o BuildOptions) *Session {
+func Build(entries []journal.Entry, o BuildOptions) *Recording {
 	fieldSet := map[string]bool{}
 	fs := o.CaptureFields
 	if len(fs) == 0 {
@@ -52,7 +52,7 @@ func Build(entries []journal.Entry, o BuildOptions) *Session {
 	for _, f := range fs {
 		fieldSet[f] = true
 	}
-	s := &Session{Version: Version, Name: o.Name, Description: o.Description, RecordedAt: o.RecordedAt, Masks: o.Masks, Steps: []Step{}}
+	s := &Recording{Version: Version, Name: o.Name, Description: o.Description, RecordedAt: o.RecordedAt, Masks: o.Masks, Steps: []Step{}}
 	byValue := map[string]*candidate{} // value -> latest candidate
 	byFP := map[string]*candidate{}    // fingerprint -> latest candidate
 	byURL := map[string]*candidate{}   // path?query -> latest candidate

@@ -101,7 +101,7 @@ Ctrl-C or SIGTERM, writes the exchanges as a session file to --out.`,
 			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			_ = srv.Shutdown(shutdown)
-			data, err := rec.Session(name, "recorded through rewardsim record from "+upstream)
+			data, err := rec.Recording(name, "recorded through rewardsim record from "+upstream)
 			if err != nil {
 				return err
 			}

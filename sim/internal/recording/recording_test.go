@@ -1,4 +1,4 @@
-package session
+package recording
 
 import (
 	"bytes"
@@ -145,7 +145,7 @@ func call(t *testing.T, c *http.Client, method, url string, h http.Header, body 
 
 // recordFlow runs token -> GetReward -> reveal (signed, carrying the
 // rewardId) -> impression (a trackLink URL) -> coupon (API key).
-func recordFlow(t *testing.T, f *fake) *Session {
+func recordFlow(t *testing.T, f *fake) *Recording {
 	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	rec := &recorder{b: journal.NewBuilder()}
@@ -202,7 +202,7 @@ func TestBuild_SIM4_capturesAndSubstitutions(t *testing.T) {
 		}
 	}
 	if strings.Contains(string(data), "APP:SEC") {
-		t.Error("the session file holds the API key")
+		t.Error("the recording file holds the API key")
 	}
 }
 
@@ -307,7 +307,7 @@ func TestReplay_SIM4_reSignsOnlyWhatWasSigned(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	payload := json.RawMessage(`{"rewardId":"${s1.rewardId}"}`)
-	s := &Session{Version: Version, Name: "x", Steps: []Step{
+	s := &Recording{Version: Version, Name: "x", Steps: []Step{
 		{ID: "s1", Method: "POST", Path: "/a", Body: json.RawMessage(`{}`), Captures: []Capture{{Name: "s1.rewardId", From: "body", Pointer: "/rewardId"}}, Expect: Expect{Status: 200, Body: json.RawMessage(`{"rewardId":"x"}`)}},
 		{ID: "s2", Method: "POST", Path: "/b", Envelope: &Envelope{CHANNELID: "C", BDATA: "e30=", Payload: payload}, Expect: Expect{Status: 200}},
 		{ID: "s3", Method: "POST", Path: "/c", Envelope: &Envelope{CHANNELID: "C", SIGN: "old", BDATA: "e30=", Payload: payload}, Expect: Expect{Status: 200}},

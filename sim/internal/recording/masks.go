@@ -1,4 +1,4 @@
-package session
+package recording
 
 import (
 	"encoding/json"
@@ -39,7 +39,7 @@ var DefaultMasks = map[string]MaskKind{
 }
 
 // secretFields are replaced by "<masked>" in an exported Expect: they are
-// credentials, so the session file never holds them.
+// credentials, so the recording file never holds them.
 var secretFields = map[string]bool{"referenceKey": true, "token": true, "sessionId": true}
 
 // Masks merges masks over DefaultMasks.

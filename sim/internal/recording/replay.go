@@ -1,4 +1,4 @@
-package session
+package recording
 
 import (
 	"bytes"
@@ -93,7 +93,7 @@ var placeholder = regexp.MustCompile(`\$\{([^}]+)\}`)
 // Replay re-sends every step of s to t and compares each answer with the
 // recorded one. An error means the replay could not run (a transport
 // failure); differences are in the result.
-func Replay(ctx context.Context, s *Session, t Targets, o Options) (*Result, error) {
+func Replay(ctx context.Context, s *Recording, t Targets, o Options) (*Result, error) {
 	if o.HTTP == nil {
 		o.HTTP = NoRedirectClient()
 	}
