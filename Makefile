@@ -50,9 +50,12 @@ browser-deps:
 clean:
 	rm -rf bin rewardsim-data
 
-# Replay every recorded session under fixtures/sessions/ against a running
-# simulator or a UAT (SIM-4); exit 1 on any difference.
+# Replay every recording under fixtures/sessions/ against a running
+# simulator (SIM-4), each into channels of its own through CONTROL (the
+# token, if any, from REWARDSIM_CONTROL_TOKEN); exit 1 on any difference.
+# Against a UAT: make replay TARGET=https://uat... REPLAY_FLAGS=--shared
 .PHONY: replay
 TARGET ?= http://127.0.0.1:8080
+CONTROL ?= http://127.0.0.1:8090
 replay:
-	$(GO) run ./cmd/rewardsim replay fixtures/sessions/*.json --target $(TARGET)
+	$(GO) run ./cmd/rewardsim replay fixtures/sessions/ --target $(TARGET) --control $(CONTROL) $(REPLAY_FLAGS)

@@ -3,16 +3,22 @@ package sim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rewardsim/rewardsim/certs"
+	"github.com/rewardsim/rewardsim/scenarios"
+	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
@@ -30,15 +36,44 @@ type ReplayOptions struct {
 	// Target is one base URL for all hosts, or three separated by commas
 	// (rewards,bank,hotdeals).
 	Target string
+	// Control is the target's control API. When set (and Shared is not),
+	// the recording replays into channels of its own: a copy of Scenario
+	// with every channel renamed is loaded and activated for the new
+	// names and their state reset, so replays run in parallel against
+	// one instance and twice in a row. ControlToken is its token, if any.
+	Control, ControlToken string
+	// Shared replays into the recorded channels as they are (a UAT, or a
+	// target without a control API): what the target holds shows.
+	Shared bool
+	// Scenario is the YAML the recording was made against; nil means the
+	// embedded default scenario.
+	Scenario []byte
+	// RunID tells apart concurrent replays of one recording on one
+	// instance (two pipelines); replays with the same RunID reuse their
+	// channels, reset first.
+	RunID string
 	// PublisherKeyPEM re-signs envelopes whose payload changed through
 	// captured values; nil means the embedded test-only publisher key.
 	PublisherKeyPEM []byte
-	// Secrets are credentials the session holds only as fingerprints.
+	// Secrets are credentials the recording holds only as fingerprints.
 	Secrets []string
-	// Masks extend the session's masks: field name to value, digits,
-	// ignore or none.
+	// Masks extend the recording's masks: field name to value, digits,
+	// url, ignore or none.
 	Masks map[string]string
 	HTTP  *http.Client
+	// Step, if set, hears of each step once compared (for progress).
+	Step func(ReplayStep)
+	// Waiting, if set, hears every few seconds while one request is
+	// outstanding (a fault's injected delay, say).
+	Waiting func(step string, waited time.Duration)
+}
+
+// ReplayStep is one replayed step, for progress output.
+type ReplayStep struct {
+	ID, Label   string
+	Status      int
+	Elapsed     time.Duration
+	Differences int
 }
 
 // ReplayResult is the outcome of a replay.
@@ -46,6 +81,8 @@ type ReplayResult struct {
 	Name        string
 	Steps       int
 	Differences int
+	// Channels are the channels replayed into (the copies when isolated).
+	Channels []string
 	// Report is the readable diff (or "no difference").
 	Report string
 }
@@ -53,16 +90,44 @@ type ReplayResult struct {
 // OK reports whether the replay matched the recording.
 func (r *ReplayResult) OK() bool { return r.Differences == 0 }
 
-// Replay re-sends a recorded session (SIM-4) to the target and compares
-// every answer with the recorded one, volatile fields masked. An error
-// means the session could not be read or a request could not be sent;
+// volatileFields are the answer fields the schemas mark volatile
+// (recording.VolatileFields over every answer schema of the contract).
+var volatileFields = sync.OnceValues(func() (map[string]recording.MaskKind, error) {
+	var roots []string
+	for _, op := range contract.Ops {
+		for _, n := range []string{op.Response, op.ResponseBDATA} {
+			if n != "" && !slices.Contains(roots, n) {
+				roots = append(roots, n)
+			}
+		}
+	}
+	return recording.VolatileFields(schemas.FS, roots)
+})
+
+// VolatileFields lists the answer fields masked by default, field name to
+// mask kind, as the answer schemas mark them.
+func VolatileFields() (map[string]string, error) {
+	v, err := volatileFields()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(v))
+	for k, m := range v {
+		out[k] = string(m)
+	}
+	return out, nil
+}
+
+// Replay re-sends a recording (SIM-4) to the target and compares every
+// answer with the recorded one, volatile fields masked. An error means
+// the recording could not be read or a request could not be sent;
 // differences are in the result.
-func Replay(ctx context.Context, sessionJSON []byte, o ReplayOptions) (*ReplayResult, error) {
+func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*ReplayResult, error) {
 	set, err := compiledSchemas()
 	if err != nil {
 		return nil, err
 	}
-	sess, err := recording.Parse(sessionJSON, set)
+	rec, err := recording.Parse(recordingJSON, set)
 	if err != nil {
 		return nil, err
 	}
@@ -84,20 +149,115 @@ func Replay(ctx context.Context, sessionJSON []byte, o ReplayOptions) (*ReplayRe
 	}
 	masks := map[string]recording.MaskKind{}
 	for k, v := range o.Masks {
-		switch mk := recording.MaskKind(v); mk {
-		case recording.MaskValue, recording.MaskDigits, recording.MaskIgnore, recording.MaskNone:
-			masks[k] = mk
-		default:
-			return nil, fmt.Errorf("mask %s=%s: the kind is value, digits, ignore or none", k, v)
+		mk, err := recording.ParseMaskKind(v)
+		if err != nil {
+			return nil, fmt.Errorf("mask %s: %w", k, err)
+		}
+		masks[k] = mk
+	}
+	volatile, err := volatileFields()
+	if err != nil {
+		return nil, err
+	}
+	ro := recording.Options{Key: key, Secrets: secrets, Volatile: volatile, Masks: masks, HTTP: o.HTTP}
+	if o.Step != nil {
+		ro.Step = func(r recording.StepReport) {
+			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences)})
 		}
 	}
-	res, err := recording.Replay(ctx, sess, targets, recording.Options{Key: key, Secrets: secrets, Masks: masks, HTTP: o.HTTP})
+	if o.Waiting != nil {
+		ro.Waiting = func(st *recording.Step, d time.Duration) { o.Waiting(st.ID+" "+st.Label(), d) }
+	}
+	var channels []string
+	if !o.Shared {
+		if o.Control == "" {
+			return nil, errors.New("an isolated replay needs the target's control API (Control), or Shared to replay into the recorded channels")
+		}
+		iso, err := isolate(ctx, rec, o)
+		if err != nil {
+			return nil, err
+		}
+		if err := iso.Rewrite(rec, key); err != nil {
+			return nil, err
+		}
+		ro.AnswerNames = iso.AnswerNames()
+		for _, n := range iso.Channels {
+			channels = append(channels, n)
+		}
+		slices.Sort(channels)
+	}
+	res, err := recording.Replay(ctx, rec, targets, ro)
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	res.Format(&buf, sess.Name)
-	return &ReplayResult{Name: sess.Name, Steps: res.Steps, Differences: len(res.Differences), Report: buf.String()}, nil
+	res.Format(&buf, rec.Name)
+	return &ReplayResult{Name: rec.Name, Steps: res.Steps, Differences: len(res.Differences), Channels: channels, Report: buf.String()}, nil
+}
+
+// isolate loads and activates the recording's own copy of the scenario
+// on the target and resets its channels' state.
+func isolate(ctx context.Context, rec *recording.Recording, o ReplayOptions) (*recording.Isolation, error) {
+	yml := o.Scenario
+	if yml == nil {
+		var err error
+		if yml, err = fs.ReadFile(scenarios.FS, scenarios.Default); err != nil {
+			return nil, err
+		}
+	}
+	iso, err := recording.Isolate(yml, rec.Name, o.RunID)
+	if err != nil {
+		return nil, err
+	}
+	c := controlCaller{base: strings.TrimRight(o.Control, "/"), token: o.ControlToken, http: o.HTTP}
+	names := slices.Sorted(maps.Values(iso.Channels))
+	q := url.Values{"name": {iso.Scenario + ".yaml"}}
+	if err := c.call(ctx, http.MethodPost, "/__sim/scenarios?"+q.Encode(), "application/yaml", iso.YAML); err != nil {
+		return nil, fmt.Errorf("loading the replay's copy of the scenario: %w", err)
+	}
+	for _, ch := range names {
+		body, _ := json.Marshal(map[string]string{"channel": ch})
+		if err := c.call(ctx, http.MethodPost, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", echoJSON, body); err != nil {
+			return nil, fmt.Errorf("activating the replay's scenario for %s: %w", ch, err)
+		}
+		if err := c.call(ctx, http.MethodPost, "/__sim/state/reset", echoJSON, body); err != nil {
+			return nil, fmt.Errorf("resetting channel %s: %w", ch, err)
+		}
+	}
+	return iso, nil
+}
+
+const echoJSON = "application/json"
+
+// controlCaller makes the few control calls a replay needs.
+type controlCaller struct {
+	base, token string
+	http        *http.Client
+}
+
+func (c controlCaller) call(ctx context.Context, method, path, contentType string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", contentType)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	hc := c.http
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(data)))
+	}
+	return nil
 }
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an

@@ -91,26 +91,12 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 			st.Header[k] = v
 		}
 		substitute := func(raw json.RawMessage) json.RawMessage {
-			v, ok := decode(raw)
-			if !ok {
-				return raw
-			}
-			changed := false
-			v = walkStrings(v, "", func(key, val string) (string, bool) {
+			return rewriteStrings(raw, func(key, val string) (string, bool) {
 				if c := byValue[val]; c != nil && fieldSet[key] {
-					changed = true
 					return use(c), true
 				}
 				return val, false
 			})
-			if !changed {
-				return raw
-			}
-			out, err := marshal(v)
-			if err != nil {
-				return raw
-			}
-			return out
 		}
 		switch {
 		case len(e.Request.BDATA) > 0:
@@ -246,6 +232,29 @@ func leaves(v any, ptr string, fn func(ptr, key string, val any)) {
 			}
 		}
 	}
+}
+
+// rewriteStrings rewrites the string leaves of raw JSON through fn; raw
+// comes back as it was when fn changes nothing (or it is not JSON).
+func rewriteStrings(raw json.RawMessage, fn func(key, val string) (string, bool)) json.RawMessage {
+	v, ok := decode(raw)
+	if !ok {
+		return raw
+	}
+	changed := false
+	v = walkStrings(v, "", func(key, val string) (string, bool) {
+		out, ok := fn(key, val)
+		changed = changed || ok
+		return out, ok
+	})
+	if !changed {
+		return raw
+	}
+	out, err := marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // walkStrings rewrites string leaves; key is the leaf's field name.

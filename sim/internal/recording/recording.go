@@ -26,7 +26,7 @@ type Recording struct {
 	Name        string    `json:"name"`
 	Description string    `json:"description,omitempty"`
 	RecordedAt  time.Time `json:"recordedAt,omitzero"`
-	// Masks extend DefaultMasks for this session: field name to mask kind.
+	// Masks extend the volatile fields of the answer schemas for this recording: field name to mask kind.
 	Masks map[string]MaskKind `json:"masks,omitempty"`
 	Steps []Step              `json:"steps"`
 }

@@ -213,7 +213,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	target := func(t *testing.T) Targets { tg, _ := ParseTargets(newFake(t).srv.URL); return tg }
 
-	res, err := Replay(context.Background(), s, target(t), Options{Key: key, Secrets: []string{"APP:SEC"}})
+	res, err := Replay(context.Background(), s, target(t), Options{Key: key, Secrets: []string{"APP:SEC"}, Volatile: volatile(t)})
 	if err != nil || !res.OK() || res.Steps != 6 {
 		var b strings.Builder
 		res.Format(&b, s.Name)
@@ -221,7 +221,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 	}
 
 	// Without the API key the coupon step answers 401 in its body.
-	res, _ = Replay(context.Background(), s, target(t), Options{Key: key})
+	res, _ = Replay(context.Background(), s, target(t), Options{Key: key, Volatile: volatile(t)})
 	var where []string
 	for _, d := range res.Differences {
 		where = append(where, d.Step+" "+d.Where)
@@ -230,7 +230,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 		t.Errorf("without the secret: %+v", res.Differences)
 	}
 	// Without a key, the changed envelope cannot be re-signed: reported.
-	res, _ = Replay(context.Background(), s, target(t), Options{Secrets: []string{"APP:SEC"}})
+	res, _ = Replay(context.Background(), s, target(t), Options{Secrets: []string{"APP:SEC"}, Volatile: volatile(t)})
 	if len(res.Differences) != 1 || res.Differences[0].Where != "request" || !strings.Contains(res.Differences[0].Note, "no publisher key") {
 		t.Errorf("without a key: %+v", res.Differences)
 	}
@@ -284,7 +284,7 @@ func TestCompare_SIM4_masksAndReadableDiff(t *testing.T) {
 			body := fmt.Sprintf(`{"CHANNELID":"REWARDSIM","SIGN":"abc","BDATA":%q}`, enc(c.bdata))
 			a := answer{status: 200, header: http.Header{}, body: []byte(body), bdata: []byte(c.bdata)}
 			var got []string
-			for _, d := range compare(st, a, Masks(c.masks)) {
+			for _, d := range compare(st, a, Masks(volatile(t), c.masks)) {
 				got = append(got, d.Where)
 			}
 			if fmt.Sprint(got) != fmt.Sprint(c.want) {

@@ -11,8 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
-	"github.com/rewardsim/rewardsim/sim/internal/report"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/report"
 )
 
 // Paging of GET /__sim/journal.
