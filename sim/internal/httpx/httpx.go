@@ -119,7 +119,15 @@ func BaseURL(c echo.Context, configured string) string {
 // reaches the connection through wrapping writers such as the journal's.
 // Where nothing can be hijacked (HTTP/2), the handler is aborted the way
 // net/http documents, which resets the stream.
+//
+// The journal records the drop and the fault named by reason ("injected
+// fault: NAME"), since no answer carries them.
 func Drop(c echo.Context, reason string) error {
+	o := OutcomeOf(c)
+	o.Dropped = true
+	if name := faultName(reason); name != "" {
+		o.Fault = name
+	}
 	conn, _, err := http.NewResponseController(c.Response().Writer).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)

@@ -38,7 +38,21 @@ func perEntry(c *collector, es []*journal.Entry, o Options) {
 		if endpointIs(e, "GetReward") {
 			getReward(c, e)
 		}
+		if endpointIs(e, "FetchRewardInfo") && secondReveal(e) {
+			c.add("second-reveal", e, "FetchRewardInfo answered that the card was revealed before")
+		}
 	}
+}
+
+// secondReveal reads either answer of a repeated reveal (REV-2): the bare
+// failure "Reward Already Revealed!", or status false with
+// isAlreadyRewarded true (switches.cards.secondReveal: status-false).
+func secondReveal(e *journal.Entry) bool {
+	if m := body(e.Response.Body); m != nil && m["ERRORSTRING"] == "Reward Already Revealed!" {
+		return true
+	}
+	m := body(e.Response.BDATA)
+	return m != nil && m["status"] == false && m["isAlreadyRewarded"] == true
 }
 
 // body decodes a JSON object body keeping numbers as written.
@@ -156,9 +170,10 @@ func claims(es []*journal.Entry) []claim {
 	return out
 }
 
-// timedOut: the caller gave up, or an injected fault withheld the answer.
+// timedOut: the caller gave up, the connection was dropped, or an
+// injected fault withheld the answer.
 func timedOut(e *journal.Entry) bool {
-	return e.ClientGone || contains(e.Fault, "timeout") || contains(e.Fault, "drop")
+	return e.ClientGone || e.Dropped || contains(e.Fault, "timeout") || contains(e.Fault, "drop")
 }
 
 // couponClaims runs CPN-5 (one extTransactionId across offers) and CPN-4

@@ -337,6 +337,7 @@ func (h *handlers) fetch(c echo.Context) error {
 	}
 	if cl.fired && cl.action.Commits() {
 		// CPN-4: the claim is committed; withhold the answer.
+		httpx.NoteFault(c, cl.action.Kind)
 		if cl.action.Kind == fault.CommitThenDrop {
 			return httpx.Drop(c, "injected fault: commit-then-drop")
 		}
