@@ -163,7 +163,9 @@ func (h *handlers) open(c echo.Context, name string, dst any) (*call, error) {
 	}
 	body, err := httpx.ReadBody(c)
 	if errors.Is(err, httpx.ErrTooLarge) {
-		return nil, invalid(sc, "body: larger than 1 MiB")
+		// 413 whatever httpStatus says, in body and header: as on every endpoint.
+		return nil, &httpx.Error{Status: http.StatusRequestEntityTooLarge, Reason: "invalid_request: " + err.Error(),
+			Body: errorBody{Status: http.StatusRequestEntityTooLarge, ErrorCode: CodeInvalidRequest, Message: err.Error()}}
 	}
 	if err != nil {
 		return nil, invalid(sc, "body: could not be read")

@@ -46,7 +46,7 @@ func registerIssue(e *echo.Echo, h *handlers) {
 func (h *handlers) issue(op contract.Op) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		bad := func(msg string) error {
-			return &httpx.Error{Status: http.StatusBadRequest, Reason: msg, Body: issueAnswer{Message: msg}}
+			return &httpx.Error{Status: httpx.StatusFor(msg, http.StatusBadRequest), Reason: msg, Body: issueAnswer{Message: msg}}
 		}
 		body, problem := httpx.ReadValidJSON(c, h.Schemas, op.Request)
 		if problem != "" {

@@ -206,6 +206,9 @@ func pageError(status int, msg string) error {
 // the reveal is cards.Service.Reveal, FetchRewardInfo's one-shot path.
 func (h *handlers) scratch(c echo.Context) error {
 	body, err := httpx.ReadBody(c)
+	if errors.Is(err, httpx.ErrTooLarge) {
+		return pageError(http.StatusRequestEntityTooLarge, err.Error())
+	}
 	if err != nil {
 		return pageError(http.StatusBadRequest, "body could not be read: "+err.Error())
 	}
