@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
@@ -31,20 +30,13 @@ func (h *handlers) addFault(c echo.Context) error {
 	if err := h.bind(c, "control.fault", &r); err != nil {
 		return err
 	}
-	if _, ok := contract.ByName(r.Endpoint); !ok && r.Endpoint != "*" {
-		names := []string{}
-		for _, op := range contract.Ops {
-			names = append(names, op.Name)
-		}
-		return fail(http.StatusBadRequest, "endpoint %q is not an operation name (one of %v, or *)", r.Endpoint, names)
+	if err := fault.Check(r); err != nil {
+		return fail(http.StatusBadRequest, "%v", err)
 	}
 	if r.Channel != "" {
 		if _, _, ok := h.Scenarios.ByChannelName(r.Channel); !ok {
 			return fail(http.StatusNotFound, "no channel named %q", r.Channel)
 		}
-	}
-	if err := fault.Check(r); err != nil {
-		return fail(http.StatusBadRequest, "%v", err)
 	}
 	if r.ID == "" {
 		id, err := token.NewOpaque(h.Rand, 6)
