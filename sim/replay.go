@@ -104,20 +104,6 @@ var volatileFields = sync.OnceValues(func() (map[string]recording.MaskKind, erro
 	return recording.VolatileFields(schemas.FS, roots)
 })
 
-// VolatileFields lists the answer fields masked by default, field name to
-// mask kind, as the answer schemas mark them.
-func VolatileFields() (map[string]string, error) {
-	v, err := volatileFields()
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(v))
-	for k, m := range v {
-		out[k] = string(m)
-	}
-	return out, nil
-}
-
 // Replay re-sends a recording (SIM-4) to the target and compares every
 // answer with the recorded one, volatile fields masked. An error means
 // the recording could not be read or a request could not be sent;
