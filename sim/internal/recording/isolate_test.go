@@ -1,11 +1,17 @@
 package recording
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/scenarios"
@@ -63,5 +69,42 @@ func TestIsolate_SIM4_copyAndRewrite(t *testing.T) {
 	}
 	if n := a.AnswerNames(); len(n) == 0 || n[0][0] != fresh || n[0][1] != "DEMOBANK" {
 		t.Errorf("answer names %v", n)
+	}
+}
+
+// clause: SIM-4
+// A step whose answer is late (an injected delay) is reported while it
+// waits, and every step is reported once compared.
+func TestReplay_SIM4_reportsWaitingAndSteps(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		fmt.Fprint(w, `{}`)
+	}))
+	t.Cleanup(srv.Close)
+	defer func(d time.Duration) { WaitNotice = d }(WaitNotice)
+	WaitNotice = 5 * time.Millisecond
+	var mu sync.Mutex
+	waited, steps := 0, 0
+	tg, _ := ParseTargets(srv.URL)
+	s := &Recording{Version: Version, Name: "slow", Steps: []Step{{ID: "s1", Method: "POST", Path: "/slow", Body: json.RawMessage(`{}`), Expect: Expect{Status: 200, Body: json.RawMessage(`{}`)}}}}
+	o := Options{
+		Waiting: func(st *Step, d time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
+			if waited++; waited == 3 {
+				close(release) // answer once the wait was reported a few times
+			}
+		},
+		Step: func(r StepReport) { steps++ },
+	}
+	res, err := Replay(context.Background(), s, tg, o)
+	if err != nil || !res.OK() || steps != 1 {
+		t.Fatalf("replay: %v %+v, %d step reports", err, res, steps)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if waited < 3 {
+		t.Errorf("waiting reported %d times", waited)
 	}
 }
