@@ -191,7 +191,7 @@ func TestGarbageBodies_ENV6(t *testing.T) {
 		{"CHANNELID a number", `{"CHANNELID":7,"SIGN":"x","BDATA":"e30="}`, 200, "Invalid Request! envelope: CHANNELID: expected string"},
 		{"BDATA missing", `{"CHANNELID":"DEMOBANK","SIGN":"x"}`, 200, "Invalid Request! envelope: BDATA: is required"},
 		{"not JSON at all", `<xml/>`, 200, "Invalid Request! envelope: not valid JSON"},
-		{"over 1 MiB", huge, http.StatusRequestEntityTooLarge, "Invalid Request! body is larger than 1 MiB"},
+		{"over 1 MiB", huge, http.StatusRequestEntityTooLarge, "Invalid Request! request body is larger than 1 MiB"},
 	}
 	for _, op := range signedOps {
 		for _, c := range cases {

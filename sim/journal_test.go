@@ -50,22 +50,24 @@ func controlJSON(t *testing.T, s *simtest.Server, path, schemaName string, out a
 
 type journalPage struct {
 	Entries []struct {
-		Seq       uint64
-		Kind      string
-		At        time.Time
-		LatencyMs float64
-		Listener  string
-		Host      string
-		Endpoint  string
-		Method    string
-		Path      string
-		Channel   string
-		ChannelID string
-		VirtualID string
-		Status    int
-		Reason    string
-		Fault     string
-		Request   struct {
+		Seq        uint64
+		Kind       string
+		At         time.Time
+		LatencyMs  float64
+		Listener   string
+		Host       string
+		Endpoint   string
+		Method     string
+		Path       string
+		Channel    string
+		ChannelID  string
+		VirtualID  string
+		Status     int
+		Reason     string
+		Fault      string
+		Dropped    bool
+		ClientGone bool
+		Request    struct {
 			Header map[string]string
 			Body   json.RawMessage
 			BDATA  json.RawMessage

@@ -3,21 +3,27 @@ package sim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rewardsim/rewardsim/certs"
+	"github.com/rewardsim/rewardsim/scenarios"
+	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
-	"github.com/rewardsim/rewardsim/sim/internal/session"
+	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
 
 // DefaultReplaySecrets are the API-key credentials of the embedded default
@@ -30,15 +36,44 @@ type ReplayOptions struct {
 	// Target is one base URL for all hosts, or three separated by commas
 	// (rewards,bank,hotdeals).
 	Target string
+	// Control is the target's control API. When set (and Shared is not),
+	// the recording replays into channels of its own: a copy of Scenario
+	// with every channel renamed is loaded and activated for the new
+	// names and their state reset, so replays run in parallel against
+	// one instance and twice in a row. ControlToken is its token, if any.
+	Control, ControlToken string
+	// Shared replays into the recorded channels as they are (a UAT, or a
+	// target without a control API): what the target holds shows.
+	Shared bool
+	// Scenario is the YAML the recording was made against; nil means the
+	// embedded default scenario.
+	Scenario []byte
+	// RunID tells apart concurrent replays of one recording on one
+	// instance (two pipelines); replays with the same RunID reuse their
+	// channels, reset first.
+	RunID string
 	// PublisherKeyPEM re-signs envelopes whose payload changed through
 	// captured values; nil means the embedded test-only publisher key.
 	PublisherKeyPEM []byte
-	// Secrets are credentials the session holds only as fingerprints.
+	// Secrets are credentials the recording holds only as fingerprints.
 	Secrets []string
-	// Masks extend the session's masks: field name to value, digits,
-	// ignore or none.
+	// Masks extend the recording's masks: field name to value, digits,
+	// url, ignore or none.
 	Masks map[string]string
 	HTTP  *http.Client
+	// Step, if set, hears of each step once compared (for progress).
+	Step func(ReplayStep)
+	// Waiting, if set, hears every few seconds while one request is
+	// outstanding (a fault's injected delay, say).
+	Waiting func(step string, waited time.Duration)
+}
+
+// ReplayStep is one replayed step, for progress output.
+type ReplayStep struct {
+	ID, Label   string
+	Status      int
+	Elapsed     time.Duration
+	Differences int
 }
 
 // ReplayResult is the outcome of a replay.
@@ -46,6 +81,8 @@ type ReplayResult struct {
 	Name        string
 	Steps       int
 	Differences int
+	// Channels are the channels replayed into (the copies when isolated).
+	Channels []string
 	// Report is the readable diff (or "no difference").
 	Report string
 }
@@ -53,20 +90,34 @@ type ReplayResult struct {
 // OK reports whether the replay matched the recording.
 func (r *ReplayResult) OK() bool { return r.Differences == 0 }
 
-// Replay re-sends a recorded session (SIM-4) to the target and compares
-// every answer with the recorded one, volatile fields masked. An error
-// means the session could not be read or a request could not be sent;
+// volatileFields are the answer fields the schemas mark volatile
+// (recording.VolatileFields over every answer schema of the contract).
+var volatileFields = sync.OnceValues(func() (map[string]recording.MaskKind, error) {
+	var roots []string
+	for _, op := range contract.Ops {
+		for _, n := range []string{op.Response, op.ResponseBDATA} {
+			if n != "" && !slices.Contains(roots, n) {
+				roots = append(roots, n)
+			}
+		}
+	}
+	return recording.VolatileFields(schemas.FS, roots)
+})
+
+// Replay re-sends a recording (SIM-4) to the target and compares every
+// answer with the recorded one, volatile fields masked. An error means
+// the recording could not be read or a request could not be sent;
 // differences are in the result.
-func Replay(ctx context.Context, sessionJSON []byte, o ReplayOptions) (*ReplayResult, error) {
+func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*ReplayResult, error) {
 	set, err := compiledSchemas()
 	if err != nil {
 		return nil, err
 	}
-	sess, err := session.Parse(sessionJSON, set)
+	rec, err := recording.Parse(recordingJSON, set)
 	if err != nil {
 		return nil, err
 	}
-	targets, err := session.ParseTargets(o.Target)
+	targets, err := recording.ParseTargets(o.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -82,29 +133,124 @@ func Replay(ctx context.Context, sessionJSON []byte, o ReplayOptions) (*ReplayRe
 	if len(secrets) == 0 {
 		secrets = DefaultReplaySecrets
 	}
-	masks := map[string]session.MaskKind{}
+	masks := map[string]recording.MaskKind{}
 	for k, v := range o.Masks {
-		switch mk := session.MaskKind(v); mk {
-		case session.MaskValue, session.MaskDigits, session.MaskIgnore, session.MaskNone:
-			masks[k] = mk
-		default:
-			return nil, fmt.Errorf("mask %s=%s: the kind is value, digits, ignore or none", k, v)
+		mk, err := recording.ParseMaskKind(v)
+		if err != nil {
+			return nil, fmt.Errorf("mask %s: %w", k, err)
+		}
+		masks[k] = mk
+	}
+	volatile, err := volatileFields()
+	if err != nil {
+		return nil, err
+	}
+	ro := recording.Options{Key: key, Secrets: secrets, Volatile: volatile, Masks: masks, HTTP: o.HTTP}
+	if o.Step != nil {
+		ro.Step = func(r recording.StepReport) {
+			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences)})
 		}
 	}
-	res, err := session.Replay(ctx, sess, targets, session.Options{Key: key, Secrets: secrets, Masks: masks, HTTP: o.HTTP})
+	if o.Waiting != nil {
+		ro.Waiting = func(st *recording.Step, d time.Duration) { o.Waiting(st.ID+" "+st.Label(), d) }
+	}
+	var channels []string
+	if !o.Shared {
+		if o.Control == "" {
+			return nil, errors.New("an isolated replay needs the target's control API (Control), or Shared to replay into the recorded channels")
+		}
+		iso, err := isolate(ctx, rec, o)
+		if err != nil {
+			return nil, err
+		}
+		if err := iso.Rewrite(rec, key); err != nil {
+			return nil, err
+		}
+		ro.AnswerNames = iso.AnswerNames()
+		for _, n := range iso.Channels {
+			channels = append(channels, n)
+		}
+		slices.Sort(channels)
+	}
+	res, err := recording.Replay(ctx, rec, targets, ro)
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	res.Format(&buf, sess.Name)
-	return &ReplayResult{Name: sess.Name, Steps: res.Steps, Differences: len(res.Differences), Report: buf.String()}, nil
+	res.Format(&buf, rec.Name)
+	return &ReplayResult{Name: rec.Name, Steps: res.Steps, Differences: len(res.Differences), Channels: channels, Report: buf.String()}, nil
+}
+
+// isolate loads and activates the recording's own copy of the scenario
+// on the target and resets its channels' state.
+func isolate(ctx context.Context, rec *recording.Recording, o ReplayOptions) (*recording.Isolation, error) {
+	yml := o.Scenario
+	if yml == nil {
+		var err error
+		if yml, err = fs.ReadFile(scenarios.FS, scenarios.Default); err != nil {
+			return nil, err
+		}
+	}
+	iso, err := recording.Isolate(yml, rec.Name, o.RunID)
+	if err != nil {
+		return nil, err
+	}
+	c := controlCaller{base: strings.TrimRight(o.Control, "/"), token: o.ControlToken, http: o.HTTP}
+	names := slices.Sorted(maps.Values(iso.Channels))
+	q := url.Values{"name": {iso.Scenario + ".yaml"}}
+	if err := c.call(ctx, http.MethodPost, "/__sim/scenarios?"+q.Encode(), "application/yaml", iso.YAML); err != nil {
+		return nil, fmt.Errorf("loading the replay's copy of the scenario: %w", err)
+	}
+	for _, ch := range names {
+		body, _ := json.Marshal(map[string]string{"channel": ch})
+		if err := c.call(ctx, http.MethodPost, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", echoJSON, body); err != nil {
+			return nil, fmt.Errorf("activating the replay's scenario for %s: %w", ch, err)
+		}
+		if err := c.call(ctx, http.MethodPost, "/__sim/state/reset", echoJSON, body); err != nil {
+			return nil, fmt.Errorf("resetting channel %s: %w", ch, err)
+		}
+	}
+	return iso, nil
+}
+
+const echoJSON = "application/json"
+
+// controlCaller makes the few control calls a replay needs.
+type controlCaller struct {
+	base, token string
+	http        *http.Client
+}
+
+func (c controlCaller) call(ctx context.Context, method, path, contentType string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", contentType)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	hc := c.http
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(data)))
+	}
+	return nil
 }
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an
 // upstream service (a real UAT, or another rewardsim) and keeps each
 // exchange, so the traffic can be written as a session file.
 type Recorder struct {
-	targets session.Targets
+	targets recording.Targets
 	client  *http.Client
 	clock   clock.Clock
 	mu      sync.Mutex
@@ -125,12 +271,12 @@ type RecorderOptions struct {
 
 // NewRecorder makes a recording proxy.
 func NewRecorder(o RecorderOptions) (*Recorder, error) {
-	t, err := session.ParseTargets(o.Upstream)
+	t, err := recording.ParseTargets(o.Upstream)
 	if err != nil {
 		return nil, fmt.Errorf("upstream: %w", err)
 	}
 	if o.HTTP == nil {
-		o.HTTP = session.NoRedirectClient() // redirects go back to the publisher
+		o.HTTP = recording.NoRedirectClient() // redirects go back to the publisher
 	}
 	var clk clock.Clock = clock.Real{}
 	if o.Clock != nil {
@@ -219,21 +365,20 @@ func (r *Recorder) Len() int {
 	return len(r.entries)
 }
 
-// Session returns the recorded exchanges as a session file.
-func (r *Recorder) Session(name, description string) ([]byte, error) {
+// Recording returns the recorded exchanges as a recording file.
+func (r *Recorder) Recording(name, description string) ([]byte, error) {
 	r.mu.Lock()
 	es := append([]journal.Entry(nil), r.entries...)
 	r.mu.Unlock()
-	o := session.BuildOptions{Name: name, Description: description}
+	o := recording.BuildOptions{Name: name, Description: description}
 	if len(es) > 0 {
 		o.RecordedAt = es[0].At
 	}
-	return session.Build(es, o).Marshal()
+	return recording.Build(es, o).Marshal()
 }
 
-// SessionFileName turns a session name into a file name under
-// fixtures/sessions/.
-func SessionFileName(name string) string {
+// RecordingFileName turns a recording's name into a file name.
+func RecordingFileName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r

@@ -116,7 +116,8 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodPost, "/__sim/webhooks/run", auth(ctl.RunWebhooks)},
 		{Control, http.MethodGet, "/__sim/journal", auth(ctl.Journal)},
 		{Control, http.MethodDelete, "/__sim/journal", auth(ctl.ResetJournal)},
-		{Control, http.MethodGet, "/__sim/session", auth(ctl.Session)},
+		{Control, http.MethodGet, "/__sim/recording", auth(ctl.Recording)},
+		{Control, http.MethodGet, "/__sim/session", auth(ctl.Recording)}, // the former name
 		{Control, http.MethodGet, "/__sim/report", auth(ctl.Report)},
 		{Control, http.MethodGet, "/__sim/report.html", auth(ctl.ReportHTML)},
 		{Control, http.MethodGet, "/__sim/tracking", auth(ctl.Tracking)},

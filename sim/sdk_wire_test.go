@@ -30,7 +30,7 @@ func TestSDKWireShapes(t *testing.T) {
 	id := e.issue("wire-user", "UPI")
 	var ans struct{ Callback string }
 	e.post(e.s.BankURL+"/microsite/scratch", map[string]any{"sessionId": e.session("wire-user"), "virtualId": "wire-user", "rewardId": id}, &ans)
-	golden.Check(t, "sdk/reveal-callback.json", []byte(ans.Callback))
+	golden.Check(t, "sdk/reveal-callback.json", bytes.ReplaceAll([]byte(ans.Callback), []byte(e.s.BankURL), []byte("http://bank.test")))
 }
 
 // postRaw sends a JSON body and returns the answer's bytes (HTTP 200 or 400).

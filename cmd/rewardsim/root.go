@@ -10,6 +10,6 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd())
-	root.AddCommand(newReplayCmd(), newRecordCmd(), newSessionCmd(), newReportCmd())
+	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd())
 	return root
 }

@@ -1,15 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"strings"
-	"time"
-
 	"github.com/spf13/cobra"
 )
 
@@ -25,10 +16,11 @@ func newWebhookCmd() *cobra.Command {
 // newWebhookSendCmd is `rewardsim webhook send`: the same as
 // POST /__sim/webhooks, from the command line.
 func newWebhookSendCmd() *cobra.Command {
+	var ctl controlClient
 	var f struct {
-		control, token, channel, offer, reason, message, expired, reference, eventType, at, deadline string
-		retry, retryInterval                                                                         string
-		repeat, retryMax                                                                             int
+		channel, offer, reason, message, expired, reference, eventType, at, deadline string
+		retry, retryInterval                                                         string
+		repeat, retryMax                                                             int
 	}
 	cmd := &cobra.Command{
 		Use:   "send",
@@ -57,12 +49,11 @@ func newWebhookSendCmd() *cobra.Command {
 				}
 				req["retry"] = r
 			}
-			return postControl(cmd, f.control, f.token, "/__sim/webhooks", req)
+			return ctl.postJSON(cmd, "/__sim/webhooks", req)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.control, "control", envOr("REWARDSIM_CONTROL_URL", "http://127.0.0.1:8090"), "base URL of the control API [env REWARDSIM_CONTROL_URL]")
-	fl.StringVar(&f.token, "control-token", os.Getenv("REWARDSIM_CONTROL_TOKEN"), "the control token, if the simulator has one [env REWARDSIM_CONTROL_TOKEN]")
+	addControlFlags(cmd, &ctl)
 	fl.StringVar(&f.channel, "channel", "", "channel name (its registered webhookUrl receives the push)")
 	fl.StringVar(&f.offer, "offer", "", "offerId whose coupons are invalidated")
 	fl.StringVar(&f.reason, "reason", "", "BRAND_CALLED_OUT, OUT_OF_STOCK, TECHNICAL_GLITCH, FRAUD_DETECTED or OFFER_TERMINATED")
@@ -80,47 +71,4 @@ func newWebhookSendCmd() *cobra.Command {
 		_ = cmd.MarkFlagRequired(req)
 	}
 	return cmd
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
-// postControl POSTs a JSON body to the control API and prints the answer;
-// a 4xx or 5xx is an error carrying the simulator's message.
-func postControl(cmd *cobra.Command, base, token, path string, body any) error {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(cmd.Context(), http.MethodPost, strings.TrimRight(base, "/")+path, bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("X-Rewardsim-Control-Token", token)
-	}
-	res, err := (&http.Client{Timeout: time.Minute}).Do(req)
-	if err != nil {
-		return fmt.Errorf("control API: %w", err)
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	if res.StatusCode >= 400 {
-		var e struct{ Error string }
-		if json.Unmarshal(out, &e) == nil && e.Error != "" {
-			return fmt.Errorf("control API answered HTTP %d: %s", res.StatusCode, e.Error)
-		}
-		return fmt.Errorf("control API answered HTTP %d: %s", res.StatusCode, out)
-	}
-	var pretty bytes.Buffer
-	if json.Indent(&pretty, out, "", "  ") == nil {
-		out = append(pretty.Bytes(), '\n')
-	}
-	_, err = cmd.OutOrStdout().Write(out)
-	return err
 }

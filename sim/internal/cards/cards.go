@@ -357,7 +357,7 @@ func pick(sc *scenario.Scenario, tx *state.CardTx, c model.Card, now time.Time) 
 		}
 		return r, nil
 	}
-	draw := int(draw(sc.Seed, c.Channel, c.RewardID, "pick") % uint64(total))
+	draw := int(draw(sc.Seed, sc.DrawKey(c.Channel), c.RewardID, "pick") % uint64(total))
 	var chosen avail
 	for _, a := range list {
 		if draw < weight(a.e) {
@@ -372,7 +372,7 @@ func pick(sc *scenario.Scenario, tx *state.CardTx, c model.Card, now time.Time) 
 	case len(e.CouponCodes) > 0:
 		r.CouponCode = e.CouponCodes[chosen.used]
 	case e.CouponPattern != "":
-		r.CouponCode = expand(e.CouponPattern, chosen.used+1, sc.Seed, c)
+		r.CouponCode = expand(e.CouponPattern, chosen.used+1, sc.Seed, sc.DrawKey(c.Channel), c)
 	}
 	if d := e.ValidFor.D(); d > 0 && r.EndDate == "" {
 		r.EndDate = now.Add(d).In(sc.Location).Format("2006-01-02 15:04:05")
@@ -404,8 +404,8 @@ const codeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 // expand fills a coupon pattern: {seq} or {seq:N} is the entry's
 // hand-out count (zero-padded to N), {rand:N} N seeded characters,
-// {rewardId} the card's id.
-func expand(pattern string, seq uint64, seed int64, c model.Card) string {
+// {rewardId} the card's id; drawKey is the channel's draw key.
+func expand(pattern string, seq uint64, seed int64, drawKey string, c model.Card) string {
 	var b strings.Builder
 	for i := 0; i < len(pattern); {
 		j := strings.IndexByte(pattern[i:], '{')
@@ -426,7 +426,7 @@ func expand(pattern string, seq uint64, seed int64, c model.Card) string {
 		case "seq":
 			b.WriteString(fmt.Sprintf("%0*d", n, seq))
 		case "rand":
-			h := sha256.Sum256(fmt.Appendf(nil, "%d/%s/%d/code", seed, c.Channel, c.RewardID))
+			h := sha256.Sum256(fmt.Appendf(nil, "%d/%s/%d/code", seed, drawKey, c.RewardID))
 			for x := range n {
 				b.WriteByte(codeAlphabet[h[x%len(h)]%byte(len(codeAlphabet))])
 			}

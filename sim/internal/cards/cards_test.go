@@ -71,12 +71,12 @@ func TestExpand(t *testing.T) {
 		{"{seq}{seq}", 5, "55"},
 	}
 	for _, c := range cases {
-		if got := expand(c.pattern, c.seq, 9, card); got != c.want {
+		if got := expand(c.pattern, c.seq, 9, card.Channel, card); got != c.want {
 			t.Errorf("expand(%q, %d) = %q, want %q", c.pattern, c.seq, got, c.want)
 		}
 	}
 	// {rand:N}: N characters of the alphabet, a function of seed, channel and card.
-	a := expand("X-{rand:8}", 1, 9, card)
+	a := expand("X-{rand:8}", 1, 9, card.Channel, card)
 	if len(a) != 10 || strings.Trim(a[2:], codeAlphabet) != "" {
 		t.Errorf("rand code %q: want 8 characters of %s", a, codeAlphabet)
 	}
@@ -84,11 +84,11 @@ func TestExpand(t *testing.T) {
 		seed int64
 		card model.Card
 	}{{10, card}, {9, model.Card{Channel: "OTHER", RewardID: 42}}, {9, model.Card{Channel: "DEMOBANK", RewardID: 43}}} {
-		if b := expand("X-{rand:8}", 1, other.seed, other.card); b == a {
+		if b := expand("X-{rand:8}", 1, other.seed, other.card.Channel, other.card); b == a {
 			t.Errorf("seed %d, card %+v drew the same code %q", other.seed, other.card, b)
 		}
 	}
-	if b := expand("X-{rand:8}", 2, 9, card); b != a {
+	if b := expand("X-{rand:8}", 2, 9, card.Channel, card); b != a {
 		t.Errorf("the same card drew %q then %q", a, b)
 	}
 }

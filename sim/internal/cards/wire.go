@@ -68,7 +68,7 @@ func Wire(base string, sc *scenario.Scenario, cards []model.Card) (out []WireCar
 			TrackLink:         []string{TrackURL(base, ImpressionPath, c.Channel, c.RewardID, FromCard)},
 		}
 		if c.Reward != nil {
-			w.Details = &Details{Offer: absoluteOffer(base, c.Reward.Offer), IsSeen: true}
+			w.Details = &Details{Offer: AbsoluteOffer(base, c.Reward.Offer), IsSeen: true}
 		}
 		out = append(out, w)
 		clicks = append(clicks, TrackURL(base, ClickPath, c.Channel, c.RewardID, FromCard))
@@ -94,7 +94,7 @@ type Revealed struct {
 func RevealedWire(base string, sc *scenario.Scenario, c model.Card) Revealed {
 	return Revealed{
 		Status: true, Message: "success", RewardID: c.RewardID,
-		Offer: absoluteOffer(base, c.Reward.Offer), IsSeen: true, IsFallback: c.Reward.Fallback,
+		Offer: AbsoluteOffer(base, c.Reward.Offer), IsSeen: true, IsFallback: c.Reward.Fallback,
 		RevealedDateTime: c.Reward.RevealedAt.In(sc.Location).Format(DateTimeMs),
 		ClickTrack:       []string{TrackURL(base, ClickPath, c.Channel, c.RewardID, FromReward)},
 	}
@@ -133,7 +133,9 @@ func Absolute(base, u string) string {
 	return u
 }
 
-func absoluteOffer(base string, o model.Offer) model.Offer {
+// AbsoluteOffer makes the offer's image and link URLs absolute on base:
+// every answer handed to an app carries absolute URLs.
+func AbsoluteOffer(base string, o model.Offer) model.Offer {
 	for _, f := range []*string{&o.CouponImage, &o.BannerDisplayURL, &o.IconImage, &o.CoverImage, &o.PromoLink} {
 		*f = Absolute(base, *f)
 	}

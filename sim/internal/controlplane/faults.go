@@ -3,7 +3,6 @@ package controlplane
 import (
 	"encoding/json"
 
-	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
@@ -13,20 +12,14 @@ import (
 // is re-armed after a restart. A rule without an ID gets one; a rule
 // with the ID of an armed one replaces it in place, with fresh counters.
 func (p *Plane) AddFault(r fault.Rule) (fault.Status, error) {
-	if _, ok := contract.ByName(r.Endpoint); !ok && r.Endpoint != "*" {
-		names := []string{}
-		for _, op := range contract.Ops {
-			names = append(names, op.Name)
-		}
-		return fault.Status{}, refuse(Invalid, "endpoint %q is not an operation name (one of %v, or *)", r.Endpoint, names)
+	// The scenario files' check, so a rule is refused in the same words wherever it is written.
+	if err := fault.Check(r); err != nil {
+		return fault.Status{}, refuse(Invalid, "%v", err)
 	}
 	if r.Channel != "" {
 		if err := p.knownChannel(r.Channel); err != nil {
 			return fault.Status{}, err
 		}
-	}
-	if err := fault.Check(r); err != nil {
-		return fault.Status{}, refuse(Invalid, "%v", err)
 	}
 	if r.ID == "" {
 		id, err := token.NewOpaque(p.rand, 6)

@@ -3,6 +3,8 @@ package fault
 import (
 	"fmt"
 	"sync"
+
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
 )
 
 // More action kinds. Each endpoint renders them in its own shape; an
@@ -159,24 +161,45 @@ func (s *Set) Decide(c Call) (Action, bool) {
 	return act, true
 }
 
-// Check reports what is wrong with a rule, or nil.
+// CheckError is what Check refuses: Field is the rule's field at fault,
+// as a JSON pointer relative to the rule ("/action/delay").
+type CheckError struct {
+	Field, Msg string
+}
+
+func (e *CheckError) Error() string { return e.Msg }
+
+// Check reports what is wrong with a rule (a *CheckError), or nil.
+//
+// The control API and scenario files both check rules here, so a rule is
+// refused in the same words wherever it is written.
 func Check(r Rule) error {
+	bad := func(field, format string, a ...any) error {
+		return &CheckError{Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if _, ok := contract.ByName(r.Endpoint); !ok && r.Endpoint != "*" {
+		names := make([]string, 0, len(contract.Ops))
+		for _, op := range contract.Ops {
+			names = append(names, op.Name)
+		}
+		return bad("/endpoint", "endpoint %q is not an operation name (one of %v, or *)", r.Endpoint, names)
+	}
 	switch r.Action.Kind {
 	case HTTPStatus:
 		if r.Action.Status == 0 {
-			return fmt.Errorf("an %s action needs a status", r.Action.Kind)
+			return bad("/action/status", "an %s action needs a status", r.Action.Kind)
 		}
 	case Delay, CommitThenDelay:
 		if r.Action.Delay.D() <= 0 {
-			return fmt.Errorf("a %s action needs a positive delay", r.Action.Kind)
+			return bad("/action/delay", "a %s action needs a positive delay", r.Action.Kind)
 		}
 	case CouponError:
 		if r.Action.ErrorCode == "" {
-			return fmt.Errorf("a coupon-error action needs an errorCode")
+			return bad("/action/errorCode", "a coupon-error action needs an errorCode")
 		}
 	}
 	if r.Probability < 0 || r.Probability > 1 {
-		return fmt.Errorf("probability %v is outside 0..1", r.Probability)
+		return bad("/probability", "probability %v is outside 0..1", r.Probability)
 	}
 	return nil
 }

@@ -24,8 +24,18 @@ const MaxBody = 1 << 20
 // publisher can debug without the body leaving the contract's shape.
 const ReasonHeader = "X-Rewardsim-Reason"
 
-// ErrTooLarge means the body exceeded MaxBody.
+// ErrTooLarge means the body exceeded MaxBody. Every endpoint answers it
+// alike: HTTP 413, and these words in the endpoint's own error shape.
 var ErrTooLarge = errors.New("request body is larger than 1 MiB")
+
+// StatusFor is the HTTP status of a ReadValidJSON problem: 413 for a body
+// over MaxBody, otherwise the endpoint's own status for bad input.
+func StatusFor(problem string, otherwise int) int {
+	if strings.HasSuffix(problem, ErrTooLarge.Error()) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return otherwise
+}
 
 // Error is an answer in the endpoint's own shape. Body is written as JSON
 // (or as-is when it is a []byte); Reason goes to ReasonHeader and the log.
@@ -135,7 +145,15 @@ func BaseURL(c echo.Context, configured string) string {
 // reaches the connection through wrapping writers such as the journal's.
 // Where nothing can be hijacked (HTTP/2), the handler is aborted the way
 // net/http documents, which resets the stream.
+//
+// The journal records the drop and the fault named by reason ("injected
+// fault: NAME"), since no answer carries them.
 func Drop(c echo.Context, reason string) error {
+	o := OutcomeOf(c)
+	o.Dropped = true
+	if name := faultName(reason); name != "" {
+		o.Fault = name
+	}
 	conn, _, err := http.NewResponseController(c.Response().Writer).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)
@@ -169,6 +187,9 @@ var ErrDropped = errors.New("connection dropped on purpose")
 // answer shape.
 func ReadValidJSON(c echo.Context, set *schema.Set, name string) (body []byte, problem string) {
 	body, err := ReadBody(c)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, err.Error()
+	}
 	if err != nil {
 		return nil, "body could not be read: " + err.Error()
 	}

@@ -17,6 +17,7 @@ import (
 // request is over (err is then its answer); false means the endpoint goes
 // on: to answer normally after a delay, or to render act itself.
 func Generic(c echo.Context, act fault.Action) (stop bool, err error) {
+	httpx.NoteFault(c, act.Kind) // named in the journal whatever the answer
 	switch act.Kind {
 	case fault.HTTPStatus:
 		return true, &httpx.Error{Status: act.Status, Body: []byte(http.StatusText(act.Status)), Reason: "injected fault: http-status"}

@@ -38,7 +38,8 @@ func (b *Builder) record(x *Exchange) *record {
 		r.Endpoint, r.Host = op.Name, string(op.Host)
 	}
 	r.Reason = x.ResponseHeader.Get("X-Rewardsim-Reason")
-	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok {
+	r.Fault, r.Dropped = x.Fault, x.Dropped
+	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok && r.Fault == "" {
 		r.Fault = f
 	}
 	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.RequestHeader.Get("X-Channelid"), x.RequestBody)

@@ -54,6 +54,9 @@ type Entry struct {
 	Fault  string `json:"fault,omitempty"`
 	// ClientGone: the caller went away (timed out) before the answer.
 	ClientGone bool `json:"clientGone,omitempty"`
+	// Dropped: the simulator closed the connection unanswered (an
+	// injected drop); Status is then 0.
+	Dropped bool `json:"dropped,omitempty"`
 	// Error is a transport error of a webhook attempt.
 	Error string `json:"error,omitempty"`
 }

@@ -85,6 +85,10 @@ type Exchange struct {
 	RequestTrunc, ResTrunc bool
 	Status                 int
 	ClientGone             bool
+	// Fault is the injected fault that fired (the handler's note);
+	// Dropped: the connection was closed unanswered on purpose.
+	Fault   string
+	Dropped bool
 }
 
 // Open starts a journal over store.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 )
 
 // Middleware journals every exchange that passes through e (matched or
@@ -31,7 +33,12 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			}
 			r.Latency = j.opts.Wall.Now().Sub(start)
 			r.Status = c.Response().Status
-			r.ClientGone = req.Context().Err() != nil
+			out := httpx.OutcomeOf(c)
+			r.Fault, r.Dropped = out.Fault, out.Dropped // answers may not carry them (a drop, a delay)
+			if r.Dropped {
+				r.Status = 0 // no answer was given
+			}
+			r.ClientGone = !r.Dropped && req.Context().Err() != nil
 			r.RequestHeader = req.Header.Clone()
 			r.ResponseHeader = c.Response().Header().Clone()
 			r.ResponseBody, r.ResTrunc = rec.buf.Bytes(), rec.trunc

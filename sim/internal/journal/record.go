@@ -30,6 +30,7 @@ type record struct {
 	Reason     string
 	Fault      string
 	ClientGone bool
+	Dropped    bool
 	Error      string
 	ReqHeader  map[string]string
 	ResHeader  map[string]string
@@ -45,7 +46,7 @@ func (r *record) entry() Entry {
 		Seq: r.Seq, Kind: r.Kind, At: r.At, LatencyMs: float64(r.LatencyUs) / 1000,
 		Listener: r.Listener, Host: r.Host, Endpoint: r.Endpoint, Method: r.Method, Path: r.Path, Query: r.Query,
 		Channel: r.Channel, ChannelID: r.ChannelID, VirtualID: r.VirtualID, Status: r.Status,
-		Reason: r.Reason, Fault: r.Fault, ClientGone: r.ClientGone, Error: r.Error,
+		Reason: r.Reason, Fault: r.Fault, ClientGone: r.ClientGone, Dropped: r.Dropped, Error: r.Error,
 		Request:  message(r.ReqHeader, r.ReqBody, r.ReqTrunc),
 		Response: message(r.ResHeader, r.ResBody, r.ResTrunc),
 	}

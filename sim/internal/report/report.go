@@ -49,7 +49,7 @@ var Rules = []Rule{
 	{"amount-format", "GR-5", Error, "amount is not a number with at most two decimal places", "Send amount as a JSON number with two decimals, such as 149.50."},
 	{"reference-token-per-request", "TOK-5", Warning, "The reference token was fetched more often than the hourly refresh the contract advises", "Cache the referenceKey and refresh it on a schedule (hourly), not per request."},
 	{"ext-transaction-id-across-offers", "CPN-5", Error, "One extTransactionId was reused for claims of different offers", "Use a new extTransactionId for every claim; reuse is undefined behaviour across offers."},
-	{"retry-with-new-ext-transaction-id", "CPN-4", Error, "A claim that timed out was retried with a new extTransactionId", "After a timeout, reconcile through getUserCoupons and retry with the same extTransactionId."},
+	{"retry-with-new-ext-transaction-id", "CPN-4", Error, "A claim that timed out or was dropped was retried with a new extTransactionId", "After a timeout or a dropped connection, reconcile through getUserCoupons and retry with the same extTransactionId."},
 	{"tracklink-never-fired", "TRK-1", Warning, "Cards were listed but none of their trackLink impression URLs was fired", "GET every trackLink URL of a card when the card becomes visible."},
 	{"second-reveal", "REV-2", Warning, "A card already revealed was revealed again", "Reveal a card once; show a revealed card from GetAllScratchCardsByUserId, which carries its details."},
 	{"get-reward-conflicting-duplicate", "GR-4", Error, "A GetReward extTransactionId that already created cards was sent again with a different body", "Retry with exactly the same body; a new transaction needs a new extTransactionId (the service answers the first cards and ignores the change)."},

@@ -43,6 +43,17 @@ func perEntry(c *collector, es []*journal.Entry, o Options) {
 	}
 }
 
+// secondReveal reads either answer of a repeated reveal (REV-2): the bare
+// failure "Reward Already Revealed!", or status false with
+// isAlreadyRewarded true (switches.cards.secondReveal: status-false).
+func secondReveal(e *journal.Entry) bool {
+	if m := body(e.Response.Body); m != nil && m["ERRORSTRING"] == "Reward Already Revealed!" {
+		return true
+	}
+	m := body(e.Response.BDATA)
+	return m != nil && m["status"] == false && m["isAlreadyRewarded"] == true
+}
+
 // body decodes a JSON object body keeping numbers as written.
 func body(raw json.RawMessage) map[string]any {
 	if len(raw) == 0 {
@@ -158,9 +169,10 @@ func claims(es []*journal.Entry) []claim {
 	return out
 }
 
-// timedOut: the caller gave up, or an injected fault withheld the answer.
+// timedOut: the caller gave up, the connection was dropped, or an
+// injected fault withheld the answer.
 func timedOut(e *journal.Entry) bool {
-	return e.ClientGone || contains(e.Fault, "timeout") || contains(e.Fault, "drop")
+	return e.ClientGone || e.Dropped || contains(e.Fault, "timeout") || contains(e.Fault, "drop")
 }
 
 // couponClaims runs CPN-5 (one extTransactionId across offers) and CPN-4
@@ -294,7 +306,8 @@ func webhook(c *collector, e *journal.Entry, o Options) {
 // function over the channel's entries, called once from Build.
 
 // secondReveals is REV-2: a FetchRewardInfo of a card (channel, user,
-// rewardId) that an earlier FetchRewardInfo already revealed. The reward
+// rewardId) that an earlier FetchRewardInfo already revealed, or whose
+// answer says it was revealed before; each such exchange counts once. The reward
 // is returned once; the revealed card is shown from the listing.
 func secondReveals(c *collector, es []*journal.Entry) {
 	revealed := map[string]uint64{} // card -> seq of the reveal
@@ -310,6 +323,12 @@ func secondReveals(c *collector, es []*journal.Entry) {
 		k := e.Channel + "\x00" + jsonText(req["virtualId"]) + "\x00" + id
 		if seq, ok := revealed[k]; ok {
 			c.add("second-reveal", e, fmt.Sprintf("card %s was revealed again (first revealed by exchange %d)", id, seq))
+			continue
+		}
+		// The first reveal may be outside the journal's window (or made
+		// through the microsite): the answer itself then tells.
+		if secondReveal(e) {
+			c.add("second-reveal", e, "FetchRewardInfo answered that the card was revealed before")
 			continue
 		}
 		if ans := body(e.Response.BDATA); e.Status == 200 && ans["status"] == true {

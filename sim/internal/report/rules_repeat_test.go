@@ -16,9 +16,9 @@ func reveal(min int, vid, id string, revealed bool) journal.Entry {
 		e.Request.BDATA = json.RawMessage(`{"rewardId":"` + id + `","virtualId":"` + vid + `","channelName":"DEMOBANK"}`)
 		if revealed {
 			e.Response.BDATA = json.RawMessage(`{"status":true,"message":"success","rewardId":` + id + `}`)
-		} else {
+		} else { // refused, but not as already revealed: that answer is itself a finding
 			e.Status = 200
-			e.Response.Body = json.RawMessage(`{"STATUS":"FAILURE","ERRORSTRING":"Reward Already Revealed!"}`)
+			e.Response.Body = json.RawMessage(`{"STATUS":"FAILURE","ERRORSTRING":"Invalid Request!"}`)
 		}
 	})
 }

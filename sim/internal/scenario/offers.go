@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -296,11 +295,6 @@ func compileOffers(f File, fail func(p, msg string)) Offers {
 				o.URL.Target = "https://brand.example/offers/{offerId}"
 			}
 			out[ch][of.ID] = o
-		}
-	}
-	for i, r := range f.Faults {
-		if r.Action.Kind == fault.CommitThenDelay && r.Action.Delay.D() <= 0 {
-			fail(fmt.Sprintf("/faults/%d/action/delay", i), "a commit-then-delay action needs a positive delay")
 		}
 	}
 	return out

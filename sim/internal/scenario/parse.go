@@ -145,11 +145,9 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 		})
 	}
 	for i, r := range f.Faults {
-		if r.Action.Kind == fault.HTTPStatus && r.Action.Status == 0 {
-			fail(fmt.Sprintf("/faults/%d/action/status", i), "an http-status action needs a status")
-		}
-		if r.Action.Kind == fault.Delay && r.Action.Delay.D() <= 0 {
-			fail(fmt.Sprintf("/faults/%d/action/delay", i), "a delay action needs a positive delay")
+		var ce *fault.CheckError
+		if err := fault.Check(r); errors.As(err, &ce) { // the control API's check, in its words
+			fail(fmt.Sprintf("/faults/%d%s", i, ce.Field), ce.Msg)
 		}
 	}
 	s.Offers = compileOffers(f, fail)

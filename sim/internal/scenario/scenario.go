@@ -82,6 +82,9 @@ type Channel struct {
 	AppKey          string `yaml:"appKey"`
 	SecKey          string `yaml:"secKey"`
 	WebhookURL      string `yaml:"webhookUrl"`
+	// DrawAs keys the channel's card draws by another channel's name: a
+	// replay's copy of a channel draws the cards its original drew.
+	DrawAs string `yaml:"drawAs"`
 }
 
 // Switch values and defaults.
@@ -128,6 +131,17 @@ func (s *Scenario) FormatExpire(t time.Time) string {
 	default:
 		return t.Format("2006-01-02 15:04:05.000")
 	}
+}
+
+// DrawKey is the name the channel's card draws are keyed by: its drawAs,
+// or its own name.
+func (s *Scenario) DrawKey(channel string) string {
+	for _, c := range s.File.Channels {
+		if c.Name == channel && c.DrawAs != "" {
+			return c.DrawAs
+		}
+	}
+	return channel
 }
 
 // HasChannel reports whether the scenario lists a channel of that name.

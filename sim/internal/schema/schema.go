@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,6 +32,9 @@ type Set struct {
 	mu      sync.Mutex // the compiler is not safe for concurrent Compile calls
 	c       *jsonschema.Compiler
 	schemas map[string]*entry // fixed after Compile: read without a lock
+	// docs are the decoded files by file name, for the x-reason
+	// annotations errors read (fixed after Compile).
+	docs map[string]any
 }
 
 type entry struct {
@@ -54,7 +58,7 @@ func Compile(fsys fs.FS) (*Set, error) {
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("schema %s: only embedded schemas are loaded", u)
 	}
-	set := &Set{c: c, schemas: make(map[string]*entry, len(names))}
+	set := &Set{c: c, schemas: make(map[string]*entry, len(names)), docs: make(map[string]any, len(names))}
 	for _, n := range names {
 		data, err := fs.ReadFile(fsys, n)
 		if err != nil {
@@ -64,6 +68,10 @@ func Compile(fsys fs.FS) (*Set, error) {
 			return nil, fmt.Errorf("schema %s: %w", n, err)
 		}
 		set.schemas[strings.TrimSuffix(n, ".json")] = &entry{}
+		var doc any
+		if json.Unmarshal(data, &doc) == nil {
+			set.docs[n] = doc
+		}
 	}
 	return set, nil
 }
@@ -131,7 +139,53 @@ func (s *Set) Validate(name string, v any) error {
 	if !errors.As(err, &ve) {
 		return err
 	}
-	return newError(ve)
+	return newError(ve, s.reason)
+}
+
+// reason reads the x-reason annotation a schema gives for the keyword at
+// an absolute keyword location: on the keyword's own subschema (a not),
+// or on the object holding the keyword (a oneOf, an anyOf, a pattern). Keywords such
+// as not and oneOf only say "not failed"; the annotation says why in the
+// words of the file's author.
+func (s *Set) reason(absKeywordLocation string) string {
+	file, ptr, ok := strings.Cut(strings.TrimPrefix(absKeywordLocation, base), "#")
+	if !ok {
+		return ""
+	}
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	keyword := toks[len(toks)-1]
+	if keyword != "not" && keyword != "oneOf" && keyword != "anyOf" && keyword != "pattern" {
+		return ""
+	}
+	node := s.docs[file]
+	var parent any
+	for _, tok := range toks {
+		if tok == "" {
+			continue
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		parent = node
+		switch n := node.(type) {
+		case map[string]any:
+			node = n[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n) {
+				return ""
+			}
+			node = n[i]
+		default:
+			return ""
+		}
+	}
+	for _, n := range []any{node, parent} {
+		if m, ok := n.(map[string]any); ok {
+			if r, ok := m["x-reason"].(string); ok {
+				return r
+			}
+		}
+	}
+	return ""
 }
 
 // ValidateJSON decodes raw and validates it against the named schema.
@@ -186,11 +240,19 @@ func (e *Error) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-func newError(ve *jsonschema.ValidationError) *Error {
+func newError(ve *jsonschema.ValidationError, reason func(absKeywordLocation string) string) *Error {
 	e := &Error{}
 	seen := map[string]bool{}
 	var walk func(v *jsonschema.ValidationError)
 	walk = func(v *jsonschema.ValidationError) {
+		if r := reason(v.AbsoluteKeywordLocation); r != "" {
+			p := Problem{Path: v.InstanceLocation, Message: r}
+			if !seen[p.Path+p.Message] {
+				seen[p.Path+p.Message] = true
+				e.Problems = append(e.Problems, p)
+			}
+			return // the author's reason stands for the keyword's causes
+		}
 		if len(v.Causes) == 0 {
 			p := Problem{Path: v.InstanceLocation, Message: v.Message}
 			// "missing properties: 'x'" is reported on the parent; name the field itself.

@@ -92,7 +92,7 @@ func Invalid(sc *scenario.Scenario, detail string) *httpx.Error {
 func ReadBody(c echo.Context, sc *scenario.Scenario) ([]byte, error) {
 	body, err := httpx.ReadBody(c)
 	if errors.Is(err, httpx.ErrTooLarge) {
-		return nil, Failure(sc, http.StatusRequestEntityTooLarge, InvalidRequest+" body is larger than 1 MiB", err.Error())
+		return nil, Failure(sc, http.StatusRequestEntityTooLarge, InvalidRequest+" "+err.Error(), err.Error())
 	}
 	if err != nil {
 		return nil, Invalid(sc, "body could not be read")

@@ -11,8 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/recording"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
-	"github.com/rewardsim/rewardsim/sim/internal/session"
 )
 
 // Paging of GET /__sim/journal.
@@ -75,8 +75,10 @@ func (a *API) ResetJournal(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// Session builds a session file of the journal's exchanges, filtered.
-func (a *API) Session(c echo.Context) error {
+// Recording builds a recording file of the journal's exchanges, filtered
+// (GET /__sim/recording; /__sim/session is its former name, kept for
+// existing scripts).
+func (a *API) Recording(c echo.Context) error {
 	f, err := filter(c, 0, 0)
 	if err != nil {
 		return badRequest(c, err.Error())
@@ -88,13 +90,13 @@ func (a *API) Session(c echo.Context) error {
 	}
 	name := c.QueryParam("name")
 	if name == "" {
-		name = "session"
+		name = "recording"
 	}
-	o := session.BuildOptions{Name: name, Description: c.QueryParam("description")}
+	o := recording.BuildOptions{Name: name, Description: c.QueryParam("description")}
 	if len(es) > 0 {
 		o.RecordedAt = es[0].At
 	}
-	data, err := session.Build(es, o).Marshal()
+	data, err := recording.Build(es, o).Marshal()
 	if err != nil {
 		return err
 	}

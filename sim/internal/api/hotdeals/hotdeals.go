@@ -141,7 +141,9 @@ func (h *handlers) open(c echo.Context, op contract.Op, dst any) (*call, error) 
 		return nil, invalid(sc, fmt.Sprintf("Content-Type: must be application/json, got %q", ct))
 	}
 	if errors.Is(err, httpx.ErrTooLarge) {
-		return nil, invalid(sc, "body: larger than 1 MiB")
+		// 413 whatever httpStatus says, in body and header: as on every endpoint.
+		return nil, &httpx.Error{Status: http.StatusRequestEntityTooLarge, Reason: "invalid_request: " + err.Error(),
+			Body: errorBody{Status: http.StatusRequestEntityTooLarge, ErrorCode: CodeInvalidRequest, Message: err.Error()}}
 	}
 	if err != nil {
 		return nil, invalid(sc, "body: could not be read")
@@ -310,6 +312,7 @@ func (h *handlers) fetch(c echo.Context, op contract.Op) error {
 	}
 	if cl.fired && cl.action.Commits() {
 		// CPN-4: the claim is committed; withhold the answer.
+		httpx.NoteFault(c, cl.action.Kind)
 		if cl.action.Kind == fault.CommitThenDrop {
 			return httpx.Drop(c, "injected fault: commit-then-drop")
 		}

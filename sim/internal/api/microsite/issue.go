@@ -38,7 +38,7 @@ var AdditionalParamKeys = []string{"country", "state", "district", "city", "pinc
 // GetReward's issuing code, idempotent on extTransactionId.
 func (h *handlers) issue(c echo.Context, op contract.Op) error {
 	bad := func(msg string) error {
-		return &httpx.Error{Status: http.StatusBadRequest, Reason: msg, Body: issueAnswer{Message: msg}}
+		return &httpx.Error{Status: httpx.StatusFor(msg, http.StatusBadRequest), Reason: msg, Body: issueAnswer{Message: msg}}
 	}
 	body, problem := httpx.ReadValidJSON(c, h.Schemas, op.Request)
 	if problem != "" {

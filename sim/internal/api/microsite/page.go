@@ -206,6 +206,9 @@ func pageError(status int, msg string) error {
 // the reveal is cards.Service.Reveal, FetchRewardInfo's one-shot path.
 func (h *handlers) scratch(c echo.Context) error {
 	body, err := httpx.ReadBody(c)
+	if errors.Is(err, httpx.ErrTooLarge) {
+		return pageError(http.StatusRequestEntityTooLarge, err.Error())
+	}
 	if err != nil {
 		return pageError(http.StatusBadRequest, "body could not be read: "+err.Error())
 	}
@@ -234,7 +237,8 @@ func (h *handlers) scratch(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	t := h.tile(httpx.BaseURL(c, h.PublicURL), u.scenario, card)
+	base := httpx.BaseURL(c, h.PublicURL)
+	t := h.tile(base, u.scenario, card)
 	t.Open, t.Focus = true, true
 	var b strings.Builder
 	if err := h.pages.ExecuteTemplate(&b, "tile", t); err != nil {
@@ -246,7 +250,7 @@ func (h *handlers) scratch(c echo.Context) error {
 			Event: "reveal", Channel: card.Channel, VirtualID: card.VirtualID, RewardID: card.RewardID,
 			CampaignID: card.CampaignID, IsFallback: card.Reward.Fallback,
 			RevealedDateTime: card.Reward.RevealedAt.In(u.scenario.Location).Format(cards.DateTimeMs),
-			Offer:            card.Reward.Offer,
+			Offer:            cards.AbsoluteOffer(base, card.Reward.Offer), // absolute, as in FetchRewardInfo
 		})
 		if err != nil {
 			return err

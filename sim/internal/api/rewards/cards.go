@@ -61,7 +61,7 @@ func (h *handlers) getReward(c echo.Context, op contract.Op) error {
 	}
 	sw := sc.Switches.Cards
 	bad := func(msg string) error {
-		return &httpx.Error{Status: sw.InvalidRequestStatus, Reason: msg,
+		return &httpx.Error{Status: httpx.StatusFor(msg, sw.InvalidRequestStatus), Reason: msg,
 			Body: getRewardAnswer{Message: msg, Rewards: []cards.WireCard{}, Clicktrack: []string{}}}
 	}
 	body, problem := httpx.ReadValidJSON(c, h.Signed.Schemas, op.Request)
@@ -273,7 +273,7 @@ func (h *handlers) listCards(c echo.Context, _ contract.Op) error {
 	}
 	sw := sc.Switches.Cards
 	bad := func(msg string) error {
-		return &httpx.Error{Status: sw.InvalidRequestStatus, Reason: msg, Body: listAnswer{Message: msg, Rewards: []cards.WireCard{}}}
+		return &httpx.Error{Status: httpx.StatusFor(msg, sw.InvalidRequestStatus), Reason: msg, Body: listAnswer{Message: msg, Rewards: []cards.WireCard{}}}
 	}
 	if v := c.QueryParam("virtualId"); v != "" && v != tok.VirtualID {
 		return bad("virtualId is not the user of the user token")

@@ -1,4 +1,4 @@
-package session
+package recording
 
 import (
 	"bytes"
@@ -145,7 +145,7 @@ func call(t *testing.T, c *http.Client, method, url string, h http.Header, body 
 
 // recordFlow runs token -> GetReward -> reveal (signed, carrying the
 // rewardId) -> impression (a trackLink URL) -> coupon (API key).
-func recordFlow(t *testing.T, f *fake) *Session {
+func recordFlow(t *testing.T, f *fake) *Recording {
 	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	rec := &recorder{b: journal.NewBuilder()}
@@ -202,7 +202,7 @@ func TestBuild_SIM4_capturesAndSubstitutions(t *testing.T) {
 		}
 	}
 	if strings.Contains(string(data), "APP:SEC") {
-		t.Error("the session file holds the API key")
+		t.Error("the recording file holds the API key")
 	}
 }
 
@@ -213,7 +213,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	target := func(t *testing.T) Targets { tg, _ := ParseTargets(newFake(t).srv.URL); return tg }
 
-	res, err := Replay(context.Background(), s, target(t), Options{Key: key, Secrets: []string{"APP:SEC"}})
+	res, err := Replay(context.Background(), s, target(t), Options{Key: key, Secrets: []string{"APP:SEC"}, Volatile: volatile(t)})
 	if err != nil || !res.OK() || res.Steps != 6 {
 		var b strings.Builder
 		res.Format(&b, s.Name)
@@ -221,7 +221,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 	}
 
 	// Without the API key the coupon step answers 401 in its body.
-	res, _ = Replay(context.Background(), s, target(t), Options{Key: key})
+	res, _ = Replay(context.Background(), s, target(t), Options{Key: key, Volatile: volatile(t)})
 	var where []string
 	for _, d := range res.Differences {
 		where = append(where, d.Step+" "+d.Where)
@@ -230,7 +230,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 		t.Errorf("without the secret: %+v", res.Differences)
 	}
 	// Without a key, the changed envelope cannot be re-signed: reported.
-	res, _ = Replay(context.Background(), s, target(t), Options{Secrets: []string{"APP:SEC"}})
+	res, _ = Replay(context.Background(), s, target(t), Options{Secrets: []string{"APP:SEC"}, Volatile: volatile(t)})
 	if len(res.Differences) != 1 || res.Differences[0].Where != "request" || !strings.Contains(res.Differences[0].Note, "no publisher key") {
 		t.Errorf("without a key: %+v", res.Differences)
 	}
@@ -284,7 +284,7 @@ func TestCompare_SIM4_masksAndReadableDiff(t *testing.T) {
 			body := fmt.Sprintf(`{"CHANNELID":"REWARDSIM","SIGN":"abc","BDATA":%q}`, enc(c.bdata))
 			a := answer{status: 200, header: http.Header{}, body: []byte(body), bdata: []byte(c.bdata)}
 			var got []string
-			for _, d := range compare(st, a, Masks(c.masks)) {
+			for _, d := range compare(st, a, Masks(volatile(t), c.masks)) {
 				got = append(got, d.Where)
 			}
 			if fmt.Sprint(got) != fmt.Sprint(c.want) {
@@ -307,7 +307,7 @@ func TestReplay_SIM4_reSignsOnlyWhatWasSigned(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	payload := json.RawMessage(`{"rewardId":"${s1.rewardId}"}`)
-	s := &Session{Version: Version, Name: "x", Steps: []Step{
+	s := &Recording{Version: Version, Name: "x", Steps: []Step{
 		{ID: "s1", Method: "POST", Path: "/a", Body: json.RawMessage(`{}`), Captures: []Capture{{Name: "s1.rewardId", From: "body", Pointer: "/rewardId"}}, Expect: Expect{Status: 200, Body: json.RawMessage(`{"rewardId":"x"}`)}},
 		{ID: "s2", Method: "POST", Path: "/b", Envelope: &Envelope{CHANNELID: "C", BDATA: "e30=", Payload: payload}, Expect: Expect{Status: 200}},
 		{ID: "s3", Method: "POST", Path: "/c", Envelope: &Envelope{CHANNELID: "C", SIGN: "old", BDATA: "e30=", Payload: payload}, Expect: Expect{Status: 200}},

@@ -1,9 +1,9 @@
-// Package session is the recorded-session format (SIM-4): a slice of the
-// journal as a versioned JSON file that can be replayed. A session keeps
+// Package recording is the recorded-traffic format (SIM-4): a slice of the
+// journal as a versioned JSON file that can be replayed. A recording keeps
 // how later requests use earlier answers as captures (a value read from
 // an answer) and substitutions (a "${name}" placeholder in a later
 // request), so a replay feeds the new answers' tokens and ids forward.
-package session
+package recording
 
 import (
 	"bytes"
@@ -14,19 +14,19 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
-// Version is the current session file version.
+// Version is the current recording file version.
 const Version = 1
 
-// SchemaName is the JSON Schema of session files in schemas/.
-const SchemaName = "session"
+// SchemaName is the JSON Schema of recording files in schemas/.
+const SchemaName = "recording"
 
-// Session is a recorded sequence of exchanges.
-type Session struct {
+// Recording is a recorded sequence of exchanges.
+type Recording struct {
 	Version     int       `json:"version"`
 	Name        string    `json:"name"`
 	Description string    `json:"description,omitempty"`
 	RecordedAt  time.Time `json:"recordedAt,omitzero"`
-	// Masks extend DefaultMasks for this session: field name to mask kind.
+	// Masks extend the volatile fields of the answer schemas for this recording: field name to mask kind.
 	Masks map[string]MaskKind `json:"masks,omitempty"`
 	Steps []Step              `json:"steps"`
 }
@@ -89,28 +89,28 @@ type Expect struct {
 	BDATA  json.RawMessage   `json:"bdata,omitempty"`
 }
 
-// Parse reads a session file and checks it against its schema when set
+// Parse reads a recording file and checks it against its schema when set
 // is not nil.
-func Parse(data []byte, set *schema.Set) (*Session, error) {
+func Parse(data []byte, set *schema.Set) (*Recording, error) {
 	if set != nil {
 		if err := set.ValidateJSON(SchemaName, data); err != nil {
-			return nil, fmt.Errorf("session file: %w", err)
+			return nil, fmt.Errorf("recording file: %w", err)
 		}
 	}
-	var s Session
+	var s Recording
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&s); err != nil {
-		return nil, fmt.Errorf("session file: %w", err)
+		return nil, fmt.Errorf("recording file: %w", err)
 	}
 	if s.Version != Version {
-		return nil, fmt.Errorf("session file: version %d is not supported (want %d)", s.Version, Version)
+		return nil, fmt.Errorf("recording file: version %d is not supported (want %d)", s.Version, Version)
 	}
 	return &s, nil
 }
 
 // Marshal writes s as indented JSON.
-func (s *Session) Marshal() ([]byte, error) {
+func (s *Recording) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

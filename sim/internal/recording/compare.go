@@ -1,4 +1,4 @@
-package session
+package recording
 
 import (
 	"encoding/json"
@@ -62,7 +62,7 @@ func (r *Result) Format(w io.Writer, name string) {
 func compare(st *Step, a answer, masks map[string]MaskKind) []Difference {
 	var out []Difference
 	add := func(where, want, got, compared, note string) {
-		out = append(out, Difference{Step: st.ID, Label: st.label(), Where: where, Want: want, Got: got, Compared: compared, Note: note})
+		out = append(out, Difference{Step: st.ID, Label: st.Label(), Where: where, Want: want, Got: got, Compared: compared, Note: note})
 	}
 	if a.status != st.Expect.Status {
 		add("status", fmt.Sprint(st.Expect.Status), fmt.Sprint(a.status), "", "")

@@ -1,4 +1,4 @@
-package session
+package recording
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ var keptAnswerHeaders = []string{"Content-Type", "X-Rewardsim-Reason"}
 
 // Build makes a session of the exchanges among entries, in order.
 // Webhook attempts are left out (they are outbound, not replayable).
-func Build(entries []journal.Entry, o BuildOptions) *Session {
+func Build(entries []journal.Entry, o BuildOptions) *Recording {
 	fieldSet := map[string]bool{}
 	fs := o.CaptureFields
 	if len(fs) == 0 {
@@ -52,7 +52,7 @@ func Build(entries []journal.Entry, o BuildOptions) *Session {
 	for _, f := range fs {
 		fieldSet[f] = true
 	}
-	s := &Session{Version: Version, Name: o.Name, Description: o.Description, RecordedAt: o.RecordedAt, Masks: o.Masks, Steps: []Step{}}
+	s := &Recording{Version: Version, Name: o.Name, Description: o.Description, RecordedAt: o.RecordedAt, Masks: o.Masks, Steps: []Step{}}
 	byValue := map[string]*candidate{} // value -> latest candidate
 	byFP := map[string]*candidate{}    // fingerprint -> latest candidate
 	byURL := map[string]*candidate{}   // path?query -> latest candidate
@@ -91,26 +91,12 @@ func Build(entries []journal.Entry, o BuildOptions) *Session {
 			st.Header[k] = v
 		}
 		substitute := func(raw json.RawMessage) json.RawMessage {
-			v, ok := decode(raw)
-			if !ok {
-				return raw
-			}
-			changed := false
-			v = walkStrings(v, "", func(key, val string) (string, bool) {
+			return rewriteStrings(raw, func(key, val string) (string, bool) {
 				if c := byValue[val]; c != nil && fieldSet[key] {
-					changed = true
 					return use(c), true
 				}
 				return val, false
 			})
-			if !changed {
-				return raw
-			}
-			out, err := marshal(v)
-			if err != nil {
-				return raw
-			}
-			return out
 		}
 		switch {
 		case len(e.Request.BDATA) > 0:
@@ -246,6 +232,29 @@ func leaves(v any, ptr string, fn func(ptr, key string, val any)) {
 			}
 		}
 	}
+}
+
+// rewriteStrings rewrites the string leaves of raw JSON through fn; raw
+// comes back as it was when fn changes nothing (or it is not JSON).
+func rewriteStrings(raw json.RawMessage, fn func(key, val string) (string, bool)) json.RawMessage {
+	v, ok := decode(raw)
+	if !ok {
+		return raw
+	}
+	changed := false
+	v = walkStrings(v, "", func(key, val string) (string, bool) {
+		out, ok := fn(key, val)
+		changed = changed || ok
+		return out, ok
+	})
+	if !changed {
+		return raw
+	}
+	out, err := marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // walkStrings rewrites string leaves; key is the leaf's field name.

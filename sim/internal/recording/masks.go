@@ -1,7 +1,8 @@
-package session
+package recording
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"regexp"
 	"sort"
@@ -19,36 +20,33 @@ const (
 	MaskDigits MaskKind = "digits"
 	// MaskIgnore drops the field from both sides.
 	MaskIgnore MaskKind = "ignore"
+	// MaskURL compares a URL by its path and query with every run of
+	// digits made one 9, whatever its scheme and host.
+	MaskURL MaskKind = "url"
 	// MaskNone compares the field exactly (to switch a default mask off).
 	MaskNone MaskKind = "none"
 )
 
-// DefaultMasks are the volatile fields of the contract's answers, matched
-// by field name at any depth. A session's masks, and --mask on the command
-// line, extend or override them.
-var DefaultMasks = map[string]MaskKind{
-	// tokens, ids and signatures (an envelope's BDATA is compared decoded)
-	"referenceKey": MaskValue, "token": MaskValue, "sessionId": MaskValue, "rewardId": MaskValue,
-	"SIGN": MaskValue, "BDATA": MaskValue, "orderId": MaskValue, "coupon_code": MaskValue, "couponCode": MaskValue,
-	"referenceId": MaskValue,
-	// URLs carrying ids
-	"trackLink": MaskValue, "clicktrack": MaskValue, "url": MaskValue, "deepLink": MaskValue, "promoLink": MaskValue,
-	// times
-	"expireDate": MaskDigits, "createdDateTime": MaskDigits, "purchase_time": MaskDigits,
-	"coupon_validity": MaskDigits, "expiredDate": MaskDigits, "endDate": MaskDigits, "time": MaskDigits,
+// ParseMaskKind checks a mask kind given on the command line or in a
+// recording file.
+func ParseMaskKind(s string) (MaskKind, error) {
+	switch k := MaskKind(s); k {
+	case MaskValue, MaskDigits, MaskURL, MaskIgnore, MaskNone:
+		return k, nil
+	}
+	return "", fmt.Errorf("mask kind %q: want value, digits, url, ignore or none", s)
 }
 
 // secretFields are replaced by "<masked>" in an exported Expect: they are
-// credentials, so the session file never holds them.
+// credentials, so the recording file never holds them.
 var secretFields = map[string]bool{"referenceKey": true, "token": true, "sessionId": true}
 
-// Masks merges masks over DefaultMasks.
-func Masks(extra ...map[string]MaskKind) map[string]MaskKind {
-	out := make(map[string]MaskKind, len(DefaultMasks))
-	for k, v := range DefaultMasks {
-		out[k] = v
-	}
-	for _, m := range extra {
+// Masks merges mask sets, later ones over earlier ones: the volatile
+// fields the schemas name (VolatileFields), then a recording's, then a
+// run's.
+func Masks(sets ...map[string]MaskKind) map[string]MaskKind {
+	out := map[string]MaskKind{}
+	for _, m := range sets {
 		for k, v := range m {
 			out[k] = v
 		}
@@ -81,6 +79,8 @@ func apply(v any, masks map[string]MaskKind) any {
 				out[k] = maskValue(c)
 			case MaskDigits:
 				out[k] = maskDigits(c)
+			case MaskURL:
+				out[k] = maskURL(c)
 			case MaskNone:
 				out[k] = c
 			default:
@@ -121,6 +121,37 @@ func normaliseURL(s string) any {
 }
 
 var digitRuns = regexp.MustCompile(`[0-9]+`)
+
+// maskURL normalises a URL of any scheme (a deepLink's rewardsim://, a
+// relative image path) as normaliseURL does an http(s) one; arrays are
+// masked element by element.
+func maskURL(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, c := range x {
+			out[i] = maskURL(c)
+		}
+		return out
+	case string:
+		if x == "" || strings.HasPrefix(x, "<url>") {
+			return x // empty, or normalised already (a recorded answer)
+		}
+		u, err := url.Parse(x)
+		if err != nil {
+			return digitRuns.ReplaceAllString(x, "9")
+		}
+		rest := u.EscapedPath()
+		if u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
+			rest = u.Scheme + "://" + u.Host + rest // the app scheme is part of the answer
+		}
+		if u.RawQuery != "" {
+			rest += "?" + u.RawQuery
+		}
+		return "<url>" + digitRuns.ReplaceAllString(rest, "9")
+	}
+	return v
+}
 
 func maskValue(v any) any {
 	if arr, ok := v.([]any); ok {

@@ -1,4 +1,4 @@
-package session
+package recording
 
 import (
 	"bytes"
@@ -65,9 +65,33 @@ type Options struct {
 	// API key header, say): a header whose fingerprint matches one of
 	// them is sent with the real value.
 	Secrets []string
-	// Masks extend the session's masks.
+	// Volatile are the fields masked by default (VolatileFields of the
+	// answer schemas); the recording's masks and then Masks extend them.
+	Volatile map[string]MaskKind
+	// Masks extend the recording's masks.
 	Masks map[string]MaskKind
-	HTTP  *http.Client
+	// AnswerNames are replaced (first by second) in every replayed answer
+	// before it is compared, after values are captured from it: the
+	// names of an isolated replay's channels (Isolation.AnswerNames).
+	AnswerNames [][2]string
+	HTTP        *http.Client
+	// Step, if set, hears of every step once it is compared.
+	Step func(StepReport)
+	// Waiting, if set, hears every WaitNotice while one request is
+	// outstanding (a fault's delay, a slow target).
+	Waiting func(st *Step, waited time.Duration)
+}
+
+// WaitNotice is how often Options.Waiting is told of an outstanding
+// request.
+var WaitNotice = 5 * time.Second
+
+// StepReport is one step's outcome.
+type StepReport struct {
+	Step        *Step
+	Status      int
+	Elapsed     time.Duration
+	Differences []Difference
 }
 
 // Result is the outcome of a replay.
@@ -93,11 +117,11 @@ var placeholder = regexp.MustCompile(`\$\{([^}]+)\}`)
 // Replay re-sends every step of s to t and compares each answer with the
 // recorded one. An error means the replay could not run (a transport
 // failure); differences are in the result.
-func Replay(ctx context.Context, s *Session, t Targets, o Options) (*Result, error) {
+func Replay(ctx context.Context, s *Recording, t Targets, o Options) (*Result, error) {
 	if o.HTTP == nil {
 		o.HTTP = NoRedirectClient()
 	}
-	masks := Masks(s.Masks, o.Masks)
+	masks := Masks(o.Volatile, s.Masks, o.Masks)
 	secrets := map[string]string{}
 	for _, v := range o.Secrets {
 		secrets[journal.Fingerprint(v)] = v
@@ -108,12 +132,13 @@ func Replay(ctx context.Context, s *Session, t Targets, o Options) (*Result, err
 		st := &s.Steps[i]
 		req, err := build(ctx, st, t, vars, secrets, o.Key)
 		if err != nil {
-			res.Differences = append(res.Differences, Difference{Step: st.ID, Label: st.label(), Where: "request", Note: err.Error()})
+			res.Differences = append(res.Differences, Difference{Step: st.ID, Label: st.Label(), Where: "request", Note: err.Error()})
 			continue
 		}
-		ans, err := o.HTTP.Do(req)
+		start := time.Now()
+		ans, err := doWaiting(o, st, req)
 		if err != nil {
-			return res, fmt.Errorf("step %s %s: %w", st.ID, st.label(), err)
+			return res, fmt.Errorf("step %s %s: %w", st.ID, st.Label(), err)
 		}
 		body, err := io.ReadAll(ans.Body)
 		ans.Body.Close()
@@ -123,12 +148,64 @@ func Replay(ctx context.Context, s *Session, t Targets, o Options) (*Result, err
 		res.Steps++
 		got := observed(ans, body)
 		capture(st, got, vars)
-		res.Differences = append(res.Differences, compare(st, got, masks)...)
+		got = renamed(got, o.AnswerNames)
+		diffs := compare(st, got, masks)
+		res.Differences = append(res.Differences, diffs...)
+		if o.Step != nil {
+			o.Step(StepReport{Step: st, Status: got.status, Elapsed: time.Since(start), Differences: diffs})
+		}
 	}
 	return res, nil
 }
 
-func (st *Step) label() string {
+// doWaiting sends req, telling o.Waiting while the answer is late.
+func doWaiting(o Options, st *Step, req *http.Request) (*http.Response, error) {
+	if o.Waiting == nil {
+		return o.HTTP.Do(req)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		start := time.Now()
+		t := time.NewTicker(WaitNotice)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				o.Waiting(st, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	return o.HTTP.Do(req)
+}
+
+// renamed reads an answer under the recorded names.
+func renamed(a answer, names [][2]string) answer {
+	if len(names) == 0 {
+		return a
+	}
+	swap := func(b []byte) []byte {
+		for _, n := range names {
+			b = bytes.ReplaceAll(b, []byte(n[0]), []byte(n[1]))
+		}
+		return b
+	}
+	a.body, a.bdata = swap(a.body), swap(a.bdata)
+	h := a.header.Clone()
+	for k, vs := range h {
+		for i := range vs {
+			vs[i] = string(swap([]byte(vs[i])))
+		}
+		h[k] = vs
+	}
+	a.header = h
+	return a
+}
+
+// Label names the step for people: its operation and request line.
+func (st *Step) Label() string {
 	name := st.Endpoint
 	if name == "" {
 		name = st.Path

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim"
@@ -36,7 +37,7 @@ func tokenFlow(t *testing.T, c *publisher.Client) {
 
 func exportSession(t *testing.T, s *simtest.Server, name string) []byte {
 	t.Helper()
-	res, err := http.Get(s.ControlURL + "/__sim/session?name=" + name)
+	res, err := http.Get(s.ControlURL + "/__sim/recording?name=" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +49,11 @@ func exportSession(t *testing.T, s *simtest.Server, name string) []byte {
 	return data
 }
 
+// replay replays data against s; a fresh s needs no channels of the
+// replay's own, so unless o names a control API it replays shared.
 func replay(t *testing.T, s *simtest.Server, data []byte, o sim.ReplayOptions) *sim.ReplayResult {
 	t.Helper()
+	o.Shared = o.Control == ""
 	if o.Target == "" {
 		o.Target = strings.Join([]string{s.RewardsURL, s.BankURL, s.HotdealsURL}, ",")
 	}
@@ -125,22 +129,45 @@ func TestSession_SIM4_recordExportReplay(t *testing.T) {
 }
 
 // clause: SIM-4
-// Every recorded session under fixtures/sessions/ is a regression test.
-func TestSession_SIM4_fixturesReplayClean(t *testing.T) {
+// Every recording under fixtures/sessions/ is a regression test, replayed
+// in-process as a user replays against a shared instance: all of them at
+// once into one simulator, each into channels of its own, and then all of
+// them again into the same simulator.
+func TestRecording_SIM4_fixturesReplayCleanInParallelAndTwice(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(golden.FixturesDir(), "sessions", "*.json"))
 	if len(files) == 0 {
-		t.Fatal("no session under fixtures/sessions/")
+		t.Fatal("no recording under fixtures/sessions/")
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+	s := simtest.New(t)
+	for round := 1; round <= 2; round++ {
+		var wg sync.WaitGroup
+		results := make([]*sim.ReplayResult, len(files))
+		errs := make([]error, len(files))
+		for i, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() {
-				t.Errorf("%s", res.Report)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i], errs[i] = sim.Replay(context.Background(), data, sim.ReplayOptions{
+					Target:  strings.Join([]string{s.RewardsURL, s.BankURL, s.HotdealsURL}, ","),
+					Control: s.ControlURL,
+				})
+			}()
+		}
+		wg.Wait()
+		for i, f := range files {
+			switch {
+			case errs[i] != nil:
+				t.Errorf("round %d, %s: %v", round, filepath.Base(f), errs[i])
+			case !results[i].OK():
+				t.Errorf("round %d, %s:\n%s", round, filepath.Base(f), results[i].Report)
+			case len(results[i].Channels) == 0 || results[i].Channels[0] == "DEMOBANK":
+				t.Errorf("round %d, %s replayed into %v, not a channel of its own", round, filepath.Base(f), results[i].Channels)
 			}
-		})
+		}
 	}
 }
 
@@ -161,7 +188,7 @@ func TestRecord_SIM4_proxyCapturesAFlowThatReplaysClean(t *testing.T) {
 	if r.Len() != 7 {
 		t.Fatalf("recorded %d exchanges, want 7", r.Len())
 	}
-	data, err := r.Session("proxied", "")
+	data, err := r.Recording("proxied", "")
 	if err != nil {
 		t.Fatal(err)
 	}

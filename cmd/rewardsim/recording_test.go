@@ -83,7 +83,7 @@ func TestSessionExportAndReplayCmds_SIM4(t *testing.T) {
 		t.Fatalf("exported file: %v\n%s", err, data)
 	}
 	fresh := simtest.New(t)
-	if out, err := run(t, "replay", file, "--target", fresh.RewardsURL); err != nil || !strings.Contains(out, "2 steps, no difference") {
+	if out, err := run(t, "replay", file, "--shared", "--target", fresh.RewardsURL); err != nil || !strings.Contains(out, "2 steps, no difference") {
 		t.Fatalf("replay against a fresh simulator: %v\n%s", err, out)
 	}
 	changed := simtest.New(t, simtest.WithScenarioYAML(`version: 1
@@ -94,15 +94,15 @@ channels:
   - name: DEMOBANK
     certificateFile: builtin:publisher-dev.crt
 `))
-	out, err := run(t, "replay", file, "--target", changed.RewardsURL+","+changed.BankURL+","+changed.HotdealsURL)
+	out, err := run(t, "replay", file, "--shared", "--target", changed.RewardsURL+","+changed.BankURL+","+changed.HotdealsURL)
 	if err == nil || !strings.Contains(out, "bdata /expireDate") || !strings.Contains(out, `"2026-01-15 10:30:00.000"`) || !strings.Contains(out, `replayed: "1768453200000"`) {
 		t.Fatalf("replay against a changed scenario: %v\n%s", err, out)
 	}
 	// A mask given on the command line hides the difference.
-	if out, err := run(t, "replay", file, "--target", changed.RewardsURL, "--mask", "expireDate=ignore"); err != nil {
+	if out, err := run(t, "replay", file, "--shared", "--target", changed.RewardsURL, "--mask", "expireDate=ignore"); err != nil {
 		t.Errorf("with --mask expireDate=ignore: %v\n%s", err, out)
 	}
-	if _, err := run(t, "replay", file, "--target", "nota-url"); err == nil {
+	if _, err := run(t, "replay", file, "--shared", "--target", "nota-url"); err == nil {
 		t.Error("a bad --target was accepted")
 	}
 }
@@ -147,7 +147,7 @@ func TestRecordCmd_SIM4_proxyWritesSessionOnStop(t *testing.T) {
 		t.Fatalf("record: %v", err)
 	}
 	fresh := simtest.New(t)
-	if out, err := run(t, "replay", file, "--target", fresh.RewardsURL); err != nil || !strings.Contains(out, "2 steps, no difference") {
+	if out, err := run(t, "replay", file, "--shared", "--target", fresh.RewardsURL); err != nil || !strings.Contains(out, "2 steps, no difference") {
 		t.Errorf("replaying the recorded file: %v\n%s", err, out)
 	}
 }
