@@ -255,6 +255,7 @@ func (s *Sim) controlDeps() control.Deps {
 		Readers:          s.ctl.readers,
 		Rand:             s.opts.Rand,
 		Journal:          s.journal,
+		Version:          cmp.Or(s.opts.Version, "(devel)"),
 	}
 }
 

@@ -69,6 +69,8 @@ type Deps struct {
 	// HTML overview. Both sit behind the control token like every call.
 	Cards     *CardDeps
 	Dashboard *DashboardDeps
+	// Version is the simulator build's version, reported by health.
+	Version string
 }
 
 // TokenHeader carries the control token (Authorization: Bearer works too).
@@ -81,6 +83,7 @@ func Register(e *echo.Echo, d Deps) {
 	g.GET("/health", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]any{
 			"status":   "ok",
+			"version":  d.Version,
 			"scenario": d.Scenario(),
 			"time":     d.Clock.Now(),
 		})
