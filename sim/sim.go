@@ -322,6 +322,7 @@ func (s *Sim) buildHandlers() map[Host]http.Handler {
 	cd.Cards = &control.CardDeps{Cards: cardSvc, Active: s.scenarios.Active}
 	cd.Dashboard = &control.DashboardDeps{Active: s.scenarios.Active, Cards: cardSvc, Clock: s.opts.Clock}
 	control.Register(ctl, cd)
+	control.RegisterOpenAPI(ctl, sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }))
 	out[Control] = ctl
 	return out
 }

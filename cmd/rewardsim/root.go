@@ -12,7 +12,7 @@ func newRoot() *cobra.Command {
 	}
 	// --version prints the same four lines as `rewardsim version`.
 	root.SetVersionTemplate(readBuildInfo().String())
-	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd(), newVersionCmd(), newOpenAPICmd(), newHealthcheckCmd())
 	root.AddCommand(newReplayCmd(), newRecordCmd(), newSessionCmd(), newReportCmd())
 	return root
 }

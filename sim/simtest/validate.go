@@ -38,6 +38,7 @@ func (v *validating) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return res, nil
 	}
+	record(req, res, body)
 	if msg := CheckAnswer(v.schemas, op, res.StatusCode, body); msg != "" {
 		v.t.Errorf("simtest: %s %s answered HTTP %d outside its schema: %s\nbody: %s", req.Method, req.URL.Path, res.StatusCode, msg, body)
 	}
