@@ -3,25 +3,43 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 30s
 
-.PHONY: run test build lint bench fuzz keys startup clean browser-deps
+# Build info stamped into every release binary (rewardsim version, /__sim/health).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# Build-only tools (image, dist, OpenAPI validation) live in their own module.
+TOOLS   := .ci/tools
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+# Where the harness records every answer during `make test`, for the OpenAPI check.
+ANSWERS := $(CURDIR)/bin/answers
+
+.PHONY: run test build lint bench fuzz keys startup clean browser-deps kit-deps image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
 
 build:
-	$(GO) build -o bin/rewardsim ./cmd/rewardsim
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/rewardsim ./cmd/rewardsim
 
-# gofmt and vet first (cheap), then every test under the race detector,
-# then a short coverage-guided fuzz of the envelope decoder. Browser tests
-# must run here, not skip: browser-deps installs Chromium when missing.
-test: lint browser-deps
-	REWARDSIM_REQUIRE_BROWSER=1 $(GO) test -race -count=1 $(PKGS)
+# gofmt and vet first (cheap), then every test under the race detector
+# (the harness recording every answer), then the build tools' tests: the
+# image of `make image` run from its layers, the OpenAPI document through
+# an independent validator and every recorded answer against it; then a
+# short coverage-guided fuzz of the envelope decoder. Browser tests and
+# the Java and Node publisher kit must run here, not skip: browser-deps
+# and kit-deps install what is missing.
+test: lint browser-deps kit-deps image
+	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
+	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
+	cd $(TOOLS) && REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzSignedEndpoints$$' -fuzztime $(FUZZTIME) ./sim/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	cd $(TOOLS) && $(GO) vet ./...
 
 # Benchmarks behind the README's performance section.
 bench:
@@ -47,8 +65,36 @@ browser-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
 	fi
 
+# A headless JDK and Node.js (18+, for fetch) for the publisher kit of
+# examples/ (docs/publisher-kit.md), from Debian, when missing.
+kit-deps:
+	@if ! command -v java >/dev/null || ! command -v javac >/dev/null || ! command -v node >/dev/null || \
+	    [ "$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 18 ]; then \
+	  echo "installing Debian's openjdk-17-jdk-headless and nodejs for the publisher kit"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless nodejs; \
+	fi
+	@node -e 'if (+process.versions.node.split(".")[0] < 18) { console.error("node >= 18 needed for fetch"); process.exit(1) }'
+
+# The container image, assembled in Go without a daemon or base image:
+# dist/image/rewardsim-image.tar (docker load) and dist/image/oci/ (OCI layout).
+image:
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/rewardsim ./cmd/rewardsim
+	cd $(TOOLS) && $(GO) run ./cmd/mkimage -binary $(CURDIR)/bin/linux-$(IMAGE_ARCH)/rewardsim -arch $(IMAGE_ARCH) \
+	  -version $(VERSION) -revision $(COMMIT) -out $(CURDIR)/dist/image
+
+# Release archives for linux, darwin and windows on amd64 and arm64, and
+# SHA256SUMS; then verified: six archives, every checksum, and the host's
+# binary out of its archive reporting this version.
+dist:
+	rm -f dist/*.tar.gz dist/*.zip dist/SHA256SUMS
+	cd $(TOOLS) && $(GO) run ./cmd/mkdist -version $(VERSION) -commit $(COMMIT) -date $(DATE) -out $(CURDIR)/dist
+	cd dist && sha256sum -c SHA256SUMS
+	test "$$(ls dist/*.tar.gz dist/*.zip | wc -l)" -eq 6
+	tmp=$$(mktemp -d) && tar -xzf dist/rewardsim_$(VERSION)_linux_$(IMAGE_ARCH).tar.gz -C $$tmp && \
+	  $$tmp/rewardsim version | grep -qx 'rewardsim $(VERSION)' && rm -rf $$tmp && echo "dist: 6 archives verified"
+
 clean:
-	rm -rf bin rewardsim-data
+	rm -rf bin dist rewardsim-data
 
 # Replay every recorded session under fixtures/sessions/ against a running
 # simulator or a UAT (SIM-4); exit 1 on any difference.
