@@ -6,7 +6,6 @@ package image
 
 import (
 	"archive/tar"
-	"bufio"
 	"bytes"
 	"crypto"
 	"crypto/rsa"
@@ -26,7 +25,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -166,7 +164,11 @@ func TestImageRunsFromItsLayers(t *testing.T) {
 	}
 	cmd := exec.Command(bin, append(slices.Clone(c.Entrypoint[1:]), c.Cmd...)...)
 	cmd.Env, cmd.Dir = env, filepath.Join(root, c.WorkingDir)
-	urls := start(t, cmd)
+	urls, stop, err := repo.StartServe(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
 	public, control := loopback(t, urls["all"]), loopback(t, urls["control"])
 
 	// The health check as the engine would run it, against this process.
@@ -254,28 +256,6 @@ func checkStatic(t *testing.T, bin string) {
 			t.Fatalf("%s is dynamically linked", bin)
 		}
 	}
-}
-
-func start(t *testing.T, cmd *exec.Cmd) map[string]string {
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
-	urls := map[string]string{}
-	sc := bufio.NewScanner(stdout)
-	for len(urls) < 2 && sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 5 && f[2] == "listening" {
-			urls[f[1]] = f[4]
-		}
-	}
-	if len(urls) < 2 {
-		t.Fatalf("serve from the image did not report its listeners: %s", stderr.String())
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return urls
 }
 
 // loopback turns a wildcard listener's URL into one on 127.0.0.1.

@@ -4,7 +4,6 @@
 package openapi
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -124,21 +123,12 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 func fetchServed(t *testing.T, bin string) []byte {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	urls, stop, err := repo.StartServe(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	sc := bufio.NewScanner(stdout)
-	control := ""
-	for control == "" && sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 5 && f[1] == "control" {
-			control = f[4]
-		}
-	}
-	if control == "" {
-		t.Fatal("serve did not report its control listener")
-	}
+	defer stop()
+	control := urls["control"]
 	res, err := http.Get(control + "/__sim/openapi.json")
 	if err != nil {
 		t.Fatal(err)

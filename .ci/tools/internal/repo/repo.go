@@ -3,12 +3,16 @@
 package repo
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // Root is the rewardsim checkout: the nearest parent of the working folder
@@ -46,4 +50,34 @@ func Build(root, out, goos, goarch, version, commit, date string) error {
 // BuildHost builds for the machine running the tests.
 func BuildHost(root, out string) error {
 	return Build(root, out, runtime.GOOS, runtime.GOARCH, "v0.0.0-test", "test", "unknown")
+}
+
+// StartServe starts cmd (a `rewardsim serve` on port-0 listeners) and
+// returns the URL of each listener it reports ("all", "control", ...)
+// and a stop that ends it with SIGTERM and waits.
+func StartServe(cmd *exec.Cmd) (urls map[string]string, stop func(), err error) {
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	stop = func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }
+	urls = map[string]string{}
+	sc := bufio.NewScanner(stdout)
+	for len(urls) < 2 && sc.Scan() {
+		// "rewardsim: all listening on http://127.0.0.1:NNNN"
+		if f := strings.Fields(sc.Text()); len(f) == 5 && f[2] == "listening" {
+			urls[f[1]] = f[4]
+		}
+	}
+	if len(urls) < 2 {
+		stop()
+		return nil, nil, fmt.Errorf("serve did not report its listeners: %s", stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return urls, stop, nil
 }
