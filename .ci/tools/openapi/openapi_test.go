@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
@@ -29,21 +31,43 @@ import (
 // record every answer.
 const recordEnv = "REWARDSIM_RECORD_ANSWERS"
 
-func buildDoc(t *testing.T) (bin string, doc []byte) {
-	t.Helper()
+// built is the rewardsim binary and its `rewardsim openapi` output, made
+// once for the package's tests.
+var built = sync.OnceValues(func() ([2]string, error) {
 	root, err := repo.Root()
 	if err != nil {
-		t.Fatal(err)
+		return [2]string{}, err
 	}
-	bin = filepath.Join(t.TempDir(), "rewardsim")
-	if err := repo.BuildHost(root, bin); err != nil {
-		t.Fatal(err)
-	}
-	doc, err = exec.Command(bin, "openapi").Output()
+	dir, err := os.MkdirTemp("", "openapi-test")
 	if err != nil {
-		t.Fatalf("rewardsim openapi: %v", err)
+		return [2]string{}, err
 	}
-	return bin, doc
+	bin := filepath.Join(dir, "rewardsim")
+	if err := repo.BuildHost(root, bin); err != nil {
+		return [2]string{}, err
+	}
+	doc, err := exec.Command(bin, "openapi").Output()
+	if err != nil {
+		return [2]string{}, fmt.Errorf("rewardsim openapi: %w", err)
+	}
+	return [2]string{bin, string(doc)}, nil
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if b, err := built(); err == nil {
+		os.RemoveAll(filepath.Dir(b[0]))
+	}
+	os.Exit(code)
+}
+
+func buildDoc(t *testing.T) (bin string, doc []byte) {
+	t.Helper()
+	b, err := built()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b[0], []byte(b[1])
 }
 
 func newValidator(t *testing.T, doc []byte) validator.Validator {
