@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// RecordEnv names a folder: when set, every answer the harness validates
+// RecordEnv names a folder: when set, every answer that passes the harness's validation
 // is also appended there (one JSON line each, one file per process), so
 // `make test` can check the whole suite's answers against the OpenAPI
 // document afterwards (.ci/tools/openapi).
