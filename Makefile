@@ -8,28 +8,45 @@ FUZZTIME ?= 20s
 FUZZFLAGS := -fuzzminimizetime 0
 FUZZ_TARGETS := FuzzSignedEndpoints FuzzPlainJSONEndpoints
 
-.PHONY: run test build lint bench fuzz keys startup clean browser-deps crypto-deps doc-deps load
+# Build info stamped into every release binary (rewardsim version, /__sim/health).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# Build-only tools (image, dist, OpenAPI validation) live in their own module.
+TOOLS   := .ci/tools
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+# Where the harness records every answer during `make test`, for the OpenAPI check.
+ANSWERS := $(CURDIR)/bin/answers
+
+.PHONY: run test build lint bench fuzz keys startup clean browser-deps crypto-deps doc-deps kit-deps load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
 
 build:
-	$(GO) build -o bin/rewardsim ./cmd/rewardsim
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/rewardsim ./cmd/rewardsim
 
-# gofmt and vet first (cheap), then every test under the race detector,
-# then a short coverage-guided fuzz of the envelope and the plain-JSON
-# (coupon host, GetReward, SDK) decoders. Browser tests must run here,
-# not skip: browser-deps installs Chromium when missing; crypto-deps
-# installs libcrypto for the back-end identity test; the docs' examples
-# (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps
-	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 $(GO) test -race -count=1 $(PKGS)
+# gofmt and vet first (cheap), then every test under the race detector
+# (the harness recording every answer), then the build tools' tests: the
+# image of `make image` run from its layers, the OpenAPI document through
+# an independent validator and every recorded answer against it; then a
+# short coverage-guided fuzz of the envelope and the plain-JSON (coupon
+# host, GetReward, SDK) decoders. Browser tests, the libcrypto identity
+# test and the Java and Node publisher kit must run here, not skip:
+# browser-deps, crypto-deps and kit-deps install what is missing; the
+# docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
+test: lint browser-deps crypto-deps doc-deps kit-deps image
+	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
+	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
+	cd $(TOOLS) && REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sim/ || exit 1; done
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	cd $(TOOLS) && $(GO) vet ./...
 
 # Benchmarks behind docs/performance.md.
 bench:
@@ -81,8 +98,36 @@ doc-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl; \
 	fi
 
+# A headless JDK and Node.js (18+, for fetch) for the publisher kit of
+# examples/ (docs/publisher-kit.md), from Debian, when missing.
+kit-deps:
+	@if ! command -v java >/dev/null || ! command -v javac >/dev/null || ! command -v node >/dev/null || \
+	    [ "$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 18 ]; then \
+	  echo "installing Debian's openjdk-17-jdk-headless and nodejs for the publisher kit"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless nodejs; \
+	fi
+	@node -e 'if (+process.versions.node.split(".")[0] < 18) { console.error("node >= 18 needed for fetch"); process.exit(1) }'
+
+# The container image, assembled in Go without a daemon or base image:
+# dist/image/rewardsim-image.tar (docker load) and dist/image/oci/ (OCI layout).
+image:
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/rewardsim ./cmd/rewardsim
+	cd $(TOOLS) && $(GO) run ./cmd/mkimage -binary $(CURDIR)/bin/linux-$(IMAGE_ARCH)/rewardsim -arch $(IMAGE_ARCH) \
+	  -version $(VERSION) -revision $(COMMIT) -out $(CURDIR)/dist/image
+
+# Release archives for linux, darwin and windows on amd64 and arm64, and
+# SHA256SUMS; then verified: six archives, every checksum, and the host's
+# binary out of its archive reporting this version.
+dist:
+	rm -f dist/*.tar.gz dist/*.zip dist/SHA256SUMS
+	cd $(TOOLS) && $(GO) run ./cmd/mkdist -version $(VERSION) -commit $(COMMIT) -date $(DATE) -out $(CURDIR)/dist
+	cd dist && sha256sum -c SHA256SUMS
+	test "$$(ls dist/*.tar.gz dist/*.zip | wc -l)" -eq 6
+	tmp=$$(mktemp -d) && tar -xzf dist/rewardsim_$(VERSION)_linux_$(IMAGE_ARCH).tar.gz -C $$tmp && \
+	  $$tmp/rewardsim version | grep -qx 'rewardsim $(VERSION)' && rm -rf $$tmp && echo "dist: 6 archives verified"
+
 clean:
-	rm -rf bin rewardsim-data
+	rm -rf bin dist rewardsim-data
 
 # Replay every recording under fixtures/sessions/ against a running
 # simulator (SIM-4), each into channels of its own through CONTROL (the

@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -75,6 +77,8 @@ func (s *Sim) routes() ([]route, error) {
 	ctl := control.New(control.Options{
 		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
+		Version: cmp.Or(s.opts.Version, "(devel)"),
+		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth
@@ -91,6 +95,7 @@ func (s *Sim) routes() ([]route, error) {
 		{Bank, http.MethodPost, microsite.LaunchPath, launch},
 
 		{Control, http.MethodGet, "/__sim/health", ctl.Health},
+		{Control, http.MethodGet, "/__sim/openapi.json", ctl.OpenAPIDoc},
 		{Control, http.MethodGet, "/__sim/certs/service.pem", auth(ctl.ServiceCert)},
 		{Control, http.MethodGet, "/__sim/", auth(ctl.Dashboard)},
 		{Control, http.MethodGet, "/__sim/dashboard", auth(ctl.Dashboard)},

@@ -74,6 +74,9 @@ type Options struct {
 	// entries (0: 100000; negative: no count bound) and none older than
 	// MaxAge in simulated time (0: no age bound).
 	Journal JournalOptions
+	// Version is the build's version, reported by /__sim/health; empty
+	// means "(devel)".
+	Version string
 }
 
 // JournalOptions bound the journal of exchanges.

@@ -8,8 +8,11 @@ func newRoot() *cobra.Command {
 		Short:         "A hermetic contract simulator of the Rewards, Scratch Card and Coupon service",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       readBuildInfo().Version,
 	}
-	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd())
+	// --version prints the same four lines as `rewardsim version`.
+	root.SetVersionTemplate(readBuildInfo().String())
+	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd(), newVersionCmd(), newOpenAPICmd(), newHealthcheckCmd())
 	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd())
 	return root
 }

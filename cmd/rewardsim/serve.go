@@ -44,7 +44,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		return fmt.Errorf("--crypto: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
-	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log}
+	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log, Version: readBuildInfo().Version}
 	opts.Control.Token = cfg.ControlToken
 	if cfg.WebhookDeadline != "" {
 		d, err := time.ParseDuration(cfg.WebhookDeadline)

@@ -44,6 +44,10 @@ type Options struct {
 	ServiceCertPEM []byte
 	// Token, if set, is required on every call but health.
 	Token string
+	// Version is the simulator build's version, reported by health.
+	Version string
+	// OpenAPI renders the OpenAPI document of the public surface.
+	OpenAPI func() ([]byte, error)
 }
 
 // API is the control API's handlers. It translates requests and answers;
@@ -59,6 +63,8 @@ type API struct {
 	schemas   *schema.Set
 	certPEM   []byte
 	token     string
+	version   string
+	openAPI   func() ([]byte, error)
 }
 
 // New returns the control API's handlers.
@@ -66,6 +72,7 @@ func New(o Options) *API {
 	return &API{
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
+		version: o.Version, openAPI: o.OpenAPI,
 	}
 }
 
@@ -76,6 +83,7 @@ const TokenHeader = "X-Rewardsim-Control-Token"
 func (a *API) Health(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
 		"status":   "ok",
+		"version":  a.version,
 		"scenario": a.scenarios.Active().Name,
 		"time":     a.plane.Clock().Now(),
 		"crypto":   envelope.Backend(),

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Set by the linker in release builds (make build, dist, image):
+// -X main.version=... -X main.commit=... -X main.date=...
+var version, commit, date string
+
+// buildInfo is what `rewardsim version` prints and /__sim/health carries.
+type buildInfo struct {
+	Version, Commit, Date, Go string
+}
+
+// readBuildInfo prefers the linker's values and falls back to what the Go
+// toolchain recorded (module version, VCS revision and time), so a plain
+// `go build` or `go install` still says where it came from.
+func readBuildInfo() buildInfo {
+	bi := buildInfo{Version: version, Commit: commit, Date: date, Go: runtime.Version()}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if bi.Version == "" {
+			bi.Version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch {
+			case s.Key == "vcs.revision" && bi.Commit == "":
+				bi.Commit = s.Value
+			case s.Key == "vcs.time" && bi.Date == "":
+				bi.Date = s.Value
+			}
+		}
+	}
+	if bi.Version == "" {
+		bi.Version = "(devel)"
+	}
+	if bi.Commit == "" {
+		bi.Commit = "unknown"
+	}
+	if bi.Date == "" {
+		bi.Date = "unknown"
+	}
+	return bi
+}
+
+func (b buildInfo) String() string {
+	return fmt.Sprintf("rewardsim %s\ncommit: %s\nbuilt: %s\ngo: %s\n", b.Version, b.Commit, b.Date, b.Go)
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print version, commit, build date and Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprint(cmd.OutOrStdout(), readBuildInfo())
+			return err
+		},
+	}
+}

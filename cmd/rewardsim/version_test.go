@@ -1,0 +1,40 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// The linker's values reach `version`, `--version` and /__sim/health of a
+// real serve process, as make build/dist/image set them.
+func TestVersionFromLdflags(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "rewardsim")
+	ld := "-X main.version=v9.8.7-test -X main.commit=0123abc -X main.date=2026-11-22T00:00:00Z"
+	if out, err := exec.Command("go", "build", "-ldflags", ld, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	want := "rewardsim v9.8.7-test\ncommit: 0123abc\nbuilt: 2026-11-22T00:00:00Z\ngo: " + runtime.Version() + "\n"
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, err := exec.Command(bin, args...).Output()
+		if err != nil || string(out) != want {
+			t.Errorf("rewardsim %s = %q, %v; want %q", strings.Join(args, " "), out, err, want)
+		}
+	}
+	cmd, urls := startServe(t, bin, t.TempDir())
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	res, err := http.Get(urls["control"] + "/__sim/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var health struct{ Version string }
+	if err := json.NewDecoder(res.Body).Decode(&health); err != nil || health.Version != "v9.8.7-test" {
+		t.Fatalf("health version = %q, %v", health.Version, err)
+	}
+}
