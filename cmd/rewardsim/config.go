@@ -21,6 +21,7 @@ type serveConfig struct {
 	ServiceKey, ServiceCert                                          string
 	LogLevel                                                         string
 	ControlToken, WebhookDeadline                                    string
+	ControlAllowedHosts                                              []string
 	JournalMaxEntries                                                int
 	JournalMaxAge                                                    time.Duration
 }
@@ -39,6 +40,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"service-cert", "", "PEM certificate of --service-key"},
 	{"log-level", "info", "debug, info, warn or error"},
 	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
+	{"control-allowed-hosts", "", "comma-separated host names the control API answers to besides IP addresses and localhost (DNS-rebinding guard)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
@@ -96,7 +98,24 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
 		LogLevel:     v.GetString("log-level"),
 		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
-		JournalMaxEntries: maxEntries,
-		JournalMaxAge:     maxAge,
+		ControlAllowedHosts: listOf(v, "control-allowed-hosts"),
+		JournalMaxEntries:   maxEntries,
+		JournalMaxAge:       maxAge,
 	}, nil
+}
+
+// listOf reads a list: a YAML/JSON list in the file, or a comma-separated
+// string (flags and env carry one string).
+func listOf(v *viper.Viper, key string) []string {
+	parts := strings.Split(v.GetString(key), ",")
+	if _, isList := v.Get(key).([]any); isList {
+		parts = v.GetStringSlice(key)
+	}
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -127,6 +128,7 @@ func TestServeConfigSources(t *testing.T) {
 	os.WriteFile(good, []byte("scenario: /from/file\ndata: /from/file\npublic-url: http://file\n"), 0o600)
 	t.Setenv("REWARDSIM_DATA", "/from/env")
 	t.Setenv("REWARDSIM_PUBLIC_URL", "http://env")
+	t.Setenv("REWARDSIM_CONTROL_ALLOWED_HOSTS", "sim.internal, ci-box")
 	var got serveConfig
 	sc := serveCommand(func(_ *cobra.Command, cfg serveConfig) error { got = cfg; return nil })
 	sc.SetArgs([]string{"--config", good, "--public-url", "http://flag"})
@@ -134,8 +136,9 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
-		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s", JournalMaxEntries: 100000}
-	if got != want {
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s", JournalMaxEntries: 100000,
+		ControlAllowedHosts: []string{"sim.internal", "ci-box"}}
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("resolved config\n got %+v\nwant %+v", got, want)
 	}
 }

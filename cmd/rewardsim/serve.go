@@ -43,6 +43,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log}
 	opts.Control.Token = cfg.ControlToken
+	opts.Control.AllowedHosts = cfg.ControlAllowedHosts
 	if cfg.WebhookDeadline != "" {
 		d, err := time.ParseDuration(cfg.WebhookDeadline)
 		if err != nil || d <= 0 || d > sim.MaxWebhookDeadline {

@@ -1,0 +1,192 @@
+package sim_test
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/simtest"
+	"github.com/rewardsim/rewardsim/sim/simtest/browser"
+)
+
+// controlFingerprint is what a successful attack would change: the fault
+// rules, the clock and the scenarios in force.
+func controlFingerprint(t *testing.T, s *simtest.Server) string {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range []string{"/__sim/faults", "/__sim/clock", "/__sim/scenarios"} {
+		_, out := ctl(t, s, http.MethodGet, p, nil)
+		b.Write(out)
+	}
+	return b.String()
+}
+
+// Writes a web page can send without a preflight, or from another origin,
+// or through a DNS-rebound name, are refused and change nothing; the same
+// writes as a tool sends them pass.
+func TestControlGuard_refusesCrossOriginAndSimpleWrites(t *testing.T) {
+	s := simtest.New(t, simtest.WithControl(sim.ControlOptions{AllowedHosts: []string{"sim.ci.example"}}))
+	fault := `{"endpoint":"GetAuthToken","action":{"kind":"internal-error"}}`
+	host := strings.TrimPrefix(s.ControlURL, "http://")
+	cases := []struct {
+		name, path, ctype, body string
+		header                  map[string]string
+		want                    int
+	}{
+		{"text/plain body", "/__sim/faults", "text/plain", fault, nil, 415},
+		{"form body", "/__sim/faults", "application/x-www-form-urlencoded", "a=" + fault, nil, 415},
+		{"multipart body", "/__sim/faults", "multipart/form-data; boundary=x", "--x--", nil, 415},
+		{"body with no type", "/__sim/faults", "", fault, nil, 415},
+		{"empty form post to reset", "/__sim/state/reset", "application/x-www-form-urlencoded", "", nil, 415},
+		{"YAML scenario as text/plain", "/__sim/scenarios?activate=true", "text/plain", "version: 1\n", nil, 415},
+		{"cross-site fetch", "/__sim/faults", "application/json", fault, map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
+		{"same-site other port", "/__sim/clock", "application/json", `{"mode":"frozen"}`, map[string]string{"Sec-Fetch-Site": "same-site"}, 403},
+		{"foreign Origin", "/__sim/faults", "application/json", fault, map[string]string{"Origin": "http://127.0.0.1:1"}, 403},
+		{"null Origin", "/__sim/state/reset", "", "", map[string]string{"Origin": "null"}, 403},
+		{"DNS-rebound Host", "/__sim/faults", "application/json", fault, map[string]string{"Host": "attacker.example:" + port(host)}, 403},
+		{"DNS-rebound read", "/__sim/journal", "", "", map[string]string{"Host": "attacker.example"}, 403},
+	}
+	before := controlFingerprint(t, s)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			method := http.MethodPost
+			if strings.HasPrefix(c.path, "/__sim/journal") {
+				method = http.MethodGet
+			}
+			st, out := rawControl(t, s, method, c.path, c.ctype, c.body, c.header)
+			if st != c.want {
+				t.Fatalf("HTTP %d %s, want %d", st, out, c.want)
+			}
+			if err := controlSchemas().ValidateJSON("control.error", out); err != nil {
+				t.Fatalf("answer outside control.error.json: %v: %s", err, out)
+			}
+		})
+	}
+	if after := controlFingerprint(t, s); after != before {
+		t.Fatalf("refused writes changed the control plane:\nbefore %s\nafter  %s", before, after)
+	}
+
+	// What tools send still works: JSON with a same-origin Origin, a
+	// configured host name, YAML, and a bodyless POST with no type.
+	for _, c := range []struct {
+		name, path, ctype, body string
+		header                  map[string]string
+		want                    int
+	}{
+		{"JSON, same origin", "/__sim/faults", "application/json; charset=utf-8", fault, map[string]string{"Origin": s.ControlURL, "Sec-Fetch-Site": "same-origin"}, 201},
+		{"configured host", "/__sim/clock/advance", "application/json", `{"by":"1m"}`, map[string]string{"Host": "sim.ci.example"}, 200},
+		{"localhost", "/__sim/clock/advance", "application/json", `{"by":"1m"}`, map[string]string{"Host": "localhost:" + port(host)}, 200},
+		{"bodyless POST", "/__sim/webhooks/run", "", "", nil, 200},
+	} {
+		if st, out := rawControl(t, s, http.MethodPost, c.path, c.ctype, c.body, c.header); st != c.want {
+			t.Errorf("%s: HTTP %d %s, want %d", c.name, st, out, c.want)
+		}
+	}
+}
+
+func port(hostport string) string {
+	_, p, _ := net.SplitHostPort(hostport)
+	return p
+}
+
+func rawControl(t *testing.T, s *simtest.Server, method, path, ctype, body string, header map[string]string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.ControlURL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body == "" {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	return res.StatusCode, out
+}
+
+// attackerPage tries every write a page can send to the control API: a
+// form post, no-cors fetches with text/plain and form bodies, a bodyless
+// reset, a JSON fetch (which needs a preflight) and a beacon. It sets
+// document.title to "done" when every attempt has settled.
+const attackerPage = `<!doctype html><html><body>
+<iframe name="sink"></iframe>
+<form id="f" method="POST" action="%[1]s/__sim/faults" target="sink" enctype="text/plain">
+<input name='{"endpoint":"GetAuthToken","action":{"kind":"internal-error"},"x":"' value='"}'>
+</form>
+<script>
+var C = %[2]q, fault = '{"endpoint":"GetAuthToken","action":{"kind":"internal-error"}}';
+var tries = [
+  fetch(C + '/__sim/faults', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: fault}),
+  fetch(C + '/__sim/faults', {method: 'POST', mode: 'no-cors', body: new URLSearchParams({x: fault})}),
+  fetch(C + '/__sim/state/reset', {method: 'POST', mode: 'no-cors'}),
+  fetch(C + '/__sim/clock', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: '{"mode":"frozen","time":"2030-01-01T00:00:00Z"}'}),
+  fetch(C + '/__sim/scenarios?activate=true', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: 'version: 1\nname: evil\n'}),
+  fetch(C + '/__sim/faults', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: fault}),
+];
+navigator.sendBeacon(C + '/__sim/faults', fault);
+document.getElementById('f').submit();
+Promise.allSettled(tries).then(function () { setTimeout(function () { document.title = 'done'; }, 500); });
+</script></body></html>`
+
+// A page on another loopback origin, opened in a real browser, tries to
+// add a fault rule, reset state, move the clock and load a scenario; the
+// control plane and the user's cards are unchanged afterwards, and the
+// dashboard still works in the same browser.
+func TestControlGuard_attackerPageInChromium(t *testing.T) {
+	e := newCardEnv(t)
+	const vid = "csrf-victim"
+	id := e.issue(vid, "UPI")
+	before := controlFingerprint(t, e.s)
+
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, attackerPage, e.s.ControlURL, e.s.ControlURL)
+	}))
+	defer attacker.Close()
+	// The attacker is on another port of localhost: another origin, but
+	// the same site, which is exactly the developer-laptop case.
+	attackURL := strings.Replace(attacker.URL, "127.0.0.1", "localhost", 1)
+
+	b := browser.Start(t)
+	b.Open(attackURL)
+	deadline := time.Now().Add(wait)
+	for {
+		var title string
+		b.Eval(`return document.title`, &title)
+		if title == "done" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the attacker page never finished its attempts")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if after := controlFingerprint(t, e.s); after != before {
+		t.Fatalf("the attacker page changed the control plane:\nbefore %s\nafter  %s", before, after)
+	}
+	if st := e.stored("DEMOBANK", id); st.RewardID == 0 {
+		t.Fatalf("card %d of %s is gone after the attacker page", id, vid)
+	}
+
+	b.Open(e.s.ControlURL + "/__sim/dashboard")
+	b.WaitFor("h1", wait)
+}
