@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    := ./...
 FUZZTIME ?= 30s
 
-.PHONY: run test build lint bench fuzz keys startup clean browser-deps
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -30,6 +30,11 @@ bench:
 # A longer fuzz run than `make test` does.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSignedEndpoints$$' -fuzztime 2m ./sim/
+
+# Fuzz scenario parsing under its allocation bound (docs/security.md);
+# `make test` runs only its seeds, as ordinary tests.
+fuzz-scenario:
+	$(GO) test -run '^$$' -fuzz '^FuzzScenarioParse$$' -fuzztime 1m ./sim/internal/scenario/
 
 # Remake the test-only development keys of certs/ (then commit them).
 keys:

@@ -263,12 +263,24 @@ func loadScenario(path string, set *schema.Set) (*scenario.Scenario, error) {
 			}
 		}
 	}
-	data, err := os.ReadFile(file)
+	data, err := readBounded(file, scenario.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	src.Files = os.DirFS(filepath.Dir(file))
 	return scenario.Parse(file, data, set, src)
+}
+
+// readBounded reads at most limit+1 bytes of a file: enough for the
+// parser to refuse an over-long file by name, without reading all of it
+// (or forever, from a device).
+func readBounded(file string, limit int) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
 }
 
 // Handler returns the handler of one host.

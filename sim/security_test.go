@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -189,4 +191,36 @@ func TestControlGuard_attackerPageInChromium(t *testing.T) {
 
 	b.Open(e.s.ControlURL + "/__sim/dashboard")
 	b.WaitFor("h1", wait)
+}
+
+// The upload (a 500,000-character anchor and 1,000 aliases,
+// 504 KB) and a smaller expansion bomb are refused with a 4xx naming the
+// bound, uploaded or loaded by path, and the process stays small.
+func TestScenarioUpload_boundsRefused(t *testing.T) {
+	s := simtest.New(t)
+	anchor := func(n, aliases int) string {
+		return "version: 1\nname: bomb\ndescription: &s \"" + strings.Repeat("x", n) + "\"\nx: [" +
+			strings.TrimSuffix(strings.Repeat("*s,", aliases), ",") + "]\n"
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ name, yaml, want string }{
+		{"issue's 504 KB file", anchor(500_000, 1000), "MaxFileBytes"},
+		{"103 KB file", anchor(100_000, 1000), "MaxExpandedBytes"},
+	} {
+		st, out := ctl(t, s, http.MethodPost, "/__sim/scenarios?activate=true", c.yaml)
+		if st != http.StatusBadRequest || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s uploaded: HTTP %d %s, want 400 naming %s", c.name, st, out, c.want)
+		}
+		path := filepath.Join(dir, "bomb.yaml")
+		if err := os.WriteFile(path, []byte(c.yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, out = ctl(t, s, http.MethodPost, "/__sim/scenarios", map[string]any{"path": path})
+		if st != http.StatusBadRequest || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s by path: HTTP %d %s, want 400 naming %s", c.name, st, out, c.want)
+		}
+		if err := sim.ValidateScenario(path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s validated: %v, want an error naming %s", c.name, err, c.want)
+		}
+	}
 }
