@@ -224,3 +224,42 @@ func TestScenarioUpload_boundsRefused(t *testing.T) {
 		}
 	}
 }
+
+// One request with JSON nested 10,000 deep is journaled in a form every
+// reader reads back: the journal, session export and report still answer.
+func TestJournal_deepJSONRequestKeepsReadersWorking(t *testing.T) {
+	s := simtest.New(t)
+	deep := strings.Repeat("[", 10_000) + strings.Repeat("]", 10_000)
+	for _, body := range []string{deep, `{"a":` + deep + `}`} {
+		res, err := http.Post(s.RewardsURL+"/api/GetReward", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode >= 500 {
+			t.Fatalf("GetReward answered HTTP %d", res.StatusCode)
+		}
+	}
+	for _, p := range []string{"/__sim/journal", "/__sim/session", "/__sim/report", "/__sim/dashboard"} {
+		if st, out := ctl(t, s, http.MethodGet, p, nil); st != http.StatusOK {
+			t.Errorf("GET %s after a deep body: HTTP %d %.300s", p, st, out)
+		}
+	}
+}
+
+// Every path a handler serves answers a malformed path with a 4xx.
+func TestOddPaths_answer4xx(t *testing.T) {
+	s := simtest.New(t)
+	for _, base := range []string{s.RewardsURL, s.BankURL, s.HotdealsURL, s.ControlURL} {
+		for _, p := range []string{"/assets/%ff", "/assets/%c0%af", "/assets/a%00b", "/__sim/%ff", "/api/%ff", "/%ff/%fe"} {
+			res, err := http.Get(base + p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode < 400 || res.StatusCode >= 500 {
+				t.Errorf("GET %s%s: HTTP %d, want a 4xx", base, p, res.StatusCode)
+			}
+		}
+	}
+}

@@ -80,7 +80,10 @@ type Options struct {
 // JournalOptions bound the journal of exchanges.
 type JournalOptions struct {
 	MaxEntries int
-	MaxAge     time.Duration
+	// MaxBytes bounds the stored journal in bytes, oldest dropped first
+	// (0: 64 MiB; negative: no byte bound).
+	MaxBytes int64
+	MaxAge   time.Duration
 	// Disabled records nothing.
 	Disabled bool
 }
@@ -170,7 +173,7 @@ func (s *Sim) open() error {
 	// The journal stamps entries with the simulated clock resolved above
 	// (the persisted sim clock when Options gave none).
 	s.journal, err = journal.Open(s.journalStore, journal.Options{
-		MaxEntries: s.opts.Journal.MaxEntries, MaxAge: s.opts.Journal.MaxAge, Disabled: s.opts.Journal.Disabled,
+		MaxEntries: s.opts.Journal.MaxEntries, MaxBytes: s.opts.Journal.MaxBytes, MaxAge: s.opts.Journal.MaxAge, Disabled: s.opts.Journal.Disabled,
 		Clock: s.opts.Clock, Logger: s.log,
 	})
 	if err != nil {

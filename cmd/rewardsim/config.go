@@ -23,6 +23,7 @@ type serveConfig struct {
 	ControlToken, WebhookDeadline                                    string
 	ControlAllowedHosts                                              []string
 	JournalMaxEntries                                                int
+	JournalMaxBytes                                                  int64
 	JournalMaxAge                                                    time.Duration
 }
 
@@ -43,6 +44,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"control-allowed-hosts", "", "comma-separated host names the control API answers to besides IP addresses and localhost (DNS-rebinding guard)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
+	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 }
 
@@ -86,6 +88,10 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil || maxEntries == 0 {
 		return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
 	}
+	maxBytes, err := parseBytes(v.GetString("journal-max-bytes"))
+	if err != nil {
+		return serveConfig{}, fmt.Errorf("journal-max-bytes: %w", err)
+	}
 	maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
 	if err != nil || maxAge < 0 {
 		return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
@@ -100,6 +106,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
 		ControlAllowedHosts: listOf(v, "control-allowed-hosts"),
 		JournalMaxEntries:   maxEntries,
+		JournalMaxBytes:     maxBytes,
 		JournalMaxAge:       maxAge,
 	}, nil
 }
@@ -118,4 +125,27 @@ func listOf(v *viper.Viper, key string) []string {
 		}
 	}
 	return out
+}
+
+// parseBytes reads a byte count: a number with an optional KiB, MiB or
+// GiB suffix, or -1 for no bound.
+func parseBytes(s string) (int64, error) {
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || (n < 1 && n != -1) || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size such as 64MiB (-1: no bound)", s)
+	}
+	if n == -1 {
+		return -1, nil
+	}
+	return n * mult, nil
 }

@@ -114,6 +114,8 @@ func TestServeConfigSources(t *testing.T) {
 		{[]string{"--config", both}, "unknown keys lisen"},
 		{[]string{"--journal-max-entries", "0"}, `journal-max-entries: "0" is not a positive number or -1`},
 		{[]string{"--journal-max-age", "-1h"}, `journal-max-age: "-1h" is not a duration`},
+		{[]string{"--journal-max-bytes", "0"}, `journal-max-bytes: "0" is not a size`},
+		{[]string{"--journal-max-bytes", "lots"}, `journal-max-bytes: "lots" is not a size`},
 	} {
 		sc := serveCommand(func(*cobra.Command, serveConfig) error { return nil })
 		sc.SetArgs(c.args)
@@ -136,7 +138,7 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
-		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s", JournalMaxEntries: 100000,
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s", JournalMaxEntries: 100000, JournalMaxBytes: 64 << 20,
 		ControlAllowedHosts: []string{"sim.internal", "ci-box"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("resolved config\n got %+v\nwant %+v", got, want)

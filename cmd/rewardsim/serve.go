@@ -51,7 +51,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		}
 		opts.Control.WebhookDeadline = d
 	}
-	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxAge: cfg.JournalMaxAge}
+	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
 	}
