@@ -80,3 +80,20 @@ func TestJournal_deepBodyKeptAsText(t *testing.T) {
 		t.Fatalf("a shallow body (brackets in strings) was kept as text")
 	}
 }
+
+// Tail reads the newest n entries only.
+func TestJournal_tailReadsTheNewest(t *testing.T) {
+	j, _, e := open(t, Options{})
+	for range 30 {
+		serve(e, "/api/GetAuthToken", `{}`, nil)
+	}
+	for _, c := range []struct{ n, want int }{{10, 10}, {30, 30}, {100, 30}} {
+		p, err := j.Tail(context.Background(), c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Entries) != c.want || p.Entries[len(p.Entries)-1].Seq != 30 || p.Stored != 30 {
+			t.Fatalf("Tail(%d): %d entries ending at %d of %d stored", c.n, len(p.Entries), p.Entries[len(p.Entries)-1].Seq, p.Stored)
+		}
+	}
+}
