@@ -71,6 +71,9 @@ type Options struct {
 	Rand io.Reader
 	// Control configures the control plane (see control.go).
 	Control ControlOptions
+	// Server bounds connections, request times and the shutdown wait
+	// of Serve.
+	Server ServerOptions
 	// Journal bounds the exchange journal (SIM-4): at most MaxEntries
 	// entries (0: 100000; negative: no count bound) and none older than
 	// MaxAge in simulated time (0: no age bound).
@@ -307,8 +310,10 @@ type Listen struct {
 func (l Listen) Split() bool { return l.Rewards != "" || l.Bank != "" || l.Hotdeals != "" }
 
 // Serve binds every listener, calls ready with the bound addresses, and
-// serves until ctx ends; then it shuts down gracefully. It never exits
-// the process.
+// serves until ctx ends; then it shuts down gracefully, waiting up to
+// Options.Server.ShutdownTimeout for requests in flight: those it cuts
+// are logged and make Serve return ErrRequestsCut. It never exits the
+// process.
 func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) error {
 	want := map[Host]string{Control: l.Control}
 	if l.Split() {
@@ -316,6 +321,8 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	} else {
 		want[All] = l.All
 	}
+	o := s.opts.Server.withDefaults()
+	live := &inFlight{}
 	servers := map[Host]*http.Server{}
 	bound := map[Host]string{}
 	lns := map[Host]net.Listener{}
@@ -330,9 +337,8 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 			}
 			return fmt.Errorf("%s listener: %w", h, err)
 		}
-		lns[h] = ln
 		bound[h] = ln.Addr().String()
-		servers[h] = &http.Server{Handler: s.handlers[h], ReadHeaderTimeout: 10 * time.Second}
+		servers[h], lns[h] = s.newServer(h, ln, o, live)
 	}
 	errc := make(chan error, len(servers))
 	for h, srv := range servers {
@@ -350,10 +356,5 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	case <-ctx.Done():
 	case err = <-errc:
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, srv := range servers {
-		_ = srv.Shutdown(shutdown)
-	}
-	return err
+	return errors.Join(err, s.shutdown(servers, o, live))
 }

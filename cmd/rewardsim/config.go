@@ -25,6 +25,13 @@ type serveConfig struct {
 	JournalMaxEntries                                                int
 	JournalMaxBytes                                                  int64
 	JournalMaxAge                                                    time.Duration
+	Server                                                           serverConfig
+}
+
+// serverConfig is the listeners' timeouts and connection caps.
+type serverConfig struct {
+	ReadTimeout, WriteTimeout, IdleTimeout, ShutdownTimeout time.Duration
+	MaxConns, MaxControlConns                               int
 }
 
 // serveKeys maps each config key to its flag help and default.
@@ -43,6 +50,12 @@ var serveKeys = []struct{ key, def, help string }{
 	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
 	{"control-allowed-hosts", "", "comma-separated host names the control API answers to besides IP addresses and localhost (DNS-rebinding guard)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
+	{"read-timeout", "30s", "longest time to read one request, headers and body"},
+	{"write-timeout", "2h", "longest time from a request's headers to the end of its answer: keep it above the longest injected delay"},
+	{"idle-timeout", "60s", "close a keep-alive connection idle this long"},
+	{"max-connections", "1024", "open connections each public listener accepts at once (more wait in the backlog)"},
+	{"control-max-connections", "64", "open connections the control listener accepts at once"},
+	{"shutdown-timeout", "5s", "how long a stop waits for requests in flight; those still running are cut, logged, and the exit status is 1"},
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
 	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
@@ -92,6 +105,21 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil {
 		return serveConfig{}, fmt.Errorf("journal-max-bytes: %w", err)
 	}
+	var srv serverConfig
+	for key, dst := range map[string]*time.Duration{"read-timeout": &srv.ReadTimeout, "write-timeout": &srv.WriteTimeout, "idle-timeout": &srv.IdleTimeout, "shutdown-timeout": &srv.ShutdownTimeout} {
+		d, err := time.ParseDuration(v.GetString(key))
+		if err != nil || d <= 0 {
+			return serveConfig{}, fmt.Errorf("%s: %q is not a positive duration such as 30s", key, v.GetString(key))
+		}
+		*dst = d
+	}
+	for key, dst := range map[string]*int{"max-connections": &srv.MaxConns, "control-max-connections": &srv.MaxControlConns} {
+		n, err := strconv.Atoi(v.GetString(key))
+		if err != nil || n < 1 {
+			return serveConfig{}, fmt.Errorf("%s: %q is not a positive number", key, v.GetString(key))
+		}
+		*dst = n
+	}
 	maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
 	if err != nil || maxAge < 0 {
 		return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
@@ -107,6 +135,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ControlAllowedHosts: listOf(v, "control-allowed-hosts"),
 		JournalMaxEntries:   maxEntries,
 		JournalMaxBytes:     maxBytes,
+		Server:              srv,
 		JournalMaxAge:       maxAge,
 	}, nil
 }

@@ -32,11 +32,19 @@ func buildBinary(tb testing.TB) string {
 // the control URL once the process has printed its bound addresses.
 func startServe(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, map[string]string) {
 	tb.Helper()
+	cmd, urls, _ := startServeLogged(tb, bin, data, extra...)
+	return cmd, urls
+}
+
+// startServeLogged is startServe that also returns the process's stderr,
+// to be read after it exits.
+func startServeLogged(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, map[string]string, *bytes.Buffer) {
+	tb.Helper()
 	args := append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, extra...)
 	cmd := exec.Command(bin, args...)
 	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
@@ -55,7 +63,7 @@ func startServe(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, ma
 		tb.Fatalf("serve did not report its listeners; stderr: %s", stderr.String())
 	}
 	go func() { _, _ = bufio.NewReader(stdout).WriteTo(nopWriter{}) }()
-	return cmd, urls
+	return cmd, urls, stderr
 }
 
 type nopWriter struct{}
@@ -114,6 +122,8 @@ func TestServeConfigSources(t *testing.T) {
 		{[]string{"--config", both}, "unknown keys lisen"},
 		{[]string{"--journal-max-entries", "0"}, `journal-max-entries: "0" is not a positive number or -1`},
 		{[]string{"--journal-max-age", "-1h"}, `journal-max-age: "-1h" is not a duration`},
+		{[]string{"--idle-timeout", "0s"}, `idle-timeout: "0s" is not a positive duration`},
+		{[]string{"--max-connections", "none"}, `max-connections: "none" is not a positive number`},
 		{[]string{"--journal-max-bytes", "0"}, `journal-max-bytes: "0" is not a size`},
 		{[]string{"--journal-max-bytes", "lots"}, `journal-max-bytes: "lots" is not a size`},
 	} {
@@ -139,6 +149,8 @@ func TestServeConfigSources(t *testing.T) {
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
 		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s", JournalMaxEntries: 100000, JournalMaxBytes: 64 << 20,
+		Server: serverConfig{ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Hour, IdleTimeout: time.Minute,
+			ShutdownTimeout: 5 * time.Second, MaxConns: 1024, MaxControlConns: 64},
 		ControlAllowedHosts: []string{"sim.internal", "ci-box"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("resolved config\n got %+v\nwant %+v", got, want)

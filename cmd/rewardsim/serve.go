@@ -51,6 +51,10 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		}
 		opts.Control.WebhookDeadline = d
 	}
+	opts.Server = sim.ServerOptions{
+		ReadTimeout: cfg.Server.ReadTimeout, WriteTimeout: cfg.Server.WriteTimeout, IdleTimeout: cfg.Server.IdleTimeout,
+		MaxConns: cfg.Server.MaxConns, MaxControlConns: cfg.Server.MaxControlConns, ShutdownTimeout: cfg.Server.ShutdownTimeout,
+	}
 	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
