@@ -59,7 +59,7 @@ const DashboardRecent = 20
 // DashboardWindow is how many of the latest entries the dashboard's
 // findings cover: the page reads only these, so it costs the same at any
 // journal size (the full report is /__sim/report).
-const DashboardWindow = 2000
+const DashboardWindow = 300
 
 // Dashboard is the read-only overview (GET /__sim/ and /__sim/dashboard):
 // the active scenario and its switches, tracking
