@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim"
+	journalpkg "github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 	"github.com/rewardsim/rewardsim/sim/simtest/browser"
 )
@@ -260,6 +261,32 @@ func TestOddPaths_answer4xx(t *testing.T) {
 			if res.StatusCode < 400 || res.StatusCode >= 500 {
 				t.Errorf("GET %s%s: HTTP %d, want a 4xx", base, p, res.StatusCode)
 			}
+		}
+	}
+}
+
+// The journal API shows no credential in clear: not the reference key,
+// user token or sessionId an answer handed out, not the sessionId of a
+// microsite query or page.
+func TestJournalAPI_masksCredentials(t *testing.T) {
+	e := newCardEnv(t)
+	const vid = "mask-user"
+	e.issue(vid, "UPI")
+	tok := e.userToken(vid)
+	sid := e.session(vid)
+	if res, _ := e.get(e.micrositeURL(sid, vid)); res.StatusCode != http.StatusOK {
+		t.Fatalf("microsite: HTTP %d", res.StatusCode)
+	}
+	st, page := ctl(t, e.s, http.MethodGet, "/__sim/journal?limit=1000", nil)
+	if st != http.StatusOK {
+		t.Fatalf("journal: HTTP %d", st)
+	}
+	for name, secret := range map[string]string{"reference key": e.ref, "user token": tok, "sessionId": sid} {
+		if i := strings.Index(string(page), secret); i >= 0 {
+			t.Errorf("the %s %s is in the journal API in clear: …%s…", name, secret, page[max(0, i-150):min(len(page), i+60)])
+		}
+		if !strings.Contains(string(page), journalpkg.Fingerprint(secret)) {
+			t.Errorf("the %s's fingerprint is not in the journal API", name)
 		}
 	}
 }
