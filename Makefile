@@ -19,7 +19,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz keys startup clean browser-deps crypto-deps doc-deps kit-deps load image dist
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -64,6 +64,11 @@ load: crypto-deps build
 # A longer fuzz run than `make test` does.
 fuzz:
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime 2m $(FUZZFLAGS) ./sim/ || exit 1; done
+
+# Fuzz scenario parsing under its allocation bound (docs/security.md);
+# `make test` runs only its seeds, as ordinary tests.
+fuzz-scenario:
+	$(GO) test -run '^$$' -fuzz '^FuzzScenarioParse$$' -fuzztime 1m ./sim/internal/scenario/
 
 # Remake the test-only development keys of certs/ (then commit them).
 keys:

@@ -24,6 +24,10 @@ import (
 type ControlOptions struct {
 	// Token, if set, is required on every control call but /__sim/health.
 	Token string
+	// AllowedHosts are the host names (beyond IP addresses and localhost)
+	// the control API answers to; any other Host header is refused, which
+	// stops DNS rebinding (docs/security.md).
+	AllowedHosts []string
 	// WebhookDeadline is how long a webhook receiver has to answer; 0: 5s.
 	WebhookDeadline time.Duration
 	// WebhookTick is how often (real time) due pushes are looked for; 0: 250ms.

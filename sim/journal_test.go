@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim"
+	journalpkg "github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
@@ -155,9 +156,13 @@ func TestJournal_SIM4_recordsEveryExchangeWithSecretsMasked(t *testing.T) {
 	if got := string(p.Entries[1].Request.BDATA); got != `{"channelName":"DEMOBANK","virtualId":"VU-1"}` {
 		t.Errorf("GetAuthToken request BDATA = %s", got)
 	}
+	// Credentials in bodies are shown as their fingerprints (issue 11).
 	var tok struct{ Token string }
-	if err := json.Unmarshal(p.Entries[1].Response.BDATA, &tok); err != nil || tok.Token != ut.Token {
-		t.Errorf("GetAuthToken answer BDATA = %s", p.Entries[1].Response.BDATA)
+	if err := json.Unmarshal(p.Entries[1].Response.BDATA, &tok); err != nil || tok.Token != journalpkg.Fingerprint(ut.Token) {
+		t.Errorf("GetAuthToken answer BDATA = %s, want the token's fingerprint", p.Entries[1].Response.BDATA)
+	}
+	if raw, _ := json.Marshal(p); strings.Contains(string(raw), ut.Token) {
+		t.Errorf("the user token reached the journal API in clear")
 	}
 	h := p.Entries[3].Request.Header
 	if strings.Contains(fmt.Sprint(h), ut.Token) || strings.Contains(fmt.Sprint(h), "topsecret") {

@@ -70,6 +70,9 @@ type Options struct {
 	Rand io.Reader
 	// Control configures the control plane (see control.go).
 	Control ControlOptions
+	// Server bounds connections, request times and the shutdown wait
+	// of Serve.
+	Server ServerOptions
 	// Journal bounds the exchange journal (SIM-4): at most MaxEntries
 	// entries (0: 100000; negative: no count bound) and none older than
 	// MaxAge in simulated time (0: no age bound).
@@ -82,7 +85,10 @@ type Options struct {
 // JournalOptions bound the journal of exchanges.
 type JournalOptions struct {
 	MaxEntries int
-	MaxAge     time.Duration
+	// MaxBytes bounds the stored journal in bytes, oldest dropped first
+	// (0: 64 MiB; negative: no byte bound).
+	MaxBytes int64
+	MaxAge   time.Duration
 	// Disabled records nothing.
 	Disabled bool
 }
@@ -172,7 +178,7 @@ func (s *Sim) open() error {
 	// The journal stamps entries with the simulated clock resolved above
 	// (the persisted sim clock when Options gave none).
 	s.journal, err = journal.Open(s.journalStore, journal.Options{
-		MaxEntries: s.opts.Journal.MaxEntries, MaxAge: s.opts.Journal.MaxAge, Disabled: s.opts.Journal.Disabled,
+		MaxEntries: s.opts.Journal.MaxEntries, MaxBytes: s.opts.Journal.MaxBytes, MaxAge: s.opts.Journal.MaxAge, Disabled: s.opts.Journal.Disabled,
 		Clock: s.opts.Clock, Logger: s.log,
 	})
 	if err != nil {
@@ -264,12 +270,24 @@ func loadScenario(path string, set *schema.Set) (*scenario.Scenario, error) {
 			}
 		}
 	}
-	data, err := os.ReadFile(file)
+	data, err := readBounded(file, scenario.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	src.Files = os.DirFS(filepath.Dir(file))
 	return scenario.Parse(file, data, set, src)
+}
+
+// readBounded reads at most limit+1 bytes of a file: enough for the
+// parser to refuse an over-long file by name, without reading all of it
+// (or forever, from a device).
+func readBounded(file string, limit int) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
 }
 
 // Handler returns the handler of one host.
@@ -293,8 +311,10 @@ type Listen struct {
 func (l Listen) Split() bool { return l.Rewards != "" || l.Bank != "" || l.Hotdeals != "" }
 
 // Serve binds every listener, calls ready with the bound addresses, and
-// serves until ctx ends; then it shuts down gracefully. It never exits
-// the process.
+// serves until ctx ends; then it shuts down gracefully, waiting up to
+// Options.Server.ShutdownTimeout for requests in flight: those it cuts
+// are logged and make Serve return ErrRequestsCut. It never exits the
+// process.
 func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) error {
 	want := map[Host]string{Control: l.Control}
 	if l.Split() {
@@ -302,6 +322,8 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	} else {
 		want[All] = l.All
 	}
+	o := s.opts.Server.withDefaults()
+	live := &inFlight{}
 	servers := map[Host]*http.Server{}
 	bound := map[Host]string{}
 	lns := map[Host]net.Listener{}
@@ -316,9 +338,8 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 			}
 			return fmt.Errorf("%s listener: %w", h, err)
 		}
-		lns[h] = ln
 		bound[h] = ln.Addr().String()
-		servers[h] = &http.Server{Handler: s.handlers[h], ReadHeaderTimeout: 10 * time.Second}
+		servers[h], lns[h] = s.newServer(h, ln, o, live)
 	}
 	errc := make(chan error, len(servers))
 	for h, srv := range servers {
@@ -336,10 +357,5 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	case <-ctx.Done():
 	case err = <-errc:
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, srv := range servers {
-		_ = srv.Shutdown(shutdown)
-	}
-	return err
+	return errors.Join(err, s.shutdown(servers, o, live))
 }

@@ -21,8 +21,17 @@ type serveConfig struct {
 	ServiceKey, ServiceCert                                          string
 	LogLevel, Crypto                                                 string
 	ControlToken, WebhookDeadline                                    string
+	ControlAllowedHosts                                              []string
 	JournalMaxEntries                                                int
+	JournalMaxBytes                                                  int64
 	JournalMaxAge                                                    time.Duration
+	Server                                                           serverConfig
+}
+
+// serverConfig is the listeners' timeouts and connection caps.
+type serverConfig struct {
+	ReadTimeout, WriteTimeout, IdleTimeout, ShutdownTimeout time.Duration
+	MaxConns, MaxControlConns                               int
 }
 
 // serveKeys maps each config key to its flag help and default.
@@ -40,8 +49,16 @@ var serveKeys = []struct{ key, def, help string }{
 	{"log-level", "info", "debug, info, warn or error"},
 	{"crypto", "auto", "RSA back end: libcrypto (the system's OpenSSL 3, loaded at run time), go (crypto/rsa), or auto (libcrypto when it loads)"},
 	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
+	{"control-allowed-hosts", "", "comma-separated host names the control API answers to besides IP addresses and localhost (DNS-rebinding guard)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
+	{"read-timeout", "30s", "longest time to read one request, headers and body"},
+	{"write-timeout", "2h", "longest time from a request's headers to the end of its answer: keep it above the longest injected delay"},
+	{"idle-timeout", "60s", "close a keep-alive connection idle this long"},
+	{"max-connections", "1024", "open connections each public listener accepts at once (more wait in the backlog)"},
+	{"control-max-connections", "64", "open connections the control listener accepts at once"},
+	{"shutdown-timeout", "5s", "how long a stop waits for requests in flight; those still running are cut, logged, and the exit status is 1"},
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
+	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 }
 
@@ -85,6 +102,25 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil || maxEntries == 0 {
 		return serveConfig{}, fmt.Errorf("journal-max-entries: %q is not a positive number or -1", v.GetString("journal-max-entries"))
 	}
+	maxBytes, err := parseBytes(v.GetString("journal-max-bytes"))
+	if err != nil {
+		return serveConfig{}, fmt.Errorf("journal-max-bytes: %w", err)
+	}
+	var srv serverConfig
+	for key, dst := range map[string]*time.Duration{"read-timeout": &srv.ReadTimeout, "write-timeout": &srv.WriteTimeout, "idle-timeout": &srv.IdleTimeout, "shutdown-timeout": &srv.ShutdownTimeout} {
+		d, err := time.ParseDuration(v.GetString(key))
+		if err != nil || d <= 0 {
+			return serveConfig{}, fmt.Errorf("%s: %q is not a positive duration such as 30s", key, v.GetString(key))
+		}
+		*dst = d
+	}
+	for key, dst := range map[string]*int{"max-connections": &srv.MaxConns, "control-max-connections": &srv.MaxControlConns} {
+		n, err := strconv.Atoi(v.GetString(key))
+		if err != nil || n < 1 {
+			return serveConfig{}, fmt.Errorf("%s: %q is not a positive number", key, v.GetString(key))
+		}
+		*dst = n
+	}
 	maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
 	if err != nil || maxAge < 0 {
 		return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
@@ -97,7 +133,49 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
 		LogLevel: v.GetString("log-level"), Crypto: v.GetString("crypto"),
 		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
-		JournalMaxEntries: maxEntries,
-		JournalMaxAge:     maxAge,
+		ControlAllowedHosts: listOf(v, "control-allowed-hosts"),
+		JournalMaxEntries:   maxEntries,
+		JournalMaxBytes:     maxBytes,
+		Server:              srv,
+		JournalMaxAge:       maxAge,
 	}, nil
+}
+
+// listOf reads a list: a YAML/JSON list in the file, or a comma-separated
+// string (flags and env carry one string).
+func listOf(v *viper.Viper, key string) []string {
+	parts := strings.Split(v.GetString(key), ",")
+	if _, isList := v.Get(key).([]any); isList {
+		parts = v.GetStringSlice(key)
+	}
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseBytes reads a byte count: a number with an optional KiB, MiB or
+// GiB suffix, or -1 for no bound.
+func parseBytes(s string) (int64, error) {
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || (n < 1 && n != -1) || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size such as 64MiB (-1: no bound)", s)
+	}
+	if n == -1 {
+		return -1, nil
+	}
+	return n * mult, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,11 +35,19 @@ func buildBinary(tb testing.TB) string {
 // the control URL once the process has printed its bound addresses.
 func startServe(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, map[string]string) {
 	tb.Helper()
+	cmd, urls, _ := startServeLogged(tb, bin, data, extra...)
+	return cmd, urls
+}
+
+// startServeLogged is startServe that also returns the process's stderr,
+// to be read after it exits.
+func startServeLogged(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, map[string]string, *bytes.Buffer) {
+	tb.Helper()
 	args := append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, extra...)
 	cmd := exec.Command(bin, args...)
 	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
@@ -57,7 +66,7 @@ func startServe(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, ma
 		tb.Fatalf("serve did not report its listeners; stderr: %s", stderr.String())
 	}
 	go func() { _, _ = bufio.NewReader(stdout).WriteTo(nopWriter{}) }()
-	return cmd, urls
+	return cmd, urls, stderr
 }
 
 type nopWriter struct{}
@@ -116,6 +125,10 @@ func TestServeConfigSources(t *testing.T) {
 		{[]string{"--config", both}, "unknown keys lisen"},
 		{[]string{"--journal-max-entries", "0"}, `journal-max-entries: "0" is not a positive number or -1`},
 		{[]string{"--journal-max-age", "-1h"}, `journal-max-age: "-1h" is not a duration`},
+		{[]string{"--idle-timeout", "0s"}, `idle-timeout: "0s" is not a positive duration`},
+		{[]string{"--max-connections", "none"}, `max-connections: "none" is not a positive number`},
+		{[]string{"--journal-max-bytes", "0"}, `journal-max-bytes: "0" is not a size`},
+		{[]string{"--journal-max-bytes", "lots"}, `journal-max-bytes: "lots" is not a size`},
 	} {
 		sc := serveCommand(func(*cobra.Command, serveConfig) error { return nil })
 		sc.SetArgs(c.args)
@@ -130,6 +143,7 @@ func TestServeConfigSources(t *testing.T) {
 	os.WriteFile(good, []byte("scenario: /from/file\ndata: /from/file\npublic-url: http://file\n"), 0o600)
 	t.Setenv("REWARDSIM_DATA", "/from/env")
 	t.Setenv("REWARDSIM_PUBLIC_URL", "http://env")
+	t.Setenv("REWARDSIM_CONTROL_ALLOWED_HOSTS", "sim.internal, ci-box")
 	var got serveConfig
 	sc := serveCommand(func(_ *cobra.Command, cfg serveConfig) error { got = cfg; return nil })
 	sc.SetArgs([]string{"--config", good, "--public-url", "http://flag"})
@@ -137,8 +151,11 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
-		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", Crypto: "auto", WebhookDeadline: "5s", JournalMaxEntries: 100000}
-	if got != want {
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", Crypto: "auto", WebhookDeadline: "5s", JournalMaxEntries: 100000, JournalMaxBytes: 64 << 20,
+		Server: serverConfig{ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Hour, IdleTimeout: time.Minute,
+			ShutdownTimeout: 5 * time.Second, MaxConns: 1024, MaxControlConns: 64},
+		ControlAllowedHosts: []string{"sim.internal", "ci-box"}}
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("resolved config\n got %+v\nwant %+v", got, want)
 	}
 }

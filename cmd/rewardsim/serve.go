@@ -46,6 +46,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log, Version: readBuildInfo().Version}
 	opts.Control.Token = cfg.ControlToken
+	opts.Control.AllowedHosts = cfg.ControlAllowedHosts
 	if cfg.WebhookDeadline != "" {
 		d, err := time.ParseDuration(cfg.WebhookDeadline)
 		if err != nil || d <= 0 || d > sim.MaxWebhookDeadline {
@@ -53,7 +54,11 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		}
 		opts.Control.WebhookDeadline = d
 	}
-	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxAge: cfg.JournalMaxAge}
+	opts.Server = sim.ServerOptions{
+		ReadTimeout: cfg.Server.ReadTimeout, WriteTimeout: cfg.Server.WriteTimeout, IdleTimeout: cfg.Server.IdleTimeout,
+		MaxConns: cfg.Server.MaxConns, MaxControlConns: cfg.Server.MaxControlConns, ShutdownTimeout: cfg.Server.ShutdownTimeout,
+	}
+	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
 	}

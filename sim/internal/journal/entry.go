@@ -142,7 +142,7 @@ func decodedBDATA(body []byte) json.RawMessage {
 		return nil
 	}
 	raw, err := base64.StdEncoding.DecodeString(*env.BDATA)
-	if err != nil || !json.Valid(raw) {
+	if err != nil || !shallow(raw) || !json.Valid(raw) {
 		return nil
 	}
 	return compact(raw)

@@ -28,7 +28,11 @@ import (
 const (
 	DefaultMaxEntries = 100_000
 	DefaultQueue      = 8192
-	maxBatch          = 1024
+	// DefaultMaxBytes bounds the stored journal (docs/security.md): at
+	// 64 KiB per body kept, about 500 of the largest exchanges, or some
+	// 50,000 typical ones.
+	DefaultMaxBytes = 64 << 20
+	maxBatch        = 1024
 	// batchWindow is how long the writer gathers entries before a commit:
 	// the most a kill -9 can lose beyond what is queued.
 	batchWindow = 5 * time.Millisecond
@@ -42,6 +46,9 @@ type Options struct {
 	// MaxAge drops entries older than this, in simulated time; 0 means no
 	// age bound.
 	MaxAge time.Duration
+	// MaxBytes bounds the stored journal in bytes (oldest dropped first);
+	// 0 means DefaultMaxBytes, negative means no byte bound.
+	MaxBytes int64
 	// Queue is the capacity of the hand-off queue; 0 means DefaultQueue.
 	Queue int
 	// Clock stamps entries (simulated time); Wall measures latency.
@@ -58,9 +65,12 @@ type Journal struct {
 	queue   chan item
 	done    chan struct{}
 	dropped atomic.Uint64
+	skipped atomic.Uint64 // stored records readers could not decode
+	emptied atomic.Bool   // Reset emptied the store since the writer's last commit
 	closeMu sync.RWMutex
 	closed  bool
 	seq     uint64   // writer goroutine only
+	size    int64    // stored bytes; writer goroutine only (and Reset, after a flush)
 	builder *Builder // writer goroutine only
 }
 
@@ -96,6 +106,9 @@ func Open(store *state.Store, opts Options) (*Journal, error) {
 	if opts.MaxEntries == 0 {
 		opts.MaxEntries = DefaultMaxEntries
 	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
 	if opts.Queue <= 0 {
 		opts.Queue = DefaultQueue
 	}
@@ -112,7 +125,11 @@ func Open(store *state.Store, opts Options) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{opts: opts, store: store, queue: make(chan item, opts.Queue), done: make(chan struct{}), seq: last, builder: NewBuilder()}
+	size, err := store.JournalBytes()
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{opts: opts, store: store, queue: make(chan item, opts.Queue), done: make(chan struct{}), seq: last, size: size, builder: NewBuilder()}
 	go j.write()
 	return j, nil
 }
@@ -134,6 +151,10 @@ func (j *Journal) enqueue(it item) {
 
 // Dropped is how many entries were dropped because the queue was full.
 func (j *Journal) Dropped() uint64 { return j.dropped.Load() }
+
+// Skipped is how many stored records readers skipped because they could
+// not decode them.
+func (j *Journal) Skipped() uint64 { return j.skipped.Load() }
 
 // Flush waits until everything enqueued before it is stored.
 func (j *Journal) Flush(ctx context.Context) error {
@@ -254,8 +275,17 @@ func (j *Journal) commit(batch []state.JournalRecord) {
 	if j.opts.MaxAge > 0 {
 		notBefore = j.opts.Clock.Now().Add(-j.opts.MaxAge)
 	}
-	if err := j.store.JournalAppend(batch, j.opts.MaxEntries, notBefore); err != nil {
+	delta, err := j.store.JournalAppendSized(batch, j.opts.MaxEntries, notBefore)
+	if err != nil {
 		j.opts.Logger.Error("journal: append", "err", err, "entries", len(batch))
+		return
+	}
+	if j.emptied.Swap(false) {
+		j.size = 0 // an over-count at worst: the next trim corrects it
+	}
+	j.size += delta
+	if j.size, err = j.store.JournalTrimBytes(j.size, j.opts.MaxBytes); err != nil {
+		j.opts.Logger.Error("journal: trim to the byte bound", "err", err)
 	}
 }
 

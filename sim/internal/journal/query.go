@@ -68,14 +68,16 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 	if p.Stored, err = j.store.JournalCount(); err != nil {
 		return p, err
 	}
-	var decodeErr error
 	if f.After == math.MaxUint64 { // nothing can come after the last possible number
 		return p, nil
 	}
 	err = j.store.JournalScan(f.After+1, func(r state.JournalRecord) bool {
 		var rec record
-		if decodeErr = rec.unmarshalBinary(r.Data); decodeErr != nil {
-			return false
+		if rec.unmarshalBinary(r.Data) != nil {
+			// A record this build cannot decode (corrupt, or written by
+			// another codec version) is skipped, not fatal to every reader.
+			j.skipped.Add(1)
+			return true
 		}
 		if !f.match(&rec) {
 			return true
@@ -87,9 +89,6 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 		p.Entries = append(p.Entries, rec.entry())
 		return true
 	})
-	if err == nil {
-		err = decodeErr
-	}
 	return p, err
 }
 
@@ -104,5 +103,9 @@ func (j *Journal) Reset(ctx context.Context) error {
 	if err := j.Flush(ctx); err != nil {
 		return err
 	}
-	return j.store.JournalReset()
+	if err := j.store.JournalReset(); err != nil {
+		return err
+	}
+	j.emptied.Store(true) // the writer zeroes its byte count
+	return nil
 }

@@ -58,7 +58,7 @@ func message(h map[string]string, body []byte, truncated bool) Message {
 	if len(body) == 0 {
 		return m
 	}
-	if !truncated && json.Valid(body) {
+	if !truncated && shallow(body) && json.Valid(body) {
 		m.Body = compact(body)
 		m.BDATA = decodedBDATA(m.Body)
 	} else {

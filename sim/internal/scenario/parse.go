@@ -58,6 +58,9 @@ func (es Errors) Error() string {
 // Parse reads, validates and compiles one scenario file. name is how the
 // file is named in errors.
 func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenario, error) {
+	if err := checkSize(name, len(data)); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, Errors{{File: name, Line: yamlLine(err), Msg: err.Error()}}
@@ -66,6 +69,9 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 		return nil, Errors{{File: name, Msg: "file is empty"}}
 	}
 	root := doc.Content[0]
+	if err := checkExpansion(name, root); err != nil {
+		return nil, err
+	}
 	upgrade(root)
 
 	var generic any

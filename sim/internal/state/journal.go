@@ -42,7 +42,17 @@ func (s *Store) JournalLastSeq() (uint64, error) {
 // oldest records beyond maxEntries (0: no count bound) and those older
 // than notBefore (zero: no age bound).
 func (s *Store) JournalAppend(recs []JournalRecord, maxEntries int, notBefore time.Time) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	_, err := s.JournalAppendSized(recs, maxEntries, notBefore)
+	return err
+}
+
+// JournalAppendSized is JournalAppend that also returns how many bytes
+// (keys and values) the journal grew by, negative when it shrank, so the
+// one writer can keep its byte total without rescanning.
+func (s *Store) JournalAppendSized(recs []JournalRecord, maxEntries int, notBefore time.Time) (int64, error) {
+	var delta int64
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		delta = 0
 		b := tx.Bucket(bucketJournal)
 		for _, r := range recs {
 			v := make([]byte, 8+len(r.Data))
@@ -51,6 +61,7 @@ func (s *Store) JournalAppend(recs []JournalRecord, maxEntries int, notBefore ti
 			if err := b.Put(seqKey(r.Seq), v); err != nil {
 				return err
 			}
+			delta += int64(8 + len(v))
 		}
 		excess := 0
 		if n := journalLen(b); maxEntries > 0 && n > maxEntries {
@@ -62,6 +73,7 @@ func (s *Store) JournalAppend(recs []JournalRecord, maxEntries int, notBefore ti
 			if excess <= 0 && !old {
 				break
 			}
+			delta -= int64(len(k) + len(v))
 			if err := c.Delete(); err != nil {
 				return err
 			}
@@ -69,6 +81,7 @@ func (s *Store) JournalAppend(recs []JournalRecord, maxEntries int, notBefore ti
 		}
 		return nil
 	})
+	return delta, err
 }
 
 // journalLen counts records in O(1): sequence numbers are consecutive and
@@ -124,4 +137,41 @@ func (s *Store) JournalReset() error {
 		_, err := tx.CreateBucket(bucketJournal)
 		return err
 	})
+}
+
+// JournalBytes is the bytes of every stored journal value, keys included:
+// what the byte bound of JournalTrimBytes counts.
+func (s *Store) JournalBytes() (int64, error) {
+	var n int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketJournal).ForEach(func(k, v []byte) error {
+			n += int64(len(k) + len(v))
+			return nil
+		})
+	})
+	return n, err
+}
+
+// JournalTrimBytes drops the oldest records while the journal holds more
+// than maxBytes (keys and values), given that it holds size bytes now; it
+// returns the bytes left. The caller keeps size (one writer).
+func (s *Store) JournalTrimBytes(size, maxBytes int64) (int64, error) {
+	if maxBytes <= 0 || size <= maxBytes {
+		return size, nil
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketJournal).Cursor()
+		k, v := c.First()
+		for ; k != nil && size > maxBytes; k, v = c.First() {
+			size -= int64(len(k) + len(v))
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+		if k == nil {
+			size = 0 // empty: whatever the caller counted
+		}
+		return nil
+	})
+	return size, err
 }

@@ -49,10 +49,17 @@ type dashView struct {
 	RuntimeFaults  []fault.Status
 	Pending        []webhook.Push
 	Findings       []report.Finding
+	// FindingsOver is how many of the latest entries Findings cover.
+	FindingsOver int
 }
 
 // DashboardRecent is how many of the latest exchanges the dashboard lists.
 const DashboardRecent = 20
+
+// DashboardWindow is how many of the latest entries the dashboard's
+// findings cover: the page reads only these, so it costs the same at any
+// journal size (the full report is /__sim/report).
+const DashboardWindow = 300
 
 // Dashboard is the read-only overview (GET /__sim/ and /__sim/dashboard):
 // the active scenario and its switches, tracking
@@ -97,11 +104,12 @@ func (a *API) livePanels(ctx context.Context, v *dashView) error {
 			v.Pending = append(v.Pending, p)
 		}
 	}
-	es, err := a.journal.Entries(ctx, journal.Filter{})
+	p, err := a.journal.Tail(ctx, DashboardWindow)
 	if err != nil {
 		return err
 	}
-	v.JournalStored, v.JournalDropped = len(es), a.journal.Dropped()
+	es := p.Entries
+	v.JournalStored, v.JournalDropped, v.FindingsOver = p.Stored, p.Dropped, len(es)
 	recent := es[max(0, len(es)-DashboardRecent):]
 	for i := len(recent) - 1; i >= 0; i-- { // newest first
 		v.Recent = append(v.Recent, recent[i])

@@ -64,6 +64,9 @@ func (a *API) Journal(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	for i := range p.Entries {
+		p.Entries[i] = p.Entries[i].Masked()
+	}
 	return c.JSON(http.StatusOK, p)
 }
 

@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -107,6 +108,12 @@ func Assets() (image, files echo.HandlerFunc) {
 	assets := http.StripPrefix(AssetsPath+"/", http.FileServer(http.FS(sub)))
 	return h.image, echo.WrapHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
+		// http.FS answers 500 for a name that is not UTF-8 (/assets/%ff):
+		// no such file is a 404.
+		if !utf8.ValidString(r.URL.Path) {
+			http.NotFound(w, r)
+			return
+		}
 		assets.ServeHTTP(w, r)
 	}))
 }

@@ -1,0 +1,67 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"regexp"
+)
+
+// Credentials a body, BDATA, query string or page may carry in clear:
+// what an answer hands out (referenceKey, token, sessionId) and a
+// channel's coupon credentials (appKey, secKey).
+var (
+	secretJSON  = regexp.MustCompile(`"(referenceKey|token|sessionId|appKey|secKey)":"((?:[^"\\]|\\.)*)"`)
+	secretAttr  = regexp.MustCompile(`(data-(?:session-id|token|reference-key)=")([^"]*)`)
+	bdataField  = regexp.MustCompile(`"BDATA":"[^"]*"`)
+	secretQuery = regexp.MustCompile(`((?:^|[?&;"'\s])(?:sessionId|token|referenceKey)=)([^&"'\s<>]+)`)
+)
+
+// Masked is the entry with every credential in its bodies, BDATA, query
+// and text replaced by its Fingerprint, as the journal API shows it. The
+// same secret keeps the same fingerprint, so a reader can still follow a
+// token from the answer that handed it out to the calls that used it.
+func (e Entry) Masked() Entry {
+	e.Query = maskQuery(e.Query)
+	e.Request, e.Response = e.Request.masked(), e.Response.masked()
+	return e
+}
+
+func (m Message) masked() Message {
+	if masked := maskJSON(m.BDATA); !bytes.Equal(masked, m.BDATA) {
+		// The envelope's base64 BDATA carries the same secrets: it is
+		// re-encoded from the masked payload (so its SIGN no longer holds).
+		m.BDATA = masked
+		m.Body = bdataField.ReplaceAll(m.Body, []byte(`"BDATA":"`+base64.StdEncoding.EncodeToString(masked)+`"`))
+	}
+	m.Body = maskJSON(m.Body)
+	if m.Text != "" {
+		m.Text = maskQuery(secretJSON.ReplaceAllStringFunc(m.Text, maskPair))
+		m.Text = secretAttr.ReplaceAllStringFunc(m.Text, func(kv string) string {
+			p := secretAttr.FindStringSubmatch(kv)
+			return p[1] + Fingerprint(p[2])
+		})
+	}
+	return m
+}
+
+// maskJSON masks compact JSON (as the journal keeps it: no space after a
+// colon, so the pattern sees every field).
+func maskJSON(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return b
+	}
+	return json.RawMessage(secretJSON.ReplaceAllFunc(b, func(pair []byte) []byte { return []byte(maskPair(string(pair))) }))
+}
+
+func maskPair(pair string) string {
+	m := secretJSON.FindStringSubmatch(pair)
+	return `"` + m[1] + `":"` + Fingerprint(m[2]) + `"`
+}
+
+func maskQuery(s string) string {
+	return secretQuery.ReplaceAllStringFunc(s, func(kv string) string {
+		m := secretQuery.FindStringSubmatch(kv)
+		return m[1] + Fingerprint(m[2])
+	})
+}
