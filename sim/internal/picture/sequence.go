@@ -97,7 +97,7 @@ func IsAsset(e journal.Entry) bool {
 // Geometry of the diagram.
 const (
 	laneGap   = 180
-	margin    = 40
+	margin    = 90
 	headerH   = 56
 	rowH      = 46
 	footH     = 30
@@ -158,7 +158,7 @@ func statusLook(c Call) (color, text string) {
 		if c.Error != "" {
 			text += ": " + clip(c.Error, 60)
 		}
-	case c.Status < 300:
+	case c.Status < 400:
 		color = "#047857"
 	case c.Status < 500:
 		color = "#B45309"
