@@ -25,9 +25,11 @@ import (
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/metrics"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
@@ -75,6 +77,10 @@ type Options struct {
 	// entries (0: 100000; negative: no count bound) and none older than
 	// MaxAge in simulated time (0: no age bound).
 	Journal JournalOptions
+	// CORSOrigins are the origins whose web pages may call the public
+	// hosts directly (CORS); empty, the default, allows none. "*" allows
+	// any.
+	CORSOrigins []string
 }
 
 // JournalOptions bound the journal of exchanges.
@@ -105,6 +111,9 @@ type Sim struct {
 	// ends them and waits.
 	loops     sync.WaitGroup
 	stopLoops func()
+	// metrics and live are fed by the journal (observe.go).
+	metrics *metrics.Metrics
+	live    *control.Live
 }
 
 // New builds a simulator. It loads every schema and the scenario first,
@@ -125,6 +134,7 @@ func New(opts Options) (*Sim, error) {
 		s.release()
 		return nil, err
 	}
+	s.observe()
 	rs, err := s.routes()
 	if err != nil {
 		s.release()
@@ -318,6 +328,8 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 		lns[h] = ln
 		bound[h] = ln.Addr().String()
 		servers[h] = &http.Server{Handler: s.handlers[h], ReadHeaderTimeout: 10 * time.Second}
+		// Open dashboards end their event streams, so shutdown need not wait for them.
+		servers[h].RegisterOnShutdown(s.live.Close)
 	}
 	errc := make(chan error, len(servers))
 	for h, srv := range servers {
@@ -327,6 +339,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 			}
 		}()
 	}
+	s.logStart(bound)
 	if ready != nil {
 		ready(bound)
 	}
@@ -340,5 +353,6 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	for _, srv := range servers {
 		_ = srv.Shutdown(shutdown)
 	}
+	s.log.Info("rewardsim stopped", "err", err)
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -43,6 +44,11 @@ type Options struct {
 	ServiceCertPEM []byte
 	// Token, if set, is required on every call but health.
 	Token string
+	// Live streams journal entries to dashboards (GET /__sim/live).
+	Live *Live
+	// WebhookDeadline is the deadline in force when a scenario sets none,
+	// so the dashboard shows the value that applies.
+	WebhookDeadline time.Duration
 }
 
 // API is the control API's handlers. It translates requests and answers;
@@ -58,6 +64,8 @@ type API struct {
 	schemas   *schema.Set
 	certPEM   []byte
 	token     string
+	live      *Live
+	deadline  time.Duration
 }
 
 // New returns the control API's handlers.
@@ -65,6 +73,7 @@ func New(o Options) *API {
 	return &API{
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
+		live: o.Live, deadline: o.WebhookDeadline,
 	}
 }
 
