@@ -19,7 +19,8 @@ type serveConfig struct {
 	Listen, RewardsListen, BankListen, HotdealsListen, ControlListen string
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
-	LogLevel                                                         string
+	LogLevel, LogFormat                                              string
+	CORSOrigins                                                      string
 	ControlToken, WebhookDeadline                                    string
 	JournalMaxEntries                                                int
 	JournalMaxAge                                                    time.Duration
@@ -38,6 +39,8 @@ var serveKeys = []struct{ key, def, help string }{
 	{"service-key", "", "PEM private key that signs answers (default: the embedded test-only key)"},
 	{"service-cert", "", "PEM certificate of --service-key"},
 	{"log-level", "info", "debug, info, warn or error"},
+	{"log-format", "text", "text or json: one line per request at info, and one on start and on shutdown"},
+	{"cors-origins", "", "comma-separated origins whose web pages may call the public hosts directly (CORS), or *; empty: none"},
 	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
@@ -88,13 +91,17 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil || maxAge < 0 {
 		return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
 	}
+	format := v.GetString("log-format")
+	if format != "text" && format != "json" {
+		return serveConfig{}, fmt.Errorf("log-format: %q is not text or json", format)
+	}
 	return serveConfig{
 		Listen: v.GetString("listen"), RewardsListen: v.GetString("rewards-listen"),
 		BankListen: v.GetString("bank-listen"), HotdealsListen: v.GetString("hotdeals-listen"),
 		ControlListen: v.GetString("control-listen"),
 		Data:          v.GetString("data"), Scenario: v.GetString("scenario"), PublicURL: v.GetString("public-url"),
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
-		LogLevel:     v.GetString("log-level"),
+		LogLevel: v.GetString("log-level"), LogFormat: format, CORSOrigins: v.GetString("cors-origins"),
 		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
 		JournalMaxEntries: maxEntries,
 		JournalMaxAge:     maxAge,

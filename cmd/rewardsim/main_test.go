@@ -113,6 +113,7 @@ func TestServeConfigSources(t *testing.T) {
 		{[]string{"--config", both}, "unknown keys lisen"},
 		{[]string{"--journal-max-entries", "0"}, `journal-max-entries: "0" is not a positive number or -1`},
 		{[]string{"--journal-max-age", "-1h"}, `journal-max-age: "-1h" is not a duration`},
+		{[]string{"--log-format", "xml"}, `log-format: "xml" is not text or json`},
 	} {
 		sc := serveCommand(func(*cobra.Command, serveConfig) error { return nil })
 		sc.SetArgs(c.args)
@@ -134,7 +135,7 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
-		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", WebhookDeadline: "5s", JournalMaxEntries: 100000}
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", LogFormat: "text", WebhookDeadline: "5s", JournalMaxEntries: 100000}
 	if got != want {
 		t.Fatalf("resolved config\n got %+v\nwant %+v", got, want)
 	}
