@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 	"github.com/rewardsim/rewardsim/sim/simtest/browser"
 )
@@ -121,7 +122,17 @@ func TestDiagram_fullFlowInOrder(t *testing.T) {
 	b.Open(s.ControlURL + "/__sim/dashboard?channel=DEMOBANK&virtualId=VU-1")
 	b.WaitFor(`#flow svg.sequence g.call[data-label="GetReward"][data-status="200"]`, wait)
 	t.Logf("screenshot %s", b.Screenshot(screenshotDir, "dashboard-flow"))
+
+	// A user token where GetReward wants the reference token: the report
+	// groups the AUTH-1 finding under its severity, its exchange beside it.
+	_, user := tokens(t, s.Client)
+	amount := 10.0
+	if res, _, _ := s.Client.GetReward(bg, user, publisher.GetRewardRequest{ChannelName: "DEMOBANK", VirtualID: "VU-1",
+		TriggerEventType: "UPI", ExtTransactionID: "TXN-WRONG-TOKEN", Amount: &amount, DateAndTime: "15012026100000"}); res == nil || res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GetReward with a user token: %+v", res)
+	}
 	b.Open(s.ControlURL + "/__sim/report.html")
-	b.WaitFor(`body`, wait)
+	b.WaitFor(`h2.sev.error + article.finding.error[data-clause="AUTH-1"] .example pre`, wait)
+	b.WaitFor(`.diagram svg.sequence g.call[data-label="GetReward"][data-status="401"]`, wait)
 	t.Logf("screenshot %s", b.Screenshot(screenshotDir, "report"))
 }
