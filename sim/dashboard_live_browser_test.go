@@ -121,6 +121,16 @@ func TestDiagram_fullFlowInOrder(t *testing.T) {
 
 	b.Open(s.ControlURL + "/__sim/dashboard?channel=DEMOBANK&virtualId=VU-1")
 	b.WaitFor(`#flow svg.sequence g.call[data-label="GetReward"][data-status="200"]`, wait)
+	// The channel's pictures: the campaign's funnel (one card issued,
+	// two impressions tracked, revealed) and the offer's stock, one claim down.
+	for _, sel := range []string{
+		`section[data-channel="DEMOBANK"] svg.funnel g.stage[data-stage="cards issued"][data-count="1"]`,
+		`section[data-channel="DEMOBANK"] svg.funnel g.stage[data-stage="impressions"][data-count="2"]`,
+		`section[data-channel="DEMOBANK"] svg.funnel g.stage[data-stage="revealed"][data-count="1"]`,
+		`section[data-channel="DEMOBANK"] svg.stock[data-left="999999"]`,
+	} {
+		b.WaitFor(sel, wait)
+	}
 	t.Logf("screenshot %s", b.Screenshot(screenshotDir, "dashboard-flow"))
 
 	// A user token where GetReward wants the reference token: the report

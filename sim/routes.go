@@ -75,7 +75,7 @@ func (s *Sim) routes() ([]route, error) {
 	ctl := control.New(control.Options{
 		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
-		Live: s.live, WebhookDeadline: s.hooks.Deadline(),
+		Live: s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
+	"github.com/rewardsim/rewardsim/sim/internal/coupons"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -44,6 +45,8 @@ type Options struct {
 	ServiceCertPEM []byte
 	// Token, if set, is required on every call but health.
 	Token string
+	// Coupons draws each offer's stock over time on the dashboard.
+	Coupons *coupons.Service
 	// Live streams journal entries to dashboards (GET /__sim/live).
 	Live *Live
 	// WebhookDeadline is the deadline in force when a scenario sets none,
@@ -66,6 +69,7 @@ type API struct {
 	token     string
 	live      *Live
 	deadline  time.Duration
+	coupons   *coupons.Service
 }
 
 // New returns the control API's handlers.
@@ -73,7 +77,7 @@ func New(o Options) *API {
 	return &API{
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
-		live: o.Live, deadline: o.WebhookDeadline,
+		live: o.Live, deadline: o.WebhookDeadline, coupons: o.Coupons,
 	}
 }
 

@@ -40,6 +40,8 @@ type dashChannel struct {
 	Switches         string
 	Campaigns        int
 	Summary          cards.Summary
+	// Funnels (one per campaign) and Stocks (one per offer) are SVG.
+	Funnels, Stocks []template.HTML
 }
 
 // dashFilter narrows the journal panel and draws the flow it selects.
@@ -101,9 +103,14 @@ func (a *API) Dashboard(c echo.Context) error {
 			return err
 		}
 		chsc := a.scenarios.ActiveFor(ch.Name)
+		funnels, stocks, err := a.charts(chsc, ch.Name, a.plane.Clock().Now())
+		if err != nil {
+			return err
+		}
 		v.Channels = append(v.Channels, dashChannel{
 			Name: ch.Name, ChannelID: ch.ChannelID, Scenario: chsc.Name, Source: ch.Source,
 			Switches: yamlOf(a.effectiveSwitches(chsc)), Campaigns: len(chsc.CampaignsOf(ch.Name)), Summary: sum,
+			Funnels: funnels, Stocks: stocks,
 		})
 	}
 	if err := a.livePanels(c.Request().Context(), &v); err != nil {
