@@ -37,6 +37,11 @@ func (s *Sim) observe() {
 	s.journal.Observe(s.live.Publish)
 }
 
+// EndStreams ends every open live-dashboard stream (GET /__sim/live), so
+// a server stops without waiting for open dashboards. Call it before
+// closing the servers of Handler(Control); Serve does so itself.
+func (s *Sim) EndStreams() { s.live.Close() }
+
 // logEntry writes the one info line of a request or webhook attempt.
 func (s *Sim) logEntry(e journal.Entry) {
 	latency := time.Duration(e.LatencyMs * float64(time.Millisecond))

@@ -329,7 +329,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 		bound[h] = ln.Addr().String()
 		servers[h] = &http.Server{Handler: s.handlers[h], ReadHeaderTimeout: 10 * time.Second}
 		// Open dashboards end their event streams, so shutdown need not wait for them.
-		servers[h].RegisterOnShutdown(s.live.Close)
+		servers[h].RegisterOnShutdown(s.EndStreams)
 	}
 	errc := make(chan error, len(servers))
 	for h, srv := range servers {

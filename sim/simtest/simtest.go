@@ -150,6 +150,7 @@ func New(t testing.TB, opts ...Option) *Server {
 // when the harness is down.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
+		s.Sim.EndStreams() // an open dashboard would hold the control server open
 		for _, ts := range s.servers {
 			ts.Close()
 		}
