@@ -48,17 +48,22 @@ func TestDashboard_readOnlyOverview(t *testing.T) {
 		for _, want := range []string{
 			`<b id="scenario">default</b>`, "emptySessionId: refuse", "secondReveal: failure", "androidBridge: RewardsimAndroid",
 			`<b class="cards">3</b>`, `<b class="users">2</b>`, `<b class="impressions">2</b>`, `<b class="clicks">1</b>`,
-			`<tr data-user="dash-a"><td>dash-a</td><td class="n unscratched">1</td><td class="n revealed">1</td><td class="n total">2</td>`,
-			`<tr data-user="dash-b"><td>dash-b</td><td class="n unscratched">1</td><td class="n revealed">0</td>`,
+			`<tr data-user="dash-a"><td><a href="/__sim/dashboard?channel=DEMOBANK&amp;virtualId=dash-a">dash-a</a></td><td class="n unscratched">1</td><td class="n revealed">1</td><td class="n total">2</td>`,
+			`<tr data-user="dash-b"><td><a href="/__sim/dashboard?channel=DEMOBANK&amp;virtualId=dash-b">dash-b</a></td><td class="n unscratched">1</td><td class="n revealed">0</td>`,
 			`data-slot="journal"`, `data-slot="faults"`, `data-slot="webhooks"`, `data-slot="report"`,
-			`<tr data-fault="dash-fault">`, `<tr data-push="` + push.ID + `">`, `<tr data-finding="AUTH-1">`,
-			`<td>GetReward</td><td>DEMOBANK</td><td>dash-x</td><td>401</td>`,
+			`<tr data-fault="dash-fault">`, `<tr data-push="` + push.ID + `" data-state="pending"`, `<tr data-finding="AUTH-1">`,
+			`data-endpoint="GetReward" data-status="401"`, `virtualId=dash-x">dash-x</a></td><td class="s4">401</td>`,
+			// The deadline in force, not the scenario's 0 ("use the default").
+			"deadline: 5s", `<b class="channel-scenario">default</b>`,
 		} {
 			if !strings.Contains(page, want) {
 				t.Errorf("%s lacks %s", path, want)
 			}
 		}
-		if strings.Contains(page, "https://") || strings.Contains(page, "<script") {
+		// The SVG namespace is a name, not a fetch.
+		page = strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, "")
+		if strings.Contains(page, "https://") || strings.Contains(page, "http://") || strings.Contains(page, "<script src") ||
+			strings.Contains(page, "<link") || strings.Contains(page, "@import") {
 			t.Errorf("%s loads external assets or scripts", path)
 		}
 	}

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -52,6 +53,11 @@ func TestMicrosite_SESS2_pairMustComeTogether(t *testing.T) {
 			}
 			if tc.blank && res.Header.Get("X-Rewardsim-Reason") == "" {
 				t.Fatal("a blank screen without a reason")
+			}
+			// The screen stays blank, as the contract says; the reason is in
+			// the markup for a WebView developer's inspector.
+			if why := html.EscapeString(res.Header.Get("X-Rewardsim-Reason")); tc.blank && !strings.Contains(page, `data-reason="`+why+`"`) {
+				t.Fatalf("blank page lacks data-reason=%q: %s", why, page)
 			}
 			if !tc.blank && !strings.Contains(page, `class="tile unscratched`) {
 				t.Fatal("the matching pair does not show the user's card")

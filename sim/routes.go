@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -77,8 +76,9 @@ func (s *Sim) routes() ([]route, error) {
 	ctl := control.New(control.Options{
 		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
-		Version: cmp.Or(s.opts.Version, "(devel)"),
+		Version: s.version(),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
+		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth
@@ -126,6 +126,9 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/report", auth(ctl.Report)},
 		{Control, http.MethodGet, "/__sim/report.html", auth(ctl.ReportHTML)},
 		{Control, http.MethodGet, "/__sim/tracking", auth(ctl.Tracking)},
+		{Control, http.MethodGet, "/__sim/metrics", auth(echo.WrapHandler(s.metrics.Handler()))},
+		{Control, http.MethodGet, "/__sim/live", auth(ctl.LiveStream)},
+		{Control, http.MethodGet, "/__sim/diagram.svg", auth(ctl.Diagram)},
 		{Control, http.MethodGet, "/__sim/notifications", auth(ctl.Notifications)},
 		{Control, http.MethodGet, "/__sim/cards/:rewardId", auth(ctl.Card)},
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},
@@ -203,6 +206,9 @@ func (s *Sim) mount(rs []route) map[Host]http.Handler {
 	for _, h := range []Host{All, Rewards, Bank, Hotdeals} {
 		e := s.newEcho()
 		e.Use(s.journal.Middleware(string(h)))
+		if cors := s.cors(); cors != nil {
+			e.Use(cors)
+		}
 		engines[h] = e
 	}
 	engines[Control] = s.newEcho()

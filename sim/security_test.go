@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/internal/browser"
 	journalpkg "github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/simtest"
-	"github.com/rewardsim/rewardsim/sim/internal/browser"
 )
 
 // controlFingerprint is what a successful attack would change: the fault

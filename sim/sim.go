@@ -24,9 +24,11 @@ import (
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/scenarios"
+	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/metrics"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
@@ -80,6 +82,10 @@ type Options struct {
 	// Version is the build's version, reported by /__sim/health; empty
 	// means "(devel)".
 	Version string
+	// CORSOrigins are the origins whose web pages may call the public
+	// hosts directly (CORS); empty, the default, allows none. "*" allows
+	// any.
+	CORSOrigins []string
 }
 
 // JournalOptions bound the journal of exchanges.
@@ -113,6 +119,9 @@ type Sim struct {
 	// ends them and waits.
 	loops     sync.WaitGroup
 	stopLoops func()
+	// metrics and live are fed by the journal (observe.go).
+	metrics *metrics.Metrics
+	live    *control.Live
 }
 
 // New builds a simulator. It loads every schema and the scenario first,
@@ -133,6 +142,7 @@ func New(opts Options) (*Sim, error) {
 		s.release()
 		return nil, err
 	}
+	s.observe()
 	rs, err := s.routes()
 	if err != nil {
 		s.release()
@@ -340,6 +350,8 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 		}
 		bound[h] = ln.Addr().String()
 		servers[h], lns[h] = s.newServer(h, ln, o, live)
+		// Open dashboards end their event streams, so shutdown need not wait for them.
+		servers[h].RegisterOnShutdown(s.EndStreams)
 	}
 	errc := make(chan error, len(servers))
 	for h, srv := range servers {
@@ -349,6 +361,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 			}
 		}()
 	}
+	s.logStart(bound)
 	if ready != nil {
 		ready(bound)
 	}
@@ -357,5 +370,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	case <-ctx.Done():
 	case err = <-errc:
 	}
-	return errors.Join(err, s.shutdown(servers, o, live))
+	err = errors.Join(err, s.shutdown(servers, o, live))
+	s.log.Info("rewardsim stopped", "err", err)
+	return err
 }

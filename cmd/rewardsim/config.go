@@ -19,7 +19,8 @@ type serveConfig struct {
 	Listen, RewardsListen, BankListen, HotdealsListen, ControlListen string
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
-	LogLevel, Crypto                                                 string
+	LogLevel, LogFormat, Crypto                                      string
+	CORSOrigins                                                      string
 	ControlToken, WebhookDeadline                                    string
 	ControlAllowedHosts                                              []string
 	JournalMaxEntries                                                int
@@ -48,6 +49,8 @@ var serveKeys = []struct{ key, def, help string }{
 	{"service-cert", "", "PEM certificate of --service-key"},
 	{"log-level", "info", "debug, info, warn or error"},
 	{"crypto", "auto", "RSA back end: libcrypto (the system's OpenSSL 3, loaded at run time), go (crypto/rsa), or auto (libcrypto when it loads)"},
+	{"log-format", "text", "text or json: one line per request at info, and one on start and on shutdown"},
+	{"cors-origins", "", "comma-separated origins whose web pages may call the public hosts directly (CORS), or *; empty: none"},
 	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
 	{"control-allowed-hosts", "", "comma-separated host names the control API answers to besides IP addresses and localhost (DNS-rebinding guard)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
@@ -125,13 +128,17 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil || maxAge < 0 {
 		return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
 	}
+	format := v.GetString("log-format")
+	if format != "text" && format != "json" {
+		return serveConfig{}, fmt.Errorf("log-format: %q is not text or json", format)
+	}
 	return serveConfig{
 		Listen: v.GetString("listen"), RewardsListen: v.GetString("rewards-listen"),
 		BankListen: v.GetString("bank-listen"), HotdealsListen: v.GetString("hotdeals-listen"),
 		ControlListen: v.GetString("control-listen"),
 		Data:          v.GetString("data"), Scenario: v.GetString("scenario"), PublicURL: v.GetString("public-url"),
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
-		LogLevel: v.GetString("log-level"), Crypto: v.GetString("crypto"),
+		LogLevel: v.GetString("log-level"), LogFormat: format, CORSOrigins: v.GetString("cors-origins"), Crypto: v.GetString("crypto"),
 		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
 		ControlAllowedHosts: listOf(v, "control-allowed-hosts"),
 		JournalMaxEntries:   maxEntries,

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,10 +44,19 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if err := sim.UseCrypto(cfg.Crypto); err != nil {
 		return fmt.Errorf("--crypto: %w", err)
 	}
-	log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	var handler slog.Handler = slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})
+	if cfg.LogFormat == "json" {
+		handler = slog.NewJSONHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})
+	}
+	log := slog.New(handler)
 	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log, Version: readBuildInfo().Version}
 	opts.Control.Token = cfg.ControlToken
 	opts.Control.AllowedHosts = cfg.ControlAllowedHosts
+	for o := range strings.SplitSeq(cfg.CORSOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			opts.CORSOrigins = append(opts.CORSOrigins, o)
+		}
+	}
 	if cfg.WebhookDeadline != "" {
 		d, err := time.ParseDuration(cfg.WebhookDeadline)
 		if err != nil || d <= 0 || d > sim.MaxWebhookDeadline {
@@ -89,6 +99,5 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		for _, h := range hosts {
 			fmt.Fprintf(cmd.OutOrStdout(), "rewardsim: %s listening on http://%s\n", h, bound[sim.Host(h)])
 		}
-		log.Info("ready", "data", cfg.Data, "crypto", cfg.Crypto)
 	})
 }

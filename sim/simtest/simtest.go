@@ -222,6 +222,7 @@ func start(opts []Option, tempDir func() (string, error), report func(error)) (*
 // when the harness is down.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
+		s.Sim.EndStreams() // an open dashboard would hold the control server open
 		for _, ts := range s.servers {
 			ts.Close()
 		}

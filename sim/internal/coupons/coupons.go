@@ -266,3 +266,9 @@ func (s *Service) Clicks(channel, offerID string) ([]model.CouponClick, error) {
 func (s *Service) Invalidate(channel, offerID string, at time.Time, reason string) (int, error) {
 	return s.Store.InvalidateOffer(channel, offerID, at, reason)
 }
+
+// Delivered lists every coupon delivered of an offer, for the stock
+// picture of the control dashboard.
+func (s *Service) Delivered(channel, offerID string) ([]model.Coupon, error) {
+	return s.Store.OfferCoupons(channel, offerID)
+}

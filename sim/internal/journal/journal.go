@@ -72,6 +72,8 @@ type Journal struct {
 	seq     uint64   // writer goroutine only
 	size    int64    // stored bytes; writer goroutine only (and Reset, after a flush)
 	builder *Builder // writer goroutine only
+	obs     observers
+	taken   []*record // writer goroutine only: the batch, for the observers
 }
 
 // item is what the hot path hands to the writer: a raw exchange, or a
@@ -245,7 +247,9 @@ func (j *Journal) write() {
 		}
 		timer.Stop()
 		j.commit(batch)
-		batch = batch[:0]
+		j.notify(j.taken)
+		clear(j.taken)
+		batch, j.taken = batch[:0], j.taken[:0]
 		for _, w := range waiters {
 			close(w)
 		}
@@ -263,6 +267,7 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	}
 	j.seq++
 	r.Seq = j.seq
+	j.taken = append(j.taken, r)
 	data := r.appendBinary(make([]byte, 0, 256+len(r.ReqBody)+len(r.ResBody)))
 	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data}), waiters
 }

@@ -42,14 +42,10 @@ type record struct {
 
 // entry expands a stored record.
 func (r *record) entry() Entry {
-	return Entry{
-		Seq: r.Seq, Kind: r.Kind, At: r.At, LatencyMs: float64(r.LatencyUs) / 1000,
-		Listener: r.Listener, Host: r.Host, Endpoint: r.Endpoint, Method: r.Method, Path: r.Path, Query: r.Query,
-		Channel: r.Channel, ChannelID: r.ChannelID, VirtualID: r.VirtualID, Status: r.Status,
-		Reason: r.Reason, Fault: r.Fault, ClientGone: r.ClientGone, Dropped: r.Dropped, Error: r.Error,
-		Request:  message(r.ReqHeader, r.ReqBody, r.ReqTrunc),
-		Response: message(r.ResHeader, r.ResBody, r.ResTrunc),
-	}
+	e := r.summary()
+	e.Request = message(r.ReqHeader, r.ReqBody, r.ReqTrunc)
+	e.Response = message(r.ResHeader, r.ResBody, r.ResTrunc)
+	return e
 }
 
 // message builds a Message from a masked header and a raw body.

@@ -525,3 +525,7 @@ func judge(status int, raw []byte) string {
 	}
 	return ""
 }
+
+// Deadline is the deadline in force for a channel whose scenario
+// sets none (Options.Deadline, else 5 s).
+func (s *Scheduler) Deadline() time.Duration { return s.o.Deadline }

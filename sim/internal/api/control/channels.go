@@ -18,6 +18,12 @@ type channelInfo struct {
 
 // ListChannels lists the registered channels and the active scenario's.
 func (a *API) ListChannels(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"channels": a.channels()})
+}
+
+// channels is every channel in force: those registered at run time, then
+// the active scenario's, each with the scenario that governs it.
+func (a *API) channels() []channelInfo {
 	out := []channelInfo{}
 	for _, r := range a.scenarios.Registered() {
 		out = append(out, channelInfo{r.Name, r.ChannelID, r.WebhookURL, a.scenarios.ActiveFor(r.Name).Name, "registered"})
@@ -25,7 +31,7 @@ func (a *API) ListChannels(c echo.Context) error {
 	for _, ch := range a.scenarios.Active().Channels {
 		out = append(out, channelInfo{ch.Name, ch.ChannelID, ch.WebhookURL, a.scenarios.ActiveFor(ch.Name).Name, "scenario"})
 	}
-	return c.JSON(http.StatusOK, map[string]any{"channels": out})
+	return out
 }
 
 // RegisterChannel registers (or re-registers, by name) a channel: a CI

@@ -15,11 +15,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
+	"github.com/rewardsim/rewardsim/sim/internal/coupons"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
@@ -48,6 +50,13 @@ type Options struct {
 	Version string
 	// OpenAPI renders the OpenAPI document of the public surface.
 	OpenAPI func() ([]byte, error)
+	// Coupons draws each offer's stock over time on the dashboard.
+	Coupons *coupons.Service
+	// Live streams journal entries to dashboards (GET /__sim/live).
+	Live *Live
+	// WebhookDeadline is the deadline in force when a scenario sets none,
+	// so the dashboard shows the value that applies.
+	WebhookDeadline time.Duration
 }
 
 // API is the control API's handlers. It translates requests and answers;
@@ -65,6 +74,9 @@ type API struct {
 	token     string
 	version   string
 	openAPI   func() ([]byte, error)
+	live      *Live
+	deadline  time.Duration
+	coupons   *coupons.Service
 }
 
 // New returns the control API's handlers.
@@ -73,6 +85,7 @@ func New(o Options) *API {
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
 		version: o.Version, openAPI: o.OpenAPI,
+		live: o.Live, deadline: o.WebhookDeadline, coupons: o.Coupons,
 	}
 }
 

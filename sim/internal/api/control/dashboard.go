@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"html/template"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -13,22 +15,41 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/picture"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
 //go:embed dashboard.html
 var dashboardHTML string
 
-var dashboardTmpl = template.Must(template.New("dashboard").Parse(dashboardHTML))
+var dashboardTmpl = template.Must(template.New("dashboard").Funcs(template.FuncMap{
+	"prev": func(seq uint64) uint64 { return seq - 1 },
+}).Parse(dashboardHTML))
 
 // DashboardUsers is how many users per channel the dashboard lists.
 const DashboardUsers = 200
 
 type dashChannel struct {
 	Name, ChannelID string
-	Campaigns       int
-	Summary         cards.Summary
+	// Scenario governs the channel; Source says whether the channel was
+	// registered at run time or comes with the active scenario.
+	Scenario, Source string
+	Switches         string
+	Campaigns        int
+	Summary          cards.Summary
+	// Funnels (one per campaign) and Stocks (one per offer) are SVG.
+	Funnels, Stocks []template.HTML
+}
+
+// dashFilter narrows the journal panel and draws the flow it selects.
+type dashFilter struct {
+	Channel, VirtualID, Endpoint string
+	// Assets shows the simulator's own assets (images, styles, favicon),
+	// hidden by default: they are noise beside the publisher's calls.
+	Assets bool
 }
 
 type dashView struct {
@@ -41,6 +62,13 @@ type dashView struct {
 	UsersShown                int
 	Journal, Faults, Webhooks string
 	Report                    string
+	Filter                    dashFilter
+	// Hidden counts the asset requests the filter left out.
+	Hidden int
+	// Diagram is the sequence diagram of the filtered flow, when a
+	// channel or user is chosen.
+	Diagram, DiagramURL template.HTML
+	Pushes              []webhook.Push
 
 	// The live panels.
 	JournalStored  int
@@ -68,18 +96,29 @@ const DashboardWindow = 300
 // conformance report's findings, each linking to its control call.
 func (a *API) Dashboard(c echo.Context) error {
 	sc := a.scenarios.Active()
+	q := c.QueryParams()
 	v := dashView{
 		Now: a.plane.Clock().Now().In(sc.Location).Format("2006-01-02 15:04:05.000 -07:00"), Scenario: sc.Name,
 		Description: sc.Description, Source: sc.Source, FaultRules: len(sc.File.Faults), UsersShown: DashboardUsers,
-		Switches: yamlOf(sc.File.Switches), SDK: yamlOf(sc.File.SDK),
+		Switches: yamlOf(a.effectiveSwitches(sc)), SDK: yamlOf(sc.File.SDK),
 		Journal: "/__sim/journal", Faults: "/__sim/faults", Webhooks: "/__sim/webhooks", Report: "/__sim/report",
+		Filter: dashFilter{Channel: q.Get("channel"), VirtualID: q.Get("virtualId"), Endpoint: q.Get("endpoint"), Assets: q.Get("assets") != ""},
 	}
-	for _, ch := range sc.Channels {
+	for _, ch := range a.channels() {
 		sum, err := a.cards.Summary(ch.Name, DashboardUsers)
 		if err != nil {
 			return err
 		}
-		v.Channels = append(v.Channels, dashChannel{Name: ch.Name, ChannelID: ch.ChannelID, Campaigns: len(sc.CampaignsOf(ch.Name)), Summary: sum})
+		chsc := a.scenarios.ActiveFor(ch.Name)
+		funnels, stocks, err := a.charts(chsc, ch.Name, a.plane.Clock().Now())
+		if err != nil {
+			return err
+		}
+		v.Channels = append(v.Channels, dashChannel{
+			Name: ch.Name, ChannelID: ch.ChannelID, Scenario: chsc.Name, Source: ch.Source,
+			Switches: yamlOf(a.effectiveSwitches(chsc)), Campaigns: len(chsc.CampaignsOf(ch.Name)), Summary: sum,
+			Funnels: funnels, Stocks: stocks,
+		})
 	}
 	if err := a.livePanels(c.Request().Context(), &v); err != nil {
 		return err
@@ -90,6 +129,16 @@ func (a *API) Dashboard(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.HTML(http.StatusOK, b.String())
+}
+
+// effectiveSwitches are the switches in force: a webhook deadline the
+// scenario leaves at 0 is the simulator's --webhook-deadline.
+func (a *API) effectiveSwitches(sc *scenario.Scenario) scenario.Switches {
+	sw := sc.File.Switches
+	if sw.Webhook.Deadline == 0 {
+		sw.Webhook.Deadline = model.Duration(a.deadline)
+	}
+	return sw
 }
 
 // livePanels fills the journal, faults, webhooks and report panels.
@@ -104,15 +153,45 @@ func (a *API) livePanels(ctx context.Context, v *dashView) error {
 			v.Pending = append(v.Pending, p)
 		}
 	}
+	v.Pushes = all[max(0, len(all)-DashboardRecent):]
+	// Only the newest entries are read, so the page costs the same at any
+	// journal size; /__sim/diagram.svg and /__sim/report read the rest.
 	p, err := a.journal.Tail(ctx, DashboardWindow)
 	if err != nil {
 		return err
 	}
 	es := p.Entries
 	v.JournalStored, v.JournalDropped, v.FindingsOver = p.Stored, p.Dropped, len(es)
-	recent := es[max(0, len(es)-DashboardRecent):]
-	for i := len(recent) - 1; i >= 0; i-- { // newest first
-		v.Recent = append(v.Recent, recent[i])
+	f := journal.Filter{Channel: v.Filter.Channel, VirtualID: v.Filter.VirtualID, Endpoint: v.Filter.Endpoint}
+	var flow []journal.Entry
+	for i := len(es) - 1; i >= 0; i-- { // newest first
+		e := &es[i]
+		if !f.Match(e) {
+			continue
+		}
+		if !v.Filter.Assets && picture.IsAsset(*e) {
+			v.Hidden++
+			continue
+		}
+		if len(v.Recent) < DashboardRecent {
+			v.Recent = append(v.Recent, *e)
+		}
+		flow = append(flow, *e)
+	}
+	if v.Filter.Channel != "" || v.Filter.VirtualID != "" {
+		slices.Reverse(flow)
+		var svg strings.Builder
+		if err := picture.Sequence(&svg, "flow of "+v.Filter.Channel+" "+v.Filter.VirtualID, picture.Calls(flow)); err != nil {
+			return err
+		}
+		v.Diagram = template.HTML(svg.String()) // drawn by picture, every text escaped there
+		u := url.Values{}
+		for k, val := range map[string]string{"channel": v.Filter.Channel, "virtualId": v.Filter.VirtualID, "endpoint": v.Filter.Endpoint} {
+			if val != "" {
+				u.Set(k, val)
+			}
+		}
+		v.DiagramURL = template.HTML("/__sim/diagram.svg?" + template.HTMLEscapeString(u.Encode()))
 	}
 	v.Findings = report.Build(es, report.Options{}).Findings
 	return nil

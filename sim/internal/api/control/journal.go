@@ -136,7 +136,7 @@ func (a *API) report(c echo.Context, html bool) error {
 	r.JournalDropped = j.Dropped()
 	if html || c.QueryParam("format") == "html" || strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
 		var buf bytes.Buffer
-		if err := report.HTML(&buf, r); err != nil {
+		if err := report.HTMLPage(&buf, r, reportExtras(es, r)); err != nil {
 			return err
 		}
 		return c.HTMLBlob(http.StatusOK, buf.Bytes())

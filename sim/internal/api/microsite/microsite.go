@@ -153,7 +153,9 @@ func (h *handlers) authenticate(sessionID, virtualID, channel string) (user, err
 // SDK-2): HTTP 200, an empty page shell, the reason in X-Rewardsim-Reason.
 func (h *handlers) blank(c echo.Context, why string) error {
 	httpx.SetReason(c, why)
-	return h.render(c, "blank.html", nil)
+	// The contract's refusal is a blank screen (SESS-2, SDK-2), so the
+	// reason stays out of sight: in the markup, for WebView developers.
+	return h.render(c, "blank.html", why)
 }
 
 func (h *handlers) render(c echo.Context, name string, data any) error {

@@ -1,0 +1,72 @@
+package control
+
+import (
+	"bytes"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/picture"
+	"github.com/rewardsim/rewardsim/sim/internal/report"
+)
+
+// Diagram is GET /__sim/diagram.svg: the sequence diagram of the
+// exchanges and webhook attempts the journal filter selects (channel,
+// virtualId, endpoint, kind, from, to), oldest first, without the
+// simulator's own assets unless ?assets=1.
+func (a *API) Diagram(c echo.Context) error {
+	f, err := filter(c, 0, 0)
+	if err != nil {
+		return badRequest(c, err.Error())
+	}
+	es, err := a.journal.Entries(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	keep := es[:0]
+	for _, e := range es {
+		if c.QueryParam("assets") != "" || !picture.IsAsset(e) {
+			keep = append(keep, e)
+		}
+	}
+	title := "rewardsim flow"
+	for _, k := range []string{"channel", "virtualId", "endpoint"} {
+		if v := c.QueryParam(k); v != "" {
+			title += " " + k + "=" + v
+		}
+	}
+	var b bytes.Buffer
+	if err := picture.Sequence(&b, title, picture.Calls(keep)); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.Blob(http.StatusOK, "image/svg+xml", b.Bytes())
+}
+
+// reportExtras are the HTML report's example exchanges (each finding's,
+// in full) and the picture of the flow it read: the report's channel's
+// calls, or every call, without the simulator's assets.
+func reportExtras(es []journal.Entry, r report.Report) report.Extras {
+	x := report.Extras{Exchanges: map[uint64]journal.Entry{}}
+	want := map[uint64]bool{}
+	for _, f := range r.Findings {
+		want[f.Example.Seq] = true
+	}
+	var flow []journal.Entry
+	for _, e := range es {
+		if want[e.Seq] {
+			x.Exchanges[e.Seq] = e
+		}
+		if !picture.IsAsset(e) && (r.Channel == "" || e.Channel == r.Channel || e.ChannelID == r.Channel) {
+			flow = append(flow, e)
+		}
+	}
+	var b strings.Builder
+	if picture.Sequence(&b, "flow read by the report", picture.Calls(flow)) == nil {
+		x.Diagram = template.HTML(b.String()) // drawn by picture, every text escaped there
+	}
+	return x
+}

@@ -1,0 +1,120 @@
+package control
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
+)
+
+// Live fans stored journal entries out to the dashboards watching
+// GET /__sim/live (server-sent events). A slow watcher misses events
+// rather than slowing the journal: each event only says "something
+// changed", and the page then reads the dashboard afresh.
+type Live struct {
+	mu       sync.Mutex
+	watchers map[chan liveEvent]struct{}
+	closed   bool
+}
+
+// liveEvent is what a watcher is told of one entry.
+type liveEvent struct {
+	Seq      uint64 `json:"seq"`
+	Kind     string `json:"kind"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Path     string `json:"path"`
+	Channel  string `json:"channel,omitempty"`
+	Status   int    `json:"status"`
+	Fault    string `json:"fault,omitempty"`
+}
+
+// NewLive returns a hub with no watchers.
+func NewLive() *Live { return &Live{watchers: map[chan liveEvent]struct{}{}} }
+
+// Publish tells every watcher of e; it never blocks (a journal observer).
+func (l *Live) Publish(e journal.Entry) {
+	ev := liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: e.Path, Channel: e.Channel, Status: e.Status, Fault: e.Fault}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for w := range l.watchers {
+		select {
+		case w <- ev:
+		default:
+		}
+	}
+}
+
+// Close ends every stream, so a server can shut down without waiting for
+// open dashboards.
+func (l *Live) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	for w := range l.watchers {
+		close(w)
+		delete(l.watchers, w)
+	}
+}
+
+func (l *Live) watch() (chan liveEvent, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, false
+	}
+	w := make(chan liveEvent, 64)
+	l.watchers[w] = struct{}{}
+	return w, true
+}
+
+func (l *Live) unwatch(w chan liveEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.watchers[w]; ok {
+		delete(l.watchers, w)
+		close(w)
+	}
+}
+
+// liveBeat keeps idle streams open through proxies.
+const liveBeat = 15 * time.Second
+
+// LiveStream is GET /__sim/live: an event "entry" for each stored journal
+// entry, a comment every 15 s, until the client leaves or the server stops.
+func (a *API) LiveStream(c echo.Context) error {
+	w, ok := a.live.watch()
+	if !ok {
+		return fail(http.StatusServiceUnavailable, "the simulator is shutting down")
+	}
+	defer a.live.unwatch(w)
+	res := c.Response()
+	h := res.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	res.WriteHeader(http.StatusOK)
+	fmt.Fprint(res, "retry: 1000\n\n")
+	res.Flush()
+	beat := time.NewTicker(liveBeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-c.Request().Context().Done():
+			return nil
+		case <-beat.C:
+			fmt.Fprint(res, ": beat\n\n")
+		case ev, open := <-w:
+			if !open {
+				return nil
+			}
+			data, _ := json.Marshal(ev)
+			fmt.Fprintf(res, "id: %d\nevent: entry\ndata: %s\n\n", ev.Seq, data)
+		}
+		res.Flush()
+	}
+}

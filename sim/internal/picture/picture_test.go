@@ -1,0 +1,64 @@
+package picture
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
+)
+
+func TestCalls_lanes(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		e        journal.Entry
+		from, to string
+		label    string
+	}{
+		{"contract host", journal.Entry{Kind: journal.KindExchange, Host: "bank", Listener: "all", Endpoint: "GenerateSessionInfoV2"}, Publisher, Bank, "GenerateSessionInfoV2"},
+		{"split listener", journal.Entry{Kind: journal.KindExchange, Listener: "hotdeals", Method: "GET", Path: "/x"}, Publisher, Hotdeals, "GET /x"},
+		{"asset on the shared listener", journal.Entry{Kind: journal.KindExchange, Listener: "all", Method: "GET", Path: "/assets/app.js"}, Publisher, Bank, "GET /assets/app.js"},
+		{"coupon redirect", journal.Entry{Kind: journal.KindExchange, Listener: "all", Method: "GET", Path: "/hotdeals/r/DEMOBANK/O1"}, Publisher, Hotdeals, "GET /hotdeals/r/DEMOBANK/O1"},
+		{"tracking", journal.Entry{Kind: journal.KindExchange, Listener: "all", Method: "GET", Path: "/track/click"}, Publisher, Rewards, "GET /track/click"},
+		{"webhook attempt", journal.Entry{Kind: journal.KindWebhook, Method: "POST", Path: "http://127.0.0.1:1/hook"}, Hotdeals, Receiver, "webhook push"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Calls([]journal.Entry{tc.e})[0]
+			if c.From != tc.from || c.To != tc.to || c.Label != tc.label {
+				t.Errorf("call = %+v, want %s -> %s %q", c, tc.from, tc.to, tc.label)
+			}
+		})
+	}
+}
+
+func TestSequence_escapesAndBounds(t *testing.T) {
+	var b strings.Builder
+	calls := make([]Call, MaxCalls+5)
+	for i := range calls {
+		calls[i] = Call{Seq: uint64(i + 1), From: Publisher, To: Rewards, Label: "<op>", Status: 200, Fault: `"x"`}
+	}
+	if err := Sequence(&b, "t<", calls); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "<op>") || strings.Contains(out, "t<") {
+		t.Error("text is not escaped")
+	}
+	if n := strings.Count(out, `class="call"`); n != MaxCalls {
+		t.Errorf("%d calls drawn, want the last %d", n, MaxCalls)
+	}
+	if !strings.Contains(out, `data-seq="6"`) || strings.Contains(out, `data-seq="5"`) || !strings.Contains(out, "5 earlier ones left out") {
+		t.Error("the diagram does not keep the last calls and say how many it left out")
+	}
+}
+
+func TestStock_stepsDownAtEachClaim(t *testing.T) {
+	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	if err := Stock(&b, "offer O1", 5, []time.Time{now.Add(-time.Minute), now.Add(-2 * time.Minute)}, now); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `data-left="3"`) {
+		t.Errorf("stock picture: %s", b.String())
+	}
+}

@@ -1,0 +1,58 @@
+package state
+
+import (
+	"encoding/binary"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Counts are store-wide totals, for the metrics.
+type Counts struct {
+	CardsIssued, CardsRevealed int
+	CouponsClaimed             int
+}
+
+// Counts walks every channel's card user index and coupon stock counters
+// in one read transaction. It costs what the store holds: a scrape, not
+// a request path.
+func (s *Store) Counts() (Counts, error) {
+	var out Counts
+	err := s.db.View(func(tx *bolt.Tx) error {
+		err := tx.Bucket(bucketCards).ForEachBucket(func(name []byte) error {
+			u := tx.Bucket(bucketCards).Bucket(name).Bucket(subUser)
+			if u == nil {
+				return nil
+			}
+			return u.ForEach(func(k, _ []byte) error {
+				if len(k) < 2 || len(k) != 2+int(binary.BigEndian.Uint16(k))+9 {
+					return nil
+				}
+				out.CardsIssued++
+				if k[len(k)-9] == stateRevealed {
+					out.CardsRevealed++
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bucketCouponStock).ForEach(func(_, v []byte) error {
+			if len(v) == 8 {
+				out.CouponsClaimed += int(binary.BigEndian.Uint64(v))
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Size is the state file's size in bytes.
+func (s *Store) Size() (int64, error) {
+	var n int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		n = tx.Size()
+		return nil
+	})
+	return n, err
+}

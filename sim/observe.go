@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"cmp"
+	"log/slog"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/rewardsim/rewardsim/sim/internal/api/control"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/metrics"
+)
+
+// observe hangs the request log, the metrics and the live dashboard off
+// the journal: all three see exactly the entries the journal stored,
+// with the channel, operation and fault it worked out. (So with the
+// journal disabled there are no request lines and no request counters.)
+func (s *Sim) observe() {
+	s.live = control.NewLive()
+	s.metrics = metrics.New(metrics.Sources{
+		JournalEntries: s.journal.Stored,
+		JournalDropped: s.journal.Dropped,
+		StoreBytes:     s.store.Size,
+		Cards: func() (int, int, error) {
+			c, err := s.store.Counts()
+			return c.CardsIssued, c.CardsRevealed, err
+		},
+		CouponsClaimed: func() (int, error) {
+			c, err := s.store.Counts()
+			return c.CouponsClaimed, err
+		},
+	})
+	s.journal.Observe(s.logEntry)
+	s.journal.Observe(s.metrics.Observe)
+	s.journal.Observe(s.live.Publish)
+}
+
+// EndStreams ends every open live-dashboard stream (GET /__sim/live), so
+// a server stops without waiting for open dashboards. Call it before
+// closing the servers of Handler(Control); Serve does so itself.
+func (s *Sim) EndStreams() { s.live.Close() }
+
+// logEntry writes the one info line of a request or webhook attempt.
+func (s *Sim) logEntry(e journal.Entry) {
+	latency := time.Duration(e.LatencyMs * float64(time.Millisecond))
+	if e.Kind == journal.KindWebhook {
+		s.log.Info("webhook", "url", e.Path, "channel", e.Channel, "status", e.Status,
+			"outcome", metrics.WebhookOutcome(e), "latency", latency, "error", e.Error)
+		return
+	}
+	host := e.Host
+	if host == "" {
+		host = e.Listener
+	}
+	attrs := []any{"method", e.Method, "host", host, "path", e.Path, "endpoint", e.Endpoint,
+		"channel", e.Channel, "status", e.Status, "latency", latency, "fault", e.Fault, "seq", e.Seq}
+	if e.VirtualID != "" {
+		attrs = append(attrs, "virtualId", e.VirtualID)
+	}
+	if e.ClientGone {
+		attrs = append(attrs, "clientGone", true)
+	}
+	s.log.Info("request", attrs...)
+}
+
+// logStart is the line an operator looks for: where it listens, which
+// build, which data folder and scenario.
+func (s *Sim) logStart(bound map[Host]string) {
+	attrs := []any{"version", s.version(), "crypto", Crypto(), "data", s.opts.DataDir, "scenario", s.plane.Scenarios().Active().Name}
+	for _, h := range []Host{All, Rewards, Bank, Hotdeals, Control} {
+		if a, ok := bound[h]; ok {
+			attrs = append(attrs, slog.String("listen."+string(h), a))
+		}
+	}
+	s.log.Info("rewardsim started", attrs...)
+}
+
+// cors is the CORS middleware of the public hosts, or nil when no origin
+// is allowed (the default: publishers' servers need none).
+func (s *Sim) cors() echo.MiddlewareFunc {
+	if len(s.opts.CORSOrigins) == 0 {
+		return nil
+	}
+	return middleware.CORSWithConfig(middleware.CORSConfig{
+		AllowOrigins:  s.opts.CORSOrigins,
+		AllowMethods:  []string{"GET", "POST", "OPTIONS"},
+		AllowHeaders:  []string{"Content-Type", "Authorization", "X-CHANNELID"},
+		ExposeHeaders: []string{"X-Rewardsim-Reason"},
+		MaxAge:        600,
+	})
+}
+
+// version is the build's version as health and the start line report it.
+func (s *Sim) version() string { return cmp.Or(s.opts.Version, "(devel)") }
