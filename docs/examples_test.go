@@ -1,7 +1,8 @@
 // Package docs holds rewardsim's documentation by topic. Its only code is
-// the test that runs every shell example of README.md and docs/*.md
-// against a real `rewardsim serve`, so the docs cannot drift from the
-// simulator (see README.md in this folder: "Examples run as written").
+// tests: one runs every shell example of README.md and docs/*.md against a
+// real `rewardsim serve` (see README.md in this folder: "Examples run as
+// written"), another holds configuration.md's flags table to `rewardsim
+// serve --help`, so the docs cannot drift from the simulator.
 package docs
 
 import (
