@@ -1,8 +1,9 @@
 // Package docs holds rewardsim's documentation by topic. Its only code is
 // tests: one runs every shell example of README.md and docs/*.md against a
 // real `rewardsim serve` (see README.md in this folder: "Examples run as
-// written"), another holds configuration.md's flags table to `rewardsim
-// serve --help`, so the docs cannot drift from the simulator.
+// written"); reference_test.go holds configuration.md's flags table to
+// `rewardsim serve --help` and control-api.md to sim/routes.go, so the docs
+// cannot drift from the simulator.
 package docs
 
 import (

@@ -67,3 +67,35 @@ func TestDocs_configurationListsEveryServeFlag(t *testing.T) {
 		t.Fatalf("read only %d flags from `rewardsim serve --help`: has its format changed?\n%s", flags, help)
 	}
 }
+
+// controlRoute is a control route's line in sim/routes.go.
+var controlRoute = regexp.MustCompile(`\{Control, [^,]+, "(/__sim[^"]*)"`)
+
+// control-api.md names every control route sim/routes.go serves, so a new
+// route cannot go undocumented (":param" is written "{param}").
+func TestDocs_controlAPIListsEveryControlRoute(t *testing.T) {
+	routes, err := os.ReadFile(filepath.Join("..", "sim", "routes.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("control-api.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`:([A-Za-z]+)`)
+	n := 0
+	for _, m := range controlRoute.FindAllStringSubmatch(string(routes), -1) {
+		path := m[1]
+		if path == "/__sim" || strings.HasSuffix(path, "*") {
+			continue // the control API's own 404 for everything else
+		}
+		n++
+		written := param.ReplaceAllString(path, "{$1}")
+		if !regexp.MustCompile(regexp.QuoteMeta(written) + "(`|[ ?,)])").Match(doc) {
+			t.Errorf("control route %s (sim/routes.go) is not in control-api.md", written)
+		}
+	}
+	if n < 30 {
+		t.Fatalf("read only %d control routes from sim/routes.go: has its form changed?", n)
+	}
+}
