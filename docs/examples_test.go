@@ -1,7 +1,9 @@
 // Package docs holds rewardsim's documentation by topic. Its only code is
-// the test that runs every shell example of README.md and docs/*.md
-// against a real `rewardsim serve`, so the docs cannot drift from the
-// simulator (see README.md in this folder: "Examples run as written").
+// tests: one runs every shell example of README.md and docs/*.md against a
+// real `rewardsim serve` (see README.md in this folder: "Examples run as
+// written"); reference_test.go holds configuration.md's flags table to
+// `rewardsim serve --help` and control-api.md to sim/routes.go, so the docs
+// cannot drift from the simulator.
 package docs
 
 import (

@@ -75,7 +75,7 @@ type Options struct {
 	RetryWindow time.Duration
 }
 
-// Defaults of Options, documented in docs/journal-replay-report.md.
+// Defaults of Options, documented in docs/journal-report.md.
 const (
 	DefaultRefTokenPerHour = 4
 	DefaultSlowWebhook     = 2 * time.Second
