@@ -1,6 +1,6 @@
 // Package journal keeps a bounded log of every exchange on every public
 // host and every outbound webhook attempt (SIM-4), for the control API,
-// session export and the conformance report.
+// recording export and the conformance report.
 //
 // The hot path only copies what it saw into a bounded queue; a background
 // writer masks secrets, works out channel and virtualId, encodes, and

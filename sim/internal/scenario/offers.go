@@ -71,7 +71,7 @@ type CouponSwitches struct {
 	// "reject" a duplicate rejection.
 	Duplicate string `yaml:"duplicate"`
 	// Replay is Duplicate's former name, still read so older files load.
-	// A session replay is another thing: the name no longer serves here.
+	// Replaying a recording is another thing: the name no longer serves here.
 	Replay string `yaml:"replay"`
 	// CrossOffer: an extTransactionId already used on another offer is
 	// "reject"ed (default), treated as "new", or answered with the "first" result.
