@@ -129,6 +129,7 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/metrics", auth(echo.WrapHandler(s.metrics.Handler()))},
 		{Control, http.MethodGet, "/__sim/live", auth(ctl.LiveStream)},
 		{Control, http.MethodGet, "/__sim/diagram.svg", auth(ctl.Diagram)},
+		{Control, http.MethodPost, "/__sim/diagram.svg", auth(ctl.RecordingDiagram)},
 		{Control, http.MethodGet, "/__sim/notifications", auth(ctl.Notifications)},
 		{Control, http.MethodGet, "/__sim/cards/:rewardId", auth(ctl.Card)},
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},

@@ -13,6 +13,6 @@ func newRoot() *cobra.Command {
 	// --version prints the same four lines as `rewardsim version`.
 	root.SetVersionTemplate(readBuildInfo().String())
 	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd(), newVersionCmd(), newOpenAPICmd(), newHealthcheckCmd())
-	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd())
+	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd(), newDiagramCmd())
 	return root
 }

@@ -37,7 +37,7 @@ func (b *Builder) record(x *Exchange) *record {
 	if op, ok := contract.ByPath(x.Method, x.Path); ok {
 		r.Endpoint, r.Host = op.Name, string(op.Host)
 	}
-	r.Reason = x.ResponseHeader.Get("X-Rewardsim-Reason")
+	r.Reason = x.ResponseHeader.Get(ReasonHeader)
 	r.Fault, r.Dropped = x.Fault, x.Dropped
 	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok && r.Fault == "" {
 		r.Fault = f

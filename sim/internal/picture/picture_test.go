@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
 
 func TestCalls_lanes(t *testing.T) {
@@ -60,5 +61,48 @@ func TestStock_stepsDownAtEachClaim(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `data-left="3"`) {
 		t.Errorf("stock picture: %s", b.String())
+	}
+}
+
+// clause: SIM-4, SIM-6
+// A recording's steps become calls numbered from 1 to the host that
+// served them (the step's host, else the contract's, else by path), with
+// the recorded status, and the reason header split into the fault that
+// fired or the reason given.
+func TestRecordingCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		st            recording.Step
+		to, label     string
+		status        int
+		fault, reason string
+	}{
+		{"step host", recording.Step{Host: "bank", Endpoint: "GenerateSessionInfoV2", Method: "POST", Path: "/api/GenerateSessionInfoV2", Expect: recording.Expect{Status: 200}},
+			Bank, "GenerateSessionInfoV2", 200, "", ""},
+		{"contract host when the step has none", recording.Step{Endpoint: "fetchCouponCode", Method: "POST", Path: "/api/fetchCouponCode", Expect: recording.Expect{Status: 200}},
+			Hotdeals, "fetchCouponCode", 200, "", ""},
+		{"placeholder path", recording.Step{Host: "rewards", Method: "GET", Path: "${s5.url}", Expect: recording.Expect{Status: 204}},
+			Rewards, "GET ${s5.url}", 204, "", ""},
+		{"injected fault", recording.Step{Host: "rewards", Endpoint: "GetReward", Method: "POST", Path: "/api/GetReward",
+			Expect: recording.Expect{Status: 500, Header: map[string]string{"X-Rewardsim-Reason": "injected fault: gr-500"}}},
+			Rewards, "GetReward", 500, "gr-500", ""},
+		{"reason, header name in any case", recording.Step{Host: "rewards", Endpoint: "GetReward", Method: "POST", Path: "/api/GetReward",
+			Expect: recording.Expect{Status: 401, Header: map[string]string{"x-rewardsim-reason": "token expired"}}},
+			Rewards, "GetReward", 401, "", "token expired"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := RecordingCalls([]recording.Step{{Method: "GET", Path: "/first", Expect: recording.Expect{Status: 200}}, tc.st})
+			c := cs[1]
+			if c.Seq != 2 || c.From != Publisher || c.To != tc.to || c.Label != tc.label || c.Status != tc.status || c.Fault != tc.fault || c.Reason != tc.reason {
+				t.Errorf("call = %+v, want #2 %s -> %s %q %d fault %q reason %q", c, Publisher, tc.to, tc.label, tc.status, tc.fault, tc.reason)
+			}
+			var b strings.Builder
+			if err := Sequence(&b, "t", cs); err != nil {
+				t.Fatal(err)
+			}
+			if tc.fault != "" && !strings.Contains(b.String(), "· fault "+tc.fault) || tc.reason != "" && !strings.Contains(b.String(), "· "+tc.reason) {
+				t.Errorf("the answer's text lacks the fault or reason: %s", b.String())
+			}
+		})
 	}
 }

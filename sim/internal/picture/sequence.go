@@ -38,6 +38,8 @@ type Call struct {
 	Label  string
 	Status int
 	Fault  string
+	// Reason is the answer's X-Rewardsim-Reason when no fault fired.
+	Reason string
 	// Error is a webhook attempt's transport error (no status).
 	Error string
 }
@@ -47,6 +49,9 @@ func Calls(es []journal.Entry) []Call {
 	out := make([]Call, 0, len(es))
 	for _, e := range es {
 		c := Call{Seq: e.Seq, From: Publisher, To: laneOf(e), Label: e.Endpoint, Status: e.Status, Fault: e.Fault, Error: e.Error}
+		if !strings.HasPrefix(e.Reason, journal.FaultPrefix) {
+			c.Reason = e.Reason
+		}
 		if c.Label == "" {
 			c.Label = e.Method + " " + e.Path
 		}
@@ -105,8 +110,9 @@ const (
 )
 
 // Sequence writes the SVG sequence diagram of calls under title. Each
-// call is a group with data-seq, data-label and data-status, so a test
-// (or a script) can read the picture back.
+// call is a group with data-seq, data-from, data-to, data-label,
+// data-status, data-fault and data-reason, so a test (or a script) can
+// read the picture back.
 func Sequence(w io.Writer, title string, calls []Call) error {
 	left := 0
 	if len(calls) > MaxCalls {
@@ -134,7 +140,8 @@ func Sequence(w io.Writer, title string, calls []Call) error {
 			dir = -1
 		}
 		color, answer := statusLook(c)
-		fmt.Fprintf(&b, `<g class="call" data-seq="%d" data-label="%s" data-status="%d" data-fault="%s">`, c.Seq, esc(c.Label), c.Status, esc(c.Fault))
+		fmt.Fprintf(&b, `<g class="call" data-seq="%d" data-from="%s" data-to="%s" data-label="%s" data-status="%d" data-fault="%s" data-reason="%s">`,
+			c.Seq, esc(c.From), esc(c.To), esc(c.Label), c.Status, esc(c.Fault), esc(c.Reason))
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#374151" stroke-width="1.5" marker-end="url(#head)"/>`, x1, y, x2-dir*arrowHead, y)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">#%d %s</text>`, (x1+x2)/2, y-5, c.Seq, esc(c.Label))
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="5 3" marker-end="url(#head)"/>`, x2, y+16, x1+dir*arrowHead, y+16, color)
@@ -170,6 +177,8 @@ func statusLook(c Call) (color, text string) {
 	}
 	if c.Fault != "" {
 		text += " · fault " + clip(c.Fault, 50)
+	} else if c.Reason != "" {
+		text += " · " + clip(c.Reason, 50)
 	}
 	return color, text
 }

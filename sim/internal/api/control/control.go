@@ -172,19 +172,24 @@ func (a *API) bind(c echo.Context, name string, dst any) error {
 		body = []byte("{}")
 	}
 	if err := a.schemas.ValidateJSON(name, body); err != nil {
-		b := errorBody{Error: "body does not match schemas/" + name + ".json: " + err.Error()}
-		var se *schema.Error
-		if errors.As(err, &se) {
-			for _, p := range se.Problems {
-				b.Problems = append(b.Problems, Problem{Path: p.Path, Reason: p.Message})
-			}
-		}
-		return &httpx.Error{Status: http.StatusBadRequest, Body: b, Reason: b.Error}
+		return badBody("body does not match schemas/"+name+".json: ", err)
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		return fail(http.StatusBadRequest, "body: %v", err)
 	}
 	return nil
+}
+
+// badBody is a 400 saying msg and err, with each schema problem located.
+func badBody(msg string, err error) error {
+	b := errorBody{Error: msg + err.Error()}
+	var se *schema.Error
+	if errors.As(err, &se) {
+		for _, p := range se.Problems {
+			b.Problems = append(b.Problems, Problem{Path: p.Path, Reason: p.Message})
+		}
+	}
+	return &httpx.Error{Status: http.StatusBadRequest, Body: b, Reason: b.Error}
 }
 
 // refused renders a change the control plane refused (4xx), or its

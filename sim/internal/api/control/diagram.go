@@ -2,14 +2,18 @@ package control
 
 import (
 	"bytes"
+	"errors"
 	"html/template"
+	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
+	"github.com/rewardsim/rewardsim/sim/internal/recording"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
 )
 
@@ -44,6 +48,35 @@ func (a *API) Diagram(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.Blob(http.StatusOK, "image/svg+xml", b.Bytes())
+}
+
+// RecordingDiagram is POST /__sim/diagram.svg: the sequence diagram of
+// the recording file in the body (JSON, at most httpx.MaxBody), drawn
+// without replaying it. The simulator's state is not read or changed.
+func (a *API) RecordingDiagram(c echo.Context) error {
+	if mt, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType)); mt != echo.MIMEApplicationJSON {
+		return fail(http.StatusUnsupportedMediaType, "a recording file is JSON: send it with Content-Type application/json")
+	}
+	body, err := httpx.ReadBody(c)
+	if errors.Is(err, httpx.ErrTooLarge) {
+		return fail(http.StatusRequestEntityTooLarge, "body: %v", err)
+	}
+	if err != nil {
+		return fail(http.StatusBadRequest, "body: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return fail(http.StatusBadRequest, "the body is empty: send a recording file (schemas/recording.json)")
+	}
+	rec, err := recording.Parse(body, a.schemas)
+	if err != nil {
+		return badBody("", err)
+	}
+	var out bytes.Buffer
+	if err := picture.Sequence(&out, picture.RecordingTitle(rec), picture.RecordingCalls(rec.Steps)); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.Blob(http.StatusOK, "image/svg+xml", out.Bytes())
 }
 
 // reportExtras are the HTML report's example exchanges (each finding's,
