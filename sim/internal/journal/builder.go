@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 )
 
 // Builder turns exchanges into entries: it masks secrets, finds the
@@ -37,7 +38,7 @@ func (b *Builder) record(x *Exchange) *record {
 	if op, ok := contract.ByPath(x.Method, x.Path); ok {
 		r.Endpoint, r.Host = op.Name, string(op.Host)
 	}
-	r.Reason = x.ResponseHeader.Get(ReasonHeader)
+	r.Reason = x.ResponseHeader.Get(httpx.ReasonHeader)
 	r.Fault, r.Dropped = x.Fault, x.Dropped
 	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok && r.Fault == "" {
 		r.Fault = f

@@ -20,10 +20,6 @@ const (
 // FaultPrefix starts the reason header of every injected fault.
 const FaultPrefix = "injected fault: "
 
-// ReasonHeader is the answer header where the simulator says why it
-// refused a call (httpx sets it; the journal and pictures read it).
-const ReasonHeader = "X-Rewardsim-Reason"
-
 // Entry is one journaled exchange or webhook attempt.
 type Entry struct {
 	Seq  uint64 `json:"seq"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
@@ -29,7 +30,7 @@ func RecordingCalls(steps []recording.Step) []Call {
 		if c.Label == "" {
 			c.Label = st.Method + " " + st.Path
 		}
-		reason := headerValue(st.Expect.Header, journal.ReasonHeader)
+		reason := headerValue(st.Expect.Header, httpx.ReasonHeader)
 		if f, ok := strings.CutPrefix(reason, journal.FaultPrefix); ok {
 			c.Fault = f
 		} else {
