@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim"
 )
 
 // Set by the linker in release builds (make build, dist, image):
@@ -54,10 +56,16 @@ func (b buildInfo) String() string {
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print version, commit, build date and Go version",
+		Short: "Print version, commit, build date, Go version and the RSA back end serve would use",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprint(cmd.OutOrStdout(), readBuildInfo())
+			// What `serve --crypto auto` picks on this machine: libcrypto
+			// when it loads (loaded here, synchronously), else crypto/rsa.
+			back := sim.CryptoLibcrypto
+			if err := sim.UseCrypto(sim.CryptoLibcrypto); err != nil {
+				back = sim.CryptoGo + " (" + err.Error() + ")"
+			}
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "%scrypto: %s\n", readBuildInfo(), back)
 			return err
 		},
 	}
