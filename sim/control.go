@@ -113,6 +113,9 @@ func (s *Sim) startLoops() {
 	if poll > 0 {
 		s.loops.Go(func() { s.plane.Watch(ctx, poll) })
 	}
+	if s.opts.State.Retention >= 0 {
+		s.loops.Go(func() { s.sweepLoop(ctx) })
+	}
 }
 
 // readers are what GET /__sim/state/users/... shows of a user.

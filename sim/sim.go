@@ -79,6 +79,9 @@ type Options struct {
 	// entries (0: 100000; negative: no count bound) and none older than
 	// MaxAge in simulated time (0: no age bound).
 	Journal JournalOptions
+	// State bounds the per-request records of the state store (tokens,
+	// sessions): see StateOptions.
+	State StateOptions
 	// Version is the build's version, reported by /__sim/health; empty
 	// means "(devel)".
 	Version string
@@ -97,6 +100,17 @@ type JournalOptions struct {
 	MaxAge   time.Duration
 	// Disabled records nothing.
 	Disabled bool
+}
+
+// StateOptions bound the per-request records of the state store.
+type StateOptions struct {
+	// Retention is how long, in simulated time, a token or session is kept
+	// after it expired: within it the token answers as expired, after it
+	// the background sweep deletes it and it answers as unknown
+	// (docs/security.md). 0: 24h; negative: never swept.
+	Retention time.Duration
+	// SweepTick is how often (real time) the sweep runs; 0: 1s.
+	SweepTick time.Duration
 }
 
 // Sim is a running simulator's state and handlers.

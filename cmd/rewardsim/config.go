@@ -26,6 +26,7 @@ type serveConfig struct {
 	JournalMaxEntries                                                int
 	JournalMaxBytes                                                  int64
 	JournalMaxAge                                                    time.Duration
+	StateRetention                                                   time.Duration
 	Server                                                           serverConfig
 }
 
@@ -63,6 +64,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
 	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
+	{"state-retention", "24h", "delete tokens and sessions expired longer than this simulated duration (until then they answer as expired, after it as unknown; -1: never)"},
 }
 
 func bindServeFlags(cmd *cobra.Command, v *viper.Viper) {
@@ -128,6 +130,10 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil || maxAge < 0 {
 		return serveConfig{}, fmt.Errorf("journal-max-age: %q is not a duration such as 24h (0: no age bound)", v.GetString("journal-max-age"))
 	}
+	retention, err := parseRetention(v.GetString("state-retention"))
+	if err != nil {
+		return serveConfig{}, err
+	}
 	format := v.GetString("log-format")
 	if format != "text" && format != "json" {
 		return serveConfig{}, fmt.Errorf("log-format: %q is not text or json", format)
@@ -145,7 +151,21 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		JournalMaxBytes:     maxBytes,
 		Server:              srv,
 		JournalMaxAge:       maxAge,
+		StateRetention:      retention,
 	}, nil
+}
+
+// parseRetention reads state-retention: a positive duration, or -1 for
+// never sweeping (sim.StateOptions takes a negative one).
+func parseRetention(s string) (time.Duration, error) {
+	if strings.TrimSpace(s) == "-1" {
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("state-retention: %q is not a positive duration such as 24h, or -1 (never)", s)
+	}
+	return d, nil
 }
 
 // listOf reads a list: a YAML/JSON list in the file, or a comma-separated

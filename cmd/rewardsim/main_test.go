@@ -130,6 +130,7 @@ func TestServeConfigSources(t *testing.T) {
 		{[]string{"--journal-max-bytes", "0"}, `journal-max-bytes: "0" is not a size`},
 		{[]string{"--journal-max-bytes", "lots"}, `journal-max-bytes: "lots" is not a size`},
 		{[]string{"--log-format", "xml"}, `log-format: "xml" is not text or json`},
+		{[]string{"--state-retention", "0"}, `state-retention: "0" is not a positive duration`},
 	} {
 		sc := serveCommand(func(*cobra.Command, serveConfig) error { return nil })
 		sc.SetArgs(c.args)
@@ -152,7 +153,7 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
-		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", LogFormat: "text", Crypto: "auto", WebhookDeadline: "5s", JournalMaxEntries: 100000, JournalMaxBytes: 64 << 20,
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", LogFormat: "text", Crypto: "auto", WebhookDeadline: "5s", JournalMaxEntries: 100000, JournalMaxBytes: 64 << 20, StateRetention: 24 * time.Hour,
 		Server: serverConfig{ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Hour, IdleTimeout: time.Minute,
 			ShutdownTimeout: 5 * time.Second, MaxConns: 1024, MaxControlConns: 64},
 		ControlAllowedHosts: []string{"sim.internal", "ci-box"}}

@@ -69,6 +69,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		MaxConns: cfg.Server.MaxConns, MaxControlConns: cfg.Server.MaxControlConns, ShutdownTimeout: cfg.Server.ShutdownTimeout,
 	}
 	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
+	opts.State = sim.StateOptions{Retention: cfg.StateRetention}
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
 	}

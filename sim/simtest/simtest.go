@@ -80,6 +80,7 @@ type config struct {
 	clock        *Clock
 	control      sim.ControlOptions
 	journal      sim.JournalOptions
+	state        sim.StateOptions
 }
 
 // Option changes how New starts the simulator.
@@ -106,6 +107,10 @@ func WithControl(o sim.ControlOptions) Option { return func(c *config) { c.contr
 
 // WithJournal bounds (or disables) the journal of exchanges.
 func WithJournal(o sim.JournalOptions) Option { return func(c *config) { c.journal = o } }
+
+// WithState sets how long expired tokens and sessions are kept, and how
+// often they are swept.
+func WithState(o sim.StateOptions) Option { return func(c *config) { c.state = o } }
 
 // New starts a simulator and stops it when the test ends. An answer
 // outside its operation's schema fails the test (through t.Errorf) and is
@@ -178,7 +183,7 @@ func start(opts []Option, tempDir func() (string, error), report func(error)) (*
 	if err != nil {
 		return nil, err
 	}
-	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Journal: cfg.journal})
+	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Journal: cfg.journal, State: cfg.state})
 	if err != nil {
 		return nil, err
 	}

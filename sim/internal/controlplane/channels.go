@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -16,8 +17,10 @@ type ChannelSpec struct {
 	Certificate string `json:"certificate"`
 	AppKey      string `json:"appKey,omitempty"`
 	SecKey      string `json:"secKey,omitempty"`
-	WebhookURL  string `json:"webhookUrl,omitempty"`
-	Scenario    string `json:"scenario,omitempty"`
+	// SecKeyHash is what the store keeps instead of SecKey (model.HashSecKey).
+	SecKeyHash string `json:"secKeyHash,omitempty"`
+	WebhookURL string `json:"webhookUrl,omitempty"`
+	Scenario   string `json:"scenario,omitempty"`
 }
 
 // compile parses the certificate (AUTH-4: PEM certificate or public key).
@@ -31,7 +34,7 @@ func (c ChannelSpec) compile() (scenario.Registered, error) {
 	}
 	return scenario.Registered{Channel: model.Channel{
 		Name: c.Name, ChannelID: c.ChannelID, PublicKey: pub,
-		AppKey: c.AppKey, SecKey: c.SecKey, WebhookURL: c.WebhookURL,
+		AppKey: c.AppKey, SecKey: c.SecKey, SecKeyHash: c.SecKeyHash, WebhookURL: c.WebhookURL,
 	}, Scenario: c.Scenario}, nil
 }
 
@@ -50,6 +53,14 @@ func registerIn(d *scenario.Draft, spec ChannelSpec) error {
 func (p *Plane) RegisterChannel(spec ChannelSpec) (ChannelSpec, error) {
 	if spec.ChannelID == "" {
 		spec.ChannelID = spec.Name
+	}
+	if spec.SecKey != "" {
+		// The store keeps a salted hash, not the secKey (docs/security.md).
+		salt := make([]byte, 16)
+		if _, err := io.ReadFull(p.rand, salt); err != nil {
+			return spec, err
+		}
+		spec.SecKey, spec.SecKeyHash = "", model.HashSecKey(salt, spec.SecKey)
 	}
 	reg, err := spec.compile()
 	if err != nil {

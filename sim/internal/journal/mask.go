@@ -22,7 +22,7 @@ var (
 // same secret keeps the same fingerprint, so a reader can still follow a
 // token from the answer that handed it out to the calls that used it.
 func (e Entry) Masked() Entry {
-	e.Query = maskQuery(e.Query)
+	e.Query = MaskQuery(e.Query, Fingerprint)
 	e.Request, e.Response = e.Request.masked(), e.Response.masked()
 	return e
 }
@@ -35,14 +35,26 @@ func (m Message) masked() Message {
 		m.Body = bdataField.ReplaceAll(m.Body, []byte(`"BDATA":"`+base64.StdEncoding.EncodeToString(masked)+`"`))
 	}
 	m.Body = maskJSON(m.Body)
-	if m.Text != "" {
-		m.Text = maskQuery(secretJSON.ReplaceAllStringFunc(m.Text, maskPair))
-		m.Text = secretAttr.ReplaceAllStringFunc(m.Text, func(kv string) string {
-			p := secretAttr.FindStringSubmatch(kv)
-			return p[1] + Fingerprint(p[2])
-		})
-	}
+	m.Text = MaskText(m.Text, Fingerprint)
 	return m
+}
+
+// MaskText replaces every credential in a page or other text (JSON fields,
+// query parameters, data- attributes) by with(secret). Recording exports
+// use it with a constant, the journal API with Fingerprint.
+func MaskText(s string, with func(secret string) string) string {
+	if s == "" {
+		return s
+	}
+	s = secretJSON.ReplaceAllStringFunc(s, func(pair string) string {
+		m := secretJSON.FindStringSubmatch(pair)
+		return `"` + m[1] + `":"` + with(m[2]) + `"`
+	})
+	s = MaskQuery(s, with)
+	return secretAttr.ReplaceAllStringFunc(s, func(kv string) string {
+		p := secretAttr.FindStringSubmatch(kv)
+		return p[1] + with(p[2])
+	})
 }
 
 // maskJSON masks compact JSON (as the journal keeps it: no space after a
@@ -59,9 +71,12 @@ func maskPair(pair string) string {
 	return `"` + m[1] + `":"` + Fingerprint(m[2]) + `"`
 }
 
-func maskQuery(s string) string {
+// MaskQuery replaces the value of every sessionId, token and
+// referenceKey parameter of a query string (or of text holding URLs) by
+// with(value), the value as it appears (still URL-encoded).
+func MaskQuery(s string, with func(value string) string) string {
 	return secretQuery.ReplaceAllStringFunc(s, func(kv string) string {
 		m := secretQuery.FindStringSubmatch(kv)
-		return m[1] + Fingerprint(m[2])
+		return m[1] + with(m[2])
 	})
 }

@@ -4,7 +4,11 @@ package model
 
 import (
 	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -48,6 +52,9 @@ type Channel struct {
 	PublicKey *rsa.PublicKey
 	// AppKey and SecKey authenticate fetchCouponCode.
 	AppKey, SecKey string
+	// SecKeyHash replaces SecKey for a channel registered at run time,
+	// so the store does not keep its secKey in clear (HashSecKey).
+	SecKeyHash string
 	// WebhookURL receives coupon-status pushes.
 	WebhookURL string
 }
@@ -58,3 +65,25 @@ var (
 	ErrExpired   = errors.New("expired")
 	ErrWrongKind = errors.New("wrong token type")
 )
+
+// HashSecKey is a salted SHA-256 of a secKey, "sha256:<salt hex>:<hash hex>".
+func HashSecKey(salt []byte, secKey string) string {
+	sum := sha256.Sum256(append(append([]byte(nil), salt...), secKey...))
+	return "sha256:" + hex.EncodeToString(salt) + ":" + hex.EncodeToString(sum[:])
+}
+
+// HasSecKey reports whether the channel has a secKey, in clear or hashed.
+func (c Channel) HasSecKey() bool { return c.SecKey != "" || c.SecKeyHash != "" }
+
+// SecKeyMatches compares sec with the channel's secKey in constant time.
+func (c Channel) SecKeyMatches(sec string) bool {
+	if c.SecKeyHash == "" {
+		return subtle.ConstantTimeCompare([]byte(sec), []byte(c.SecKey)) == 1
+	}
+	parts := strings.Split(c.SecKeyHash, ":")
+	salt, err := hex.DecodeString(parts[min(1, len(parts)-1)])
+	if len(parts) != 3 || err != nil {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(HashSecKey(salt, sec)), []byte(c.SecKeyHash)) == 1
+}

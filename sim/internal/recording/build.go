@@ -73,6 +73,15 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 		}
 		use := func(c *candidate) string { used[c.capture.Name] = true; return "${" + c.capture.Name + "}" }
 
+		// A credential in a query or form (the sessionId of /microsite
+		// and /sdk/launch) is replayed from the answer that handed it out,
+		// and never kept: one no answer of the session handed out is masked.
+		queryValue := func(v string) string {
+			if plain, err := url.QueryUnescape(v); err == nil && byValue[plain] != nil {
+				return use(byValue[plain])
+			}
+			return maskedQueryValue
+		}
 		if c := byURL[e.Path+"?"+e.Query]; c != nil {
 			st.Path, st.Query = use(c), ""
 			if st.Host == "" {
@@ -80,6 +89,8 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 				// handed it out (the coupon URL by hotdeals).
 				st.Host = s.Steps[c.step].Host
 			}
+		} else {
+			st.Query = journal.MaskQuery(st.Query, queryValue)
 		}
 		for k, v := range e.Request.Header {
 			if skipHeaders[k] {
@@ -88,7 +99,7 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 			if scheme, cred, ok := strings.Cut(v, " "); ok && byFP[cred] != nil {
 				v = scheme + " " + use(byFP[cred])
 			}
-			st.Header[k] = v
+			st.Header[k] = journal.MaskQuery(v, queryValue)
 		}
 		substitute := func(raw json.RawMessage) json.RawMessage {
 			return rewriteStrings(raw, func(key, val string) (string, bool) {
@@ -106,10 +117,10 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 		case len(e.Request.Body) > 0:
 			st.Body = substitute(e.Request.Body)
 		default:
-			st.Text = e.Request.Text
+			st.Text = journal.MaskQuery(e.Request.Text, queryValue)
 		}
 
-		st.Expect = Expect{Status: e.Status, Header: map[string]string{}, Text: e.Response.Text}
+		st.Expect = Expect{Status: e.Status, Header: map[string]string{}, Text: maskText(e.Response.Text)}
 		for _, h := range keptAnswerHeaders {
 			if v := e.Response.Header[h]; v != "" {
 				st.Expect.Header[h] = v

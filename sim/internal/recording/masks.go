@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 )
 
 // MaskKind says how a volatile field is compared.
@@ -65,6 +67,16 @@ func MaskList(m map[string]MaskKind) string {
 }
 
 const masked = "<masked>"
+
+// maskedQueryValue stands for a credential in a query string or form, URL-encoded.
+const maskedQueryValue = "%3Cmasked%3E"
+
+// maskText replaces every credential in a page (sessionId links and
+// data- attributes, JSON fields) by "<masked>": an exported page holds
+// none, and a replayed page is compared masked the same way.
+func maskText(s string) string {
+	return journal.MaskText(s, func(string) string { return masked })
+}
 
 // apply masks a decoded JSON value (a copy is returned).
 func apply(v any, masks map[string]MaskKind) any {

@@ -270,7 +270,7 @@ func build(ctx context.Context, st *Step, t Targets, vars, secrets map[string]st
 	case len(st.Body) > 0:
 		body = renderJSON(st.Body, vars, &missing)
 	case st.Text != "":
-		body = []byte(st.Text)
+		body = []byte(render(st.Text, vars, &missing))
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("no captured value for %s (an earlier step failed?)", strings.Join(missing, ", "))

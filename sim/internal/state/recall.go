@@ -59,3 +59,17 @@ func (r *recall[T]) forget() {
 	r.m = nil
 	r.mu.Unlock()
 }
+
+// drop forgets the given keys (records a sweep deleted) and, like forget,
+// turns away a read that began before the deletion committed.
+func (r *recall[T]) drop(keys []string) {
+	if len(keys) == 0 {
+		return
+	}
+	r.mu.Lock()
+	r.gen++
+	for _, k := range keys {
+		delete(r.m, k)
+	}
+	r.mu.Unlock()
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -40,6 +41,9 @@ type Store struct {
 	// Tokens and sessions never change once issued; a reset forgets them.
 	tokens   recall[model.Token]
 	sessions recall[model.Session]
+	// sweepMu serialises Sweep calls; sweepAt is where the next resumes.
+	sweepMu sync.Mutex
+	sweepAt sweepCursor
 }
 
 // Options tune Open.

@@ -204,11 +204,11 @@ func checkAppKey(header string, ch model.Channel) string {
 	if !ok {
 		return "Authorization credentials are not <APP_KEY>:<SEC_KEY>"
 	}
-	if ch.AppKey == "" || ch.SecKey == "" {
+	if ch.AppKey == "" || !ch.HasSecKey() {
 		return "channel " + ch.ChannelID + " has no appKey and secKey registered"
 	}
 	appOK := subtle.ConstantTimeCompare([]byte(app), []byte(ch.AppKey)) == 1
-	secOK := subtle.ConstantTimeCompare([]byte(sec), []byte(ch.SecKey)) == 1
+	secOK := ch.SecKeyMatches(sec)
 	if !appOK || !secOK {
 		return "APP_KEY or SEC_KEY does not match channel " + ch.ChannelID
 	}

@@ -1,0 +1,127 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+// Sweeping (issue 11 item 4). Tokens and sessions are per-request records,
+// not service state: once expired longer than a retention they are
+// deleted, with their per-user index entries, a bounded slice of each
+// bucket per call, in one small write transaction. Cards, coupons,
+// idempotency records, stock and configuration are never swept.
+
+// SweepResult says what one Sweep call did.
+type SweepResult struct {
+	Examined, Tokens, Sessions int
+	// Wrapped is true when both buckets were read to their end in this
+	// call (a full pass ended).
+	Wrapped bool
+}
+
+// sweepCursor is where the next Sweep resumes in each bucket.
+type sweepCursor struct{ tokens, sessions []byte }
+
+// Sweep examines at most limit tokens and limit sessions, resuming where
+// the previous call stopped, and deletes those whose expiry is before
+// cutoff (now minus the retention). A record with no expiry is kept. It
+// is safe to call concurrently with requests: each call is one write
+// transaction, and the swept values are forgotten by the in-memory
+// recall after the commit.
+func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
+	if limit <= 0 {
+		limit = 500
+	}
+	s.sweepMu.Lock()
+	defer s.sweepMu.Unlock()
+	var res SweepResult
+	var goneTokens, goneSessions []string
+	next := s.sweepAt
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		var wrapT, wrapS bool
+		var err error
+		goneTokens, next.tokens, wrapT, err = sweepBucket(tx, bucketTokens, bucketTokensByUser, s.sweepAt.tokens, limit, cutoff, &res.Examined,
+			func(v []byte) (string, string, time.Time, error) {
+				var t model.Token
+				err := json.Unmarshal(v, &t)
+				return t.Channel, t.VirtualID, t.ExpiresAt, err
+			})
+		if err != nil {
+			return err
+		}
+		goneSessions, next.sessions, wrapS, err = sweepBucket(tx, bucketSessions, bucketSessionsByUser, s.sweepAt.sessions, limit, cutoff, &res.Examined,
+			func(v []byte) (string, string, time.Time, error) {
+				var ss model.Session
+				err := json.Unmarshal(v, &ss)
+				return ss.Channel, ss.VirtualID, ss.ExpiresAt, err
+			})
+		res.Wrapped = wrapT && wrapS
+		return err
+	})
+	if err != nil {
+		return SweepResult{}, err
+	}
+	s.sweepAt = next
+	s.tokens.drop(goneTokens)
+	s.sessions.drop(goneSessions)
+	res.Tokens, res.Sessions = len(goneTokens), len(goneSessions)
+	return res, nil
+}
+
+// sweepBucket reads up to limit records of primary from after (nil: the
+// start), deletes those expired before cutoff and their index entries,
+// and returns the deleted keys and where to resume (nil, wrapped: the
+// bucket's end was reached). A record that does not decode is kept.
+func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff time.Time, examined *int,
+	decode func([]byte) (channel, virtualID string, expires time.Time, err error)) (gone []string, resume []byte, wrapped bool, err error) {
+	b, idx := tx.Bucket(primary), tx.Bucket(index)
+	c := b.Cursor()
+	var k, v []byte
+	if after == nil {
+		k, v = c.First()
+	} else if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
+		k, v = c.Next()
+	}
+	type victim struct{ key, indexKey []byte }
+	var victims []victim
+	n := 0
+	for ; k != nil && n < limit; k, v = c.Next() {
+		n++
+		resume = append([]byte(nil), k...)
+		ch, vid, exp, derr := decode(v)
+		if derr != nil || exp.IsZero() || !exp.Before(cutoff) {
+			continue
+		}
+		victims = append(victims, victim{resume, ChannelKey(ch, vid, string(k))})
+	}
+	*examined += n
+	if k == nil {
+		resume, wrapped = nil, true
+	}
+	for _, vi := range victims {
+		if err := b.Delete(vi.key); err != nil {
+			return nil, nil, false, err
+		}
+		if err := idx.Delete(vi.indexKey); err != nil {
+			return nil, nil, false, err
+		}
+		gone = append(gone, string(vi.key))
+	}
+	return gone, resume, wrapped, nil
+}
+
+// TokenSessionCounts is how many tokens and sessions the store holds (tests and the
+// sweep's measurements).
+func (s *Store) TokenSessionCounts() (tokens, sessions int, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		tokens = tx.Bucket(bucketTokens).Stats().KeyN
+		sessions = tx.Bucket(bucketSessions).Stats().KeyN
+		return nil
+	})
+	return tokens, sessions, err
+}
