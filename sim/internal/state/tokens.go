@@ -23,33 +23,13 @@ func (s *Store) PutToken(t model.Token) error {
 		return errors.New("token without a value")
 	}
 	t.IssuedAt, t.ExpiresAt = t.IssuedAt.Round(0), t.ExpiresAt.Round(0) // as read back: no monotonic reading
-	gen := s.tokens.generation()
-	err := s.groupUpdate(func(tx *bolt.Tx) error {
-		if err := indexUser(tx, bucketTokensByUser, t.Channel, t.VirtualID, t.Value); err != nil {
-			return err
-		}
-		return putJSON(tx.Bucket(bucketTokens), []byte(t.Value), t)
-	})
-	if err == nil {
-		s.tokens.put(gen, t.Value, t)
-	}
-	return err
+	return putRemembered(s, &s.tokens, bucketTokens, bucketTokensByUser, t.Channel, t.VirtualID, t.Value, t)
 }
 
 // Token looks a token up by its value; model.ErrNotFound if unknown.
 func (s *Store) Token(value string) (model.Token, error) {
-	if t, ok := s.tokens.get(value); ok {
-		return t, nil
-	}
-	gen := s.tokens.generation()
-	var t model.Token
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketTokens), []byte(value), &t)
-	})
+	t, err := getRemembered(s, &s.tokens, bucketTokens, value)
 	t.Value = value
-	if err == nil {
-		s.tokens.put(gen, value, t)
-	}
 	return t, err
 }
 
@@ -59,32 +39,45 @@ func (s *Store) PutSession(sess model.Session) error {
 		return errors.New("session without an id")
 	}
 	sess.IssuedAt, sess.ExpiresAt = sess.IssuedAt.Round(0), sess.ExpiresAt.Round(0)
-	gen := s.sessions.generation()
-	err := s.groupUpdate(func(tx *bolt.Tx) error {
-		if err := indexUser(tx, bucketSessionsByUser, sess.Channel, sess.VirtualID, sess.ID); err != nil {
-			return err
-		}
-		return putJSON(tx.Bucket(bucketSessions), []byte(sess.ID), sess)
-	})
-	if err == nil {
-		s.sessions.put(gen, sess.ID, sess)
-	}
-	return err
+	return putRemembered(s, &s.sessions, bucketSessions, bucketSessionsByUser, sess.Channel, sess.VirtualID, sess.ID, sess)
 }
 
 // Session looks a session up by id; model.ErrNotFound if unknown.
 func (s *Store) Session(id string) (model.Session, error) {
-	if sess, ok := s.sessions.get(id); ok {
-		return sess, nil
-	}
-	gen := s.sessions.generation()
-	var sess model.Session
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketSessions), []byte(id), &sess)
-	})
+	sess, err := getRemembered(s, &s.sessions, bucketSessions, id)
 	sess.ID = id
-	if err == nil {
-		s.sessions.put(gen, id, sess)
-	}
 	return sess, err
+}
+
+// putRemembered writes a record that never changes once written (and its
+// user index) in one group commit, then remembers it.
+func putRemembered[T any](s *Store, r *recall[T], b, byUser []byte, channel, virtualID, key string, v T) error {
+	gen := r.generation()
+	err := s.groupUpdate(func(tx *bolt.Tx) error {
+		if err := indexUser(tx, byUser, channel, virtualID, key); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(b), []byte(key), v)
+	})
+	if err == nil {
+		r.put(gen, key, v)
+	}
+	return err
+}
+
+// getRemembered reads such a record from memory, else from the store
+// (and then remembers it).
+func getRemembered[T any](s *Store, r *recall[T], b []byte, key string) (T, error) {
+	if v, ok := r.get(key); ok {
+		return v, nil
+	}
+	gen := r.generation()
+	var v T
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(b), []byte(key), &v)
+	})
+	if err == nil {
+		r.put(gen, key, v)
+	}
+	return v, err
 }
