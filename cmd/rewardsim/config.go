@@ -25,6 +25,7 @@ type serveConfig struct {
 	ControlAllowedHosts                                              []string
 	JournalMaxEntries                                                int
 	JournalMaxBytes                                                  int64
+	MemoryLimit                                                      int64
 	JournalMaxAge                                                    time.Duration
 	StateRetention                                                   time.Duration
 	Server                                                           serverConfig
@@ -62,6 +63,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"control-max-connections", "64", "open connections the control listener accepts at once"},
 	{"shutdown-timeout", "5s", "how long a stop waits for requests in flight; those still running are cut, logged, and the exit status is 1"},
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
+	{"memory-limit", "40MiB", "soft limit of the Go runtime's memory, such as 40MiB (the GC works harder near it; -1: none; GOMEMLIMIT, when set, wins)"},
 	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 	{"state-retention", "24h", "delete tokens and sessions expired longer than this simulated duration (until then they answer as expired, after it as unknown; -1: never)"},
@@ -111,6 +113,10 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil {
 		return serveConfig{}, fmt.Errorf("journal-max-bytes: %w", err)
 	}
+	memLimit, err := parseBytes(v.GetString("memory-limit"))
+	if err != nil {
+		return serveConfig{}, fmt.Errorf("memory-limit: %w", err)
+	}
 	var srv serverConfig
 	for key, dst := range map[string]*time.Duration{"read-timeout": &srv.ReadTimeout, "write-timeout": &srv.WriteTimeout, "idle-timeout": &srv.IdleTimeout, "shutdown-timeout": &srv.ShutdownTimeout} {
 		d, err := time.ParseDuration(v.GetString(key))
@@ -149,6 +155,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ControlAllowedHosts: listOf(v, "control-allowed-hosts"),
 		JournalMaxEntries:   maxEntries,
 		JournalMaxBytes:     maxBytes,
+		MemoryLimit:         memLimit,
 		Server:              srv,
 		JournalMaxAge:       maxAge,
 		StateRetention:      retention,

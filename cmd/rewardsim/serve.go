@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -43,6 +44,12 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	}
 	if err := sim.UseCrypto(cfg.Crypto); err != nil {
 		return fmt.Errorf("--crypto: %w", err)
+	}
+	// A soft limit keeps a long-running simulator's resident memory near
+	// its live data under sustained load (issue 14: RssAnon <= 50 MB);
+	// GOMEMLIMIT, the runtime's own setting, wins when an operator sets it.
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && cfg.MemoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
 	var handler slog.Handler = slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})
 	if cfg.LogFormat == "json" {
