@@ -145,7 +145,8 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 	if err != nil {
 		return nil, err
 	}
-	ro := recording.Options{Key: key, Secrets: secrets, Volatile: volatile, Masks: masks, HTTP: o.HTTP}
+	ro := recording.Options{Key: key, Secrets: secrets, Volatile: volatile, Masks: masks, HTTP: o.HTTP,
+		Control: strings.TrimRight(o.Control, "/"), ControlToken: o.ControlToken}
 	if o.Step != nil {
 		ro.Step = func(r recording.StepReport) {
 			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences)})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -41,8 +42,10 @@ var skipHeaders = map[string]bool{
 // keptAnswerHeaders are compared on replay.
 var keptAnswerHeaders = []string{"Content-Type", "X-Rewardsim-Reason"}
 
-// Build makes a session of the exchanges among entries, in order.
-// Webhook attempts are left out (they are outbound, not replayable).
+// Build makes a session of the exchanges among entries, in order. A
+// webhook push (its first journaled attempt; retries and repeats share
+// its referenceId) becomes a control step that schedules it again, where
+// it was delivered: the publisher's later answers may depend on it.
 func Build(entries []journal.Entry, o BuildOptions) *Recording {
 	fieldSet := map[string]bool{}
 	fs := o.CaptureFields
@@ -58,9 +61,17 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 	byURL := map[string]*candidate{}   // path?query -> latest candidate
 	used := map[string]bool{}
 	var all []*candidate
+	pushed := map[string]bool{} // referenceIds already a step
 
 	for i := range entries {
 		e := &entries[i]
+		if e.Kind == journal.KindWebhook {
+			if st, ref, ok := pushStep(e, len(s.Steps)+1); ok && !pushed[ref] {
+				pushed[ref] = true
+				s.Steps = append(s.Steps, st)
+			}
+			continue
+		}
 		if e.Kind != journal.KindExchange {
 			continue
 		}
@@ -172,6 +183,29 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 		sort.Slice(s.Steps[i].Captures, func(a, b int) bool { return s.Steps[i].Captures[a].Name < s.Steps[i].Captures[b].Name })
 	}
 	return s
+}
+
+// pushStep is the control call that schedules again the push a webhook
+// attempt delivered, due at once. The referenceId is left out: a replay's
+// push is a new push, with a fresh one.
+func pushStep(e *journal.Entry, n int) (Step, string, bool) {
+	var ev struct {
+		ChannelName, OfferID, EventType, ExpiredDate, Reason, ReasonMessage, ReferenceID string
+	}
+	if json.Unmarshal(e.Request.Body, &ev) != nil || ev.ChannelName == "" || ev.OfferID == "" {
+		return Step{}, "", false
+	}
+	body, err := marshal(map[string]string{
+		"channel": ev.ChannelName, "offerId": ev.OfferID, "eventType": ev.EventType,
+		"expiredDate": ev.ExpiredDate, "reason": ev.Reason, "reasonMessage": ev.ReasonMessage,
+	})
+	if err != nil {
+		return Step{}, "", false
+	}
+	return Step{
+		ID: fmt.Sprintf("s%d", n), Host: HostControl, Endpoint: "webhook push", Method: http.MethodPost, Path: "/__sim/webhooks",
+		Header: map[string]string{"Content-Type": "application/json"}, Body: body, Expect: Expect{Status: http.StatusCreated},
+	}, ev.ReferenceID, true
 }
 
 // maskEnvelope keeps an answer envelope's CHANNELID and masks SIGN and

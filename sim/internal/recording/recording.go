@@ -35,7 +35,9 @@ type Recording struct {
 type Step struct {
 	ID string `json:"id"`
 	// Host picks the replay target: rewards, bank or hotdeals; empty means
-	// the first target.
+	// the first target. HostControl is the target's control API: a control
+	// call (a webhook push scheduled) re-issued so later answers that
+	// depend on it compare; only its status is compared.
 	Host     string `json:"host,omitempty"`
 	Endpoint string `json:"endpoint,omitempty"`
 	Method   string `json:"method"`
@@ -54,6 +56,9 @@ type Step struct {
 	Captures []Capture       `json:"captures,omitempty"`
 	Expect   Expect          `json:"expect"`
 }
+
+// HostControl is the Step.Host of a control call.
+const HostControl = "control"
 
 // Envelope is a signed-envelope request. BDATA and SIGN are as recorded;
 // Payload is BDATA decoded. When Payload holds a placeholder, the replay

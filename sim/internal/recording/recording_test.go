@@ -340,3 +340,28 @@ func TestBuild_SIM4_capturedURLStepInheritsTheHost(t *testing.T) {
 		}
 	}
 }
+
+// clause: SIM-4
+// A push's attempts (a failed one and its retry share a referenceId)
+// become one control step, where the first was delivered; a webhook entry
+// that is not a push's event is left out.
+func TestBuild_SIM4_webhookPushIsOneControlStep(t *testing.T) {
+	ev := `{"channelName":"DEMOBANK","offerId":"O1","eventType":"COUPON_INVALIDATED","expiredDate":"2026-01-15T10:00:00+05:30","reason":"OUT_OF_STOCK","reasonMessage":"m","referenceId":"R1"}`
+	attempt := func(status int, body string) journal.Entry {
+		return journal.Entry{Kind: journal.KindWebhook, Method: http.MethodPost, Path: "http://pub.test/hook", Channel: "DEMOBANK",
+			Status: status, Request: journal.Message{Body: json.RawMessage(body)}}
+	}
+	s := Build([]journal.Entry{attempt(500, ev), attempt(200, ev), attempt(200, `"not an event"`)}, BuildOptions{Name: "push"})
+	if len(s.Steps) != 1 {
+		t.Fatalf("%d steps, want 1: %+v", len(s.Steps), s.Steps)
+	}
+	st := s.Steps[0]
+	want := `{"channel":"DEMOBANK","eventType":"COUPON_INVALIDATED","expiredDate":"2026-01-15T10:00:00+05:30","offerId":"O1","reason":"OUT_OF_STOCK","reasonMessage":"m"}`
+	if st.Host != HostControl || st.Method != http.MethodPost || st.Path != "/__sim/webhooks" || string(st.Body) != want || st.Expect.Status != http.StatusCreated {
+		t.Fatalf("push step %+v body %s", st, st.Body)
+	}
+	if res, err := Replay(context.Background(), s, Targets{"http://127.0.0.1:1", "", ""}, Options{}); err != nil || res.OK() ||
+		!strings.Contains(res.Differences[0].Note, "control API") {
+		t.Fatalf("without a control API: %v %+v", err, res)
+	}
+}

@@ -61,6 +61,9 @@ func (t Targets) base(host string) string {
 type Options struct {
 	// Key re-signs envelopes whose payload changed through captured values.
 	Key *rsa.PrivateKey
+	// Control is the target's control API, for control steps
+	// (HostControl); ControlToken its token, if any.
+	Control, ControlToken string
 	// Secrets are credentials the journal only holds as fingerprints (an
 	// API key header, say): a header whose fingerprint matches one of
 	// them is sent with the real value.
@@ -130,7 +133,18 @@ func Replay(ctx context.Context, s *Recording, t Targets, o Options) (*Result, e
 	res := &Result{Differences: []Difference{}}
 	for i := range s.Steps {
 		st := &s.Steps[i]
-		req, err := build(ctx, st, t, vars, secrets, o.Key)
+		base := t.base(st.Host)
+		if st.Host == HostControl {
+			if base = o.Control; base == "" {
+				res.Differences = append(res.Differences, Difference{Step: st.ID, Label: st.Label(), Where: "request",
+					Note: "a control step (a webhook push) needs the target's control API, and none was given"})
+				continue
+			}
+		}
+		req, err := build(ctx, st, base, vars, secrets, o.Key)
+		if err == nil && st.Host == HostControl && o.ControlToken != "" {
+			req.Header.Set("Authorization", "Bearer "+o.ControlToken)
+		}
 		if err != nil {
 			res.Differences = append(res.Differences, Difference{Step: st.ID, Label: st.Label(), Where: "request", Note: err.Error()})
 			continue
@@ -240,7 +254,7 @@ func renderJSON(raw json.RawMessage, vars map[string]string, missing *[]string) 
 	})
 }
 
-func build(ctx context.Context, st *Step, t Targets, vars, secrets map[string]string, key *rsa.PrivateKey) (*http.Request, error) {
+func build(ctx context.Context, st *Step, base string, vars, secrets map[string]string, key *rsa.PrivateKey) (*http.Request, error) {
 	var missing []string
 	target := render(st.Path, vars, &missing)
 	if st.Query != "" {
@@ -275,7 +289,7 @@ func build(ctx context.Context, st *Step, t Targets, vars, secrets map[string]st
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("no captured value for %s (an earlier step failed?)", strings.Join(missing, ", "))
 	}
-	req, err := http.NewRequestWithContext(ctx, st.Method, t.base(st.Host)+target, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, st.Method, base+target, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

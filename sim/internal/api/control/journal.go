@@ -86,7 +86,8 @@ func (a *API) Recording(c echo.Context) error {
 	if err != nil {
 		return badRequest(c, err.Error())
 	}
-	f.Kind = journal.KindExchange
+	// Webhook attempts too: a delivered push becomes a control step.
+	f.Kind = ""
 	es, err := a.journal.Entries(c.Request().Context(), f)
 	if err != nil {
 		return err
