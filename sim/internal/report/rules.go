@@ -321,7 +321,12 @@ func secondReveals(c *collector, es []*journal.Entry) {
 			continue
 		}
 		k := e.Channel + "\x00" + jsonText(req["virtualId"]) + "\x00" + id
-		if seq, ok := revealed[k]; ok {
+		ans := body(e.Response.BDATA)
+		fresh := e.Status == 200 && ans["status"] == true
+		// A second reveal never answers with the reward (either reading of
+		// switches.cards.secondReveal): a fresh success is a new card of
+		// the same id, after a reset (a recording replayed twice).
+		if seq, ok := revealed[k]; ok && !fresh {
 			c.add("second-reveal", e, fmt.Sprintf("card %s was revealed again (first revealed by exchange %d)", id, seq))
 			continue
 		}
@@ -331,7 +336,7 @@ func secondReveals(c *collector, es []*journal.Entry) {
 			c.add("second-reveal", e, "FetchRewardInfo answered that the card was revealed before")
 			continue
 		}
-		if ans := body(e.Response.BDATA); e.Status == 200 && ans["status"] == true {
+		if fresh {
 			revealed[k] = e.Seq
 		}
 	}

@@ -50,8 +50,10 @@ func TestReport_repeatedRequestRules(t *testing.T) {
 	}{
 		{"second-reveal", "REV-2",
 			[]journal.Entry{reveal(0, "VU-1", "7", true), reveal(1, "VU-1", "7", false), reveal(2, "VU-1", "7", false)},
-			// distinct cards, another user's card of the same number, and a refused first try
-			[]journal.Entry{reveal(0, "VU-1", "7", false), reveal(1, "VU-1", "7", true), reveal(2, "VU-1", "8", true), reveal(3, "VU-2", "7", true)},
+			// distinct cards, another user's card of the same number, a refused first try, and
+			// the same id revealed afresh after a reset (a recording replayed twice)
+			[]journal.Entry{reveal(0, "VU-1", "7", false), reveal(1, "VU-1", "7", true), reveal(2, "VU-1", "8", true), reveal(3, "VU-2", "7", true),
+				reveal(4, "VU-1", "8", true)},
 			2, "card 7 was revealed again"},
 		{"get-reward-conflicting-duplicate", "GR-4",
 			[]journal.Entry{getRewardCall(0, goodReward, true), getRewardCall(1, changedAmount, true), getRewardCall(2, goodReward, true)},
