@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 )
 
 const (
@@ -22,16 +24,7 @@ func (s *Sim) sweepLoop(ctx context.Context) {
 	if tick <= 0 {
 		tick = time.Second
 	}
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.sweepOnce(ctx)
-		}
-	}
+	clock.Every(ctx, tick, func() { s.sweepOnce(ctx) })
 }
 
 // sweepOnce runs sweep transactions until a full pass of both buckets ends

@@ -3,6 +3,7 @@
 package clock
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -46,4 +47,20 @@ func (f *Fake) Set(t time.Time) {
 	f.mu.Lock()
 	f.t = t
 	f.mu.Unlock()
+}
+
+// Every calls f every d of real (wall) time until ctx ends: the pace of
+// the simulator's background loops (webhook deliveries, hot reload,
+// sweeping), whatever the simulated clock does.
+func Every(ctx context.Context, d time.Duration, f func()) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f()
+		}
+	}
 }

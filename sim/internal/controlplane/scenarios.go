@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -154,34 +155,30 @@ func (p *Plane) watch(path string) {
 // container-mounted folders where inotify events do not arrive. A file
 // that no longer loads is logged and the previous version stays in force.
 func (p *Plane) Watch(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	clock.Every(ctx, every, p.reloadChanged)
+}
+
+// reloadChanged reloads each watched scenario whose stamp changed.
+func (p *Plane) reloadChanged() {
+	p.watchMu.Lock()
+	var changed []string
+	for path, old := range p.watched {
+		if now := p.files.Stamp(path); now != old {
+			p.watched[path] = now
+			changed = append(changed, path)
 		}
-		p.watchMu.Lock()
-		var changed []string
-		for path, old := range p.watched {
-			if now := p.files.Stamp(path); now != old {
-				p.watched[path] = now
-				changed = append(changed, path)
-			}
+	}
+	p.watchMu.Unlock()
+	for _, path := range changed {
+		sc, err := p.files.Load(path)
+		if err != nil {
+			p.log.Error("scenario hot reload refused; the previous version stays", "path", path, "err", err)
+			continue
 		}
-		p.watchMu.Unlock()
-		for _, path := range changed {
-			sc, err := p.files.Load(path)
-			if err != nil {
-				p.log.Error("scenario hot reload refused; the previous version stays", "path", path, "err", err)
-				continue
-			}
-			// Nothing to save: the record names the path, which is re-read.
-			p.mu.Lock()
-			_ = p.scenarios.Change(func(d *scenario.Draft) error { d.Load(sc); return nil })
-			p.mu.Unlock()
-			p.log.Info("scenario reloaded", "path", path, "name", sc.Name)
-		}
+		// Nothing to save: the record names the path, which is re-read.
+		p.mu.Lock()
+		_ = p.scenarios.Change(func(d *scenario.Draft) error { d.Load(sc); return nil })
+		p.mu.Unlock()
+		p.log.Info("scenario reloaded", "path", path, "name", sc.Name)
 	}
 }

@@ -408,18 +408,11 @@ func (s *Scheduler) RunDue(ctx context.Context) (int, error) {
 // Run calls RunDue every interval of real time until ctx ends, so pushes
 // fire while the clock runs (real or offset mode) too.
 func (s *Scheduler) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
-				s.o.Log.Error("webhook delivery", "err", err)
-			}
+	clock.Every(ctx, interval, func() {
+		if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
+			s.o.Log.Error("webhook delivery", "err", err)
 		}
-	}
+	})
 }
 
 // MaxAnswer bounds how much of a receiver's answer is read and recorded.
