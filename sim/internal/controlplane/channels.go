@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -64,13 +65,13 @@ func (p *Plane) RegisterChannel(spec ChannelSpec) (ChannelSpec, error) {
 	}
 	reg, err := spec.compile()
 	if err != nil {
-		return spec, refuse(Invalid, "%v", err)
+		return spec, refuse(refusal.Invalid, "%v", err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return spec, p.scenarios.Change(func(d *scenario.Draft) error {
 		if err := d.Register(reg); err != nil {
-			return refuse(Conflict, "%v", err)
+			return refuse(refusal.Conflict, "%v", err)
 		}
 		return p.store.WriteConfig(put(kindChannel, spec.Name, spec))
 	})
@@ -82,7 +83,7 @@ func (p *Plane) UnregisterChannel(name string) error {
 	defer p.mu.Unlock()
 	return p.scenarios.Change(func(d *scenario.Draft) error {
 		if !d.Unregister(name) {
-			return refuse(NotFound, "no channel named %q was registered at run time", name)
+			return refuse(refusal.NotFound, "no channel named %q was registered at run time", name)
 		}
 		return p.store.WriteConfig(del(kindChannel, name))
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
 
 const clockKey = "sim"
@@ -56,7 +57,7 @@ func (p *Plane) ClockView() ClockView {
 // (zero t keeps the time), as one change.
 func (p *Plane) SetClock(mode string, t time.Time) error {
 	if !t.IsZero() && !inClockRange(t) {
-		return refuse(Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
+		return refuse(refusal.Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
 	}
 	switch c := p.clock.(type) {
 	case *clock.Sim:
@@ -64,18 +65,18 @@ func (p *Plane) SetClock(mode string, t time.Time) error {
 			return nil // nothing to change, nothing to save
 		}
 		if mode != "" && mode != clock.ModeReal && mode != clock.ModeOffset && mode != clock.ModeFrozen {
-			return refuse(Invalid, "clock mode %q is not one of real, offset, frozen", mode)
+			return refuse(refusal.Invalid, "clock mode %q is not one of real, offset, frozen", mode)
 		}
 		return c.Move(mode, t)
 	case clock.Controller:
 		if mode != "" && mode != clock.ModeFrozen {
-			return refuse(Conflict, "this simulator runs on a test clock that is always frozen")
+			return refuse(refusal.Conflict, "this simulator runs on a test clock that is always frozen")
 		}
 		if !t.IsZero() {
 			c.Set(t)
 		}
 	default:
-		return refuse(Conflict, "this simulator runs on a clock that cannot be moved")
+		return refuse(refusal.Conflict, "this simulator runs on a clock that cannot be moved")
 	}
 	return nil
 }
@@ -83,7 +84,7 @@ func (p *Plane) SetClock(mode string, t time.Time) error {
 // AdvanceClock moves the clock by d.
 func (p *Plane) AdvanceClock(d time.Duration) error {
 	if !inClockRange(p.clock.Now().Add(d)) {
-		return refuse(Invalid, "advancing by %s would move the clock outside %s", d, clockRange)
+		return refuse(refusal.Invalid, "advancing by %s would move the clock outside %s", d, clockRange)
 	}
 	switch c := p.clock.(type) {
 	case *clock.Sim:
@@ -92,5 +93,5 @@ func (p *Plane) AdvanceClock(d time.Duration) error {
 		c.Advance(d)
 		return nil
 	}
-	return refuse(Conflict, "this simulator runs on a clock that cannot be moved")
+	return refuse(refusal.Conflict, "this simulator runs on a clock that cannot be moved")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -107,7 +108,7 @@ func (p *Plane) ActivateScenario(name, channel string) error {
 			names = append(names, s.Name)
 		}
 		slices.Sort(names)
-		return refuse(NotFound, "no scenario named %q is loaded (loaded: %s)", name, strings.Join(names, ", "))
+		return refuse(refusal.NotFound, "no scenario named %q is loaded (loaded: %s)", name, strings.Join(names, ", "))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -127,11 +128,11 @@ func (p *Plane) activateIn(d *scenario.Draft, name, channel string) (stateWrite,
 	if channel != "" {
 		_, _, known := p.scenarios.ByChannelName(channel)
 		if sc, ok := d.ByName(name); !known && !(ok && sc.HasChannel(channel)) {
-			return stateWrite{}, refuse(NotFound, "no channel named %q (not registered, not in the active scenario, not listed by scenario %s)", channel, name)
+			return stateWrite{}, refuse(refusal.NotFound, "no channel named %q (not registered, not in the active scenario, not listed by scenario %s)", channel, name)
 		}
 	}
 	if err := d.Activate(name, channel); err != nil {
-		return stateWrite{}, refuse(NotFound, "%v", err)
+		return stateWrite{}, refuse(refusal.NotFound, "%v", err)
 	}
 	key := channel
 	if key == "" {

@@ -1,7 +1,6 @@
 package bank
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 )
@@ -81,7 +81,7 @@ func (h *handlers) bankCard(c echo.Context, op contract.Op) error {
 		CampaignID: req.CampaignID, MCC: req.MCC, Amount: &amount, DateAndTime: req.TransDateAndTime,
 		DeviceToken: req.DeviceToken, DeepLink: DeepLink,
 	})
-	if errors.Is(err, cards.ErrOtherUsersTxn) {
+	if refusal.Is(err, refusal.Conflict) {
 		return signedcall.Invalid(sc, err.Error())
 	}
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
@@ -195,14 +196,11 @@ func badBody(msg string, err error) error {
 // refused renders a change the control plane refused (4xx), or its
 // store's failure (5xx).
 func refused(err error) error {
-	var r *controlplane.Refused
-	if !errors.As(err, &r) {
+	r, ok := refusal.Of(err)
+	if !ok {
 		return internal(err)
 	}
-	status := map[controlplane.Reason]int{
-		controlplane.Invalid: http.StatusBadRequest, controlplane.NotFound: http.StatusNotFound, controlplane.Conflict: http.StatusConflict,
-	}[r.Reason]
-	return fail(status, "%s", r.Msg)
+	return fail(httpx.StatusOf(r.Kind), "%s", r.Msg)
 }
 
 // internal wraps a store failure: it is the simulator's fault, but the

@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -18,12 +17,8 @@ func (a *API) ScheduleWebhook(c echo.Context) error {
 		return err
 	}
 	pushes, err := a.hooks.Schedule(req)
-	var bad *webhook.BadRequest
-	if errors.As(err, &bad) {
-		return fail(bad.Status, "%s", bad.Msg)
-	}
 	if err != nil {
-		return internal(err)
+		return refused(err)
 	}
 	if _, err := a.hooks.RunDue(context.WithoutCancel(c.Request().Context())); err != nil {
 		return internal(err)

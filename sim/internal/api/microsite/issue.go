@@ -3,7 +3,6 @@ package microsite
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -37,12 +37,13 @@ var AdditionalParamKeys = []string{"country", "state", "district", "city", "pinc
 // getScratchCardDetails / sendRewardCardRequest, then cards.Service.Issue,
 // GetReward's issuing code, idempotent on extTransactionId.
 func (h *handlers) issue(c echo.Context, op contract.Op) error {
-	bad := func(msg string) error {
-		return &httpx.Error{Status: httpx.StatusFor(msg, http.StatusBadRequest), Reason: msg, Body: issueAnswer{Message: msg}}
+	refuse := func(err error) error {
+		return &httpx.Error{Status: httpx.InvalidStatus(err, http.StatusBadRequest), Reason: err.Error(), Body: issueAnswer{Message: err.Error()}}
 	}
-	body, problem := httpx.ReadValidJSON(c, h.Schemas, op.Request)
-	if problem != "" {
-		return bad(problem)
+	bad := func(msg string) error { return refuse(refusal.New(refusal.Invalid, "%s", msg)) }
+	body, refused := httpx.ReadValidJSON(c, h.Schemas, op.Request)
+	if refused != nil {
+		return refuse(refused)
 	}
 	var req struct {
 		ChannelName      string      `json:"channelName"`
@@ -108,8 +109,8 @@ func (h *handlers) issue(c echo.Context, op contract.Op) error {
 		ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
 		Amount: &amount, DateAndTime: req.DateAndTime, Params: params,
 	})
-	if errors.Is(err, cards.ErrOtherUsersTxn) {
-		return bad(err.Error())
+	if refusal.Is(err, refusal.Conflict) {
+		return refuse(err)
 	}
 	if err != nil {
 		return err

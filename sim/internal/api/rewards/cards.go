@@ -19,6 +19,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 )
@@ -60,13 +61,14 @@ func (h *handlers) getReward(c echo.Context, op contract.Op) error {
 		return err
 	}
 	sw := sc.Switches.Cards
-	bad := func(msg string) error {
-		return &httpx.Error{Status: httpx.StatusFor(msg, sw.InvalidRequestStatus), Reason: msg,
-			Body: getRewardAnswer{Message: msg, Rewards: []cards.WireCard{}, Clicktrack: []string{}}}
+	refuse := func(err error) error {
+		return &httpx.Error{Status: httpx.InvalidStatus(err, sw.InvalidRequestStatus), Reason: err.Error(),
+			Body: getRewardAnswer{Message: err.Error(), Rewards: []cards.WireCard{}, Clicktrack: []string{}}}
 	}
-	body, problem := httpx.ReadValidJSON(c, h.Signed.Schemas, op.Request)
-	if problem != "" {
-		return bad(problem)
+	bad := func(msg string) error { return refuse(refusal.New(refusal.Invalid, "%s", msg)) }
+	body, refused := httpx.ReadValidJSON(c, h.Signed.Schemas, op.Request)
+	if refused != nil {
+		return refuse(refused)
 	}
 	var req struct {
 		ChannelName      string          `json:"channelName"`
@@ -127,8 +129,8 @@ func (h *handlers) getReward(c echo.Context, op contract.Op) error {
 		ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
 		Amount: amount, DateAndTime: when, Params: params,
 	})
-	if errors.Is(err, cards.ErrOtherUsersTxn) {
-		return bad(err.Error())
+	if refusal.Is(err, refusal.Conflict) {
+		return refuse(err)
 	}
 	if err != nil {
 		return err
@@ -273,7 +275,7 @@ func (h *handlers) listCards(c echo.Context, _ contract.Op) error {
 	}
 	sw := sc.Switches.Cards
 	bad := func(msg string) error {
-		return &httpx.Error{Status: httpx.StatusFor(msg, sw.InvalidRequestStatus), Reason: msg, Body: listAnswer{Message: msg, Rewards: []cards.WireCard{}}}
+		return &httpx.Error{Status: sw.InvalidRequestStatus, Reason: msg, Body: listAnswer{Message: msg, Rewards: []cards.WireCard{}}}
 	}
 	if v := c.QueryParam("virtualId"); v != "" && v != tok.VirtualID {
 		return bad("virtualId is not the user of the user token")
