@@ -30,8 +30,8 @@ const (
 
 // Errors of a reveal.
 var (
-	ErrNoCard   = errors.New("no such card")
-	ErrNotYours = errors.New("the card belongs to another user")
+	ErrNoCard      = errors.New("no such card")
+	ErrNotYours    = errors.New("the card belongs to another user")
 	ErrCardExpired = errors.New("the card has expired")
 )
 
