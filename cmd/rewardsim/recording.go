@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/rewardsim/rewardsim/sim"
 )
@@ -158,14 +159,12 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 		fmt.Fprintf(w, format, a...)
 	}
 	rows := make([]replayRow, len(files))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
+	var g errgroup.Group // a recording's failure is its row, not the group's error
+	g.SetLimit(parallel)
 	for i, f := range files {
 		rows[i] = replayRow{file: f, name: strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(r *replayRow) {
-			defer func() { <-sem; wg.Done() }()
+		r := &rows[i]
+		g.Go(func() error {
 			ro := o
 			if verbose {
 				ro.Step = func(s sim.ReplayStep) {
@@ -194,9 +193,10 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 			default:
 				say("FAIL  %s: %s", r.name, r.res.Report)
 			}
-		}(&rows[i])
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	return rows
 }
 
