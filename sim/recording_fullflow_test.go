@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewardsim/rewardsim/sim"
 	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -157,10 +157,10 @@ func TestSession_SIM4_fullFlowRecordExportReplay(t *testing.T) {
 		t.Fatalf("session steps %v lack %v in order", eps, want)
 	}
 
-	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() || res.Steps != len(doc.Steps) {
+	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() || res.Steps != len(doc.Steps) {
 		t.Fatalf("replay against a fresh simulator: %d of %d steps\n%s", res.Steps, len(doc.Steps), res.Report)
 	}
-	if res := replay(t, simtest.New(t, simtest.WithSplitHosts()), data, sim.ReplayOptions{}); !res.OK() {
+	if res := replay(t, simtest.New(t, simtest.WithSplitHosts()), data, recordings.ReplayOptions{}); !res.OK() {
 		t.Fatalf("replay against split hosts:\n%s", res.Report)
 	}
 
@@ -178,7 +178,7 @@ func TestSession_SIM4_fullFlowRecordExportReplay(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := replay(t, simtest.New(t, changedScenario(t, c.from, c.to)), data, sim.ReplayOptions{})
+			res := replay(t, simtest.New(t, changedScenario(t, c.from, c.to)), data, recordings.ReplayOptions{})
 			if res.OK() || res.Differences != c.n {
 				t.Fatalf("a changed %s replayed with %d difference(s), want %d:\n%s", c.name, res.Differences, c.n, res.Report)
 			}
@@ -233,7 +233,7 @@ func TestSession_SIM4_rewardIdCapturedFromGetReward(t *testing.T) {
 		doc.Steps[4].Envelope.Payload["rewardId"] != "${"+doc.Steps[2].ID+".rewards.0.rewardId}" {
 		t.Fatalf("FetchRewardInfo's rewardId is not GetReward's: %s", data)
 	}
-	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() {
+	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() {
 		t.Fatalf("replay:\n%s", res.Report)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 )
 
 func newDiagramCmd() *cobra.Command {
@@ -68,7 +68,7 @@ func drawRecording(path string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := sim.RecordingDiagram(data, &b); err != nil {
+	if err := recordings.RecordingDiagram(data, &b); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return b.Bytes(), nil

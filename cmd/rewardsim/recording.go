@@ -20,7 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -52,7 +52,7 @@ It prints a line per recording (per step with -v), notes a step that waits long
 			"  rewardsim replay checkout.json --shared --target https://uat.example --junit replay.xml",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := sim.ReplayOptions{Target: target, Control: ctl.base, ControlToken: ctl.token, Shared: shared, RunID: runID, Secrets: secrets, Masks: map[string]string{}}
+			o := recordings.ReplayOptions{Target: target, Control: ctl.Base, ControlToken: ctl.Token, Shared: shared, RunID: runID, Secrets: secrets, Masks: map[string]string{}}
 			if keyPath != "" {
 				var err error
 				if o.PublisherKeyPEM, err = os.ReadFile(keyPath); err != nil {
@@ -141,7 +141,7 @@ func recordingFiles(args []string) ([]string, error) {
 // replayRow is one recording's outcome.
 type replayRow struct {
 	file, name string
-	res        *sim.ReplayResult
+	res        *recordings.ReplayResult
 	err        error
 	elapsed    time.Duration
 }
@@ -150,7 +150,7 @@ func (r replayRow) ok() bool { return r.err == nil && r.res.OK() }
 
 // replayAll replays files, parallel at once, printing progress as each
 // step and recording ends; rows come back in file order.
-func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel int, verbose bool) []replayRow {
+func replayAll(cmd *cobra.Command, files []string, o recordings.ReplayOptions, parallel int, verbose bool) []replayRow {
 	w := cmd.OutOrStdout()
 	var mu sync.Mutex
 	say := func(format string, a ...any) {
@@ -167,7 +167,7 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 		g.Go(func() error {
 			ro := o
 			if verbose {
-				ro.Step = func(s sim.ReplayStep) {
+				ro.Step = func(s recordings.ReplayStep) {
 					verdict := "ok"
 					if s.Differences > 0 {
 						verdict = fmt.Sprintf("%d difference(s)", s.Differences)
@@ -182,7 +182,7 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 			start := time.Now()
 			data, err := os.ReadFile(r.file)
 			if err == nil {
-				r.res, err = sim.Replay(cmd.Context(), data, ro)
+				r.res, err = recordings.Replay(cmd.Context(), data, ro)
 			}
 			r.err, r.elapsed = err, time.Since(start)
 			switch {
@@ -260,7 +260,7 @@ Ctrl-C or SIGTERM, writes the exchanges as a recording to --out (standard
 output by default; messages go to standard error).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rec, err := sim.NewRecorder(sim.RecorderOptions{Upstream: upstream})
+			rec, err := recordings.NewRecorder(recordings.RecorderOptions{Upstream: upstream})
 			if err != nil {
 				return err
 			}

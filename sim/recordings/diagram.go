@@ -5,6 +5,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // RecordingDiagram writes the SVG sequence diagram of a recording file
@@ -14,7 +15,7 @@ import (
 // the one the dashboard draws from the journal. An error means the file
 // is not a valid recording (the message says where).
 func RecordingDiagram(recordingJSON []byte, w io.Writer) error {
-	set, err := compiledSchemas()
+	set, err := schema.Embedded()
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package recordings
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,11 +18,13 @@ import (
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // DefaultReplaySecrets are the API-key credentials of the embedded default
@@ -109,7 +110,7 @@ var volatileFields = sync.OnceValues(func() (map[string]recording.MaskKind, erro
 // the recording could not be read or a request could not be sent;
 // differences are in the result.
 func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*ReplayResult, error) {
-	set, err := compiledSchemas()
+	set, err := schema.Embedded()
 	if err != nil {
 		return nil, err
 	}
@@ -196,55 +197,22 @@ func isolate(ctx context.Context, rec *recording.Recording, o ReplayOptions) (*r
 	if err != nil {
 		return nil, err
 	}
-	c := controlCaller{base: strings.TrimRight(o.Control, "/"), token: o.ControlToken, http: o.HTTP}
+	c := &controlapi.Client{Base: o.Control, Token: o.ControlToken, HTTP: o.HTTP}
 	names := slices.Sorted(maps.Values(iso.Channels))
 	q := url.Values{"name": {iso.Scenario + ".yaml"}}
-	if err := c.call(ctx, http.MethodPost, "/__sim/scenarios?"+q.Encode(), "application/yaml", iso.YAML); err != nil {
+	if _, err := c.Do(ctx, http.MethodPost, "/__sim/scenarios", q, "application/yaml", iso.YAML); err != nil {
 		return nil, fmt.Errorf("loading the replay's copy of the scenario: %w", err)
 	}
 	for _, ch := range names {
-		body, _ := json.Marshal(map[string]string{"channel": ch})
-		if err := c.call(ctx, http.MethodPost, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", echoJSON, body); err != nil {
+		body := map[string]string{"channel": ch}
+		if _, err := c.PostJSON(ctx, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", body); err != nil {
 			return nil, fmt.Errorf("activating the replay's scenario for %s: %w", ch, err)
 		}
-		if err := c.call(ctx, http.MethodPost, "/__sim/state/reset", echoJSON, body); err != nil {
+		if _, err := c.PostJSON(ctx, "/__sim/state/reset", body); err != nil {
 			return nil, fmt.Errorf("resetting channel %s: %w", ch, err)
 		}
 	}
 	return iso, nil
-}
-
-const echoJSON = "application/json"
-
-// controlCaller makes the few control calls a replay needs.
-type controlCaller struct {
-	base, token string
-	http        *http.Client
-}
-
-func (c controlCaller) call(ctx context.Context, method, path, contentType string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", contentType)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	hc := c.http
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	if res.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(data)))
-	}
-	return nil
 }
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an
@@ -267,7 +235,7 @@ type RecorderOptions struct {
 	Upstream string
 	HTTP     *http.Client
 	// Clock stamps the exchanges; nil means the wall clock.
-	Clock Clock
+	Clock interface{ Now() time.Time }
 }
 
 // NewRecorder makes a recording proxy.
