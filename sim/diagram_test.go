@@ -101,7 +101,7 @@ func postDiagram(t *testing.T, s *simtest.Server, contentType string, body []byt
 // on the control API), lists every step in order with its recorded
 // status, in the lane of the host that served it.
 func TestRecordingDiagram_fullFlowEveryStepInOrder(t *testing.T) {
-	data, err := os.ReadFile("../fixtures/sessions/full-flow.json")
+	data, err := os.ReadFile("../fixtures/recordings/full-flow.json")
 	if err != nil {
 		t.Fatal(err)
 	}

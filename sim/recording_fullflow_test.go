@@ -118,7 +118,7 @@ func follow(t *testing.T, u string) {
 
 // clause: SIM-4
 // Issue 6's done-when on every endpoint: the complete publisher flow is
-// recorded, exported as fixtures/sessions/full-flow.json (written only with
+// recorded, exported as fixtures/recordings/full-flow.json (written only with
 // -update), replays with no difference against a fresh simulator (the
 // rewardId, tokens and URLs are carried from the replayed answers), and a
 // scenario that changes one value gives a difference naming that field.
@@ -126,7 +126,7 @@ func TestSession_SIM4_fullFlowRecordExportReplay(t *testing.T) {
 	rec := simtest.New(t)
 	flow := fullFlow(t, rec.Client)
 	data := exportSession(t, rec, "full-flow")
-	golden.Check(t, "sessions/full-flow.json", data)
+	golden.Check(t, "recordings/full-flow.json", data)
 
 	// Every endpoint of the flow is in the session, and the links between
 	// answers and later requests are captures, not recorded values.

@@ -81,14 +81,14 @@ func changedScenario(t *testing.T, from, to string) simtest.Option {
 
 // clause: SIM-4
 // Records a publisher flow, exports it (a golden session file under
-// fixtures/sessions/), replays it against a fresh simulator with no
+// fixtures/recordings/), replays it against a fresh simulator with no
 // difference, then against simulators whose scenario changed one value:
 // each gives a readable, correct difference and a failing result.
 func TestSession_SIM4_recordExportReplay(t *testing.T) {
 	rec := simtest.New(t)
 	tokenFlow(t, rec.Client)
 	data := exportSession(t, rec, "token-flow")
-	golden.Check(t, "sessions/token-flow.json", data)
+	golden.Check(t, "recordings/token-flow.json", data)
 
 	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() || res.Steps != 7 {
 		t.Fatalf("replay against a fresh simulator: %d steps\n%s", res.Steps, res.Report)
@@ -129,14 +129,14 @@ func TestSession_SIM4_recordExportReplay(t *testing.T) {
 }
 
 // clause: SIM-4
-// Every recording under fixtures/sessions/ is a regression test, replayed
+// Every recording under fixtures/recordings/ is a regression test, replayed
 // in-process as a user replays against a shared instance: all of them at
 // once into one simulator, each into channels of its own, and then all of
 // them again into the same simulator.
 func TestRecording_SIM4_fixturesReplayCleanInParallelAndTwice(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(golden.FixturesDir(), "sessions", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(golden.FixturesDir(), "recordings", "*.json"))
 	if len(files) == 0 {
-		t.Fatal("no recording under fixtures/sessions/")
+		t.Fatal("no recording under fixtures/recordings/")
 	}
 	s := simtest.New(t)
 	for round := 1; round <= 2; round++ {

@@ -25,8 +25,8 @@ fault that fired (or the reason the answer gave). No simulator needs to run.
 
 One recording is written to standard output, or to --out. Several need --out
 naming a folder: each diagram is written there as NAME.svg, after its file.`,
-		Example: "  rewardsim diagram fixtures/sessions/full-flow.json > full-flow.svg\n" +
-			"  rewardsim diagram fixtures/sessions/ --out diagrams/",
+		Example: "  rewardsim diagram fixtures/recordings/full-flow.json > full-flow.svg\n" +
+			"  rewardsim diagram fixtures/recordings/ --out diagrams/",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files, err := recordingFiles(args)

@@ -48,7 +48,7 @@ and twice in a row. Against a UAT (no control API) pass --shared.
 
 It prints a line per recording (per step with -v), notes a step that waits long
 (an injected delay), ends with a summary table and can write JUnit XML.`,
-		Example: "  rewardsim replay fixtures/sessions/ --target http://127.0.0.1:8080 --control http://127.0.0.1:8090\n" +
+		Example: "  rewardsim replay fixtures/recordings/ --target http://127.0.0.1:8080 --control http://127.0.0.1:8090\n" +
 			"  rewardsim replay checkout.json --shared --target https://uat.example --junit replay.xml",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

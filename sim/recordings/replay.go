@@ -217,7 +217,7 @@ func isolate(ctx context.Context, rec *recording.Recording, o ReplayOptions) (*r
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an
 // upstream service (a real UAT, or another rewardsim) and keeps each
-// exchange, so the traffic can be written as a session file.
+// exchange, so the traffic can be written as a recording file.
 type Recorder struct {
 	targets recording.Targets
 	client  *http.Client

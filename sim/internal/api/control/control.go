@@ -37,7 +37,7 @@ type Options struct {
 	// and the clock, and reads and resets state.
 	Plane    *controlplane.Plane
 	Webhooks *webhook.Scheduler
-	// Journal serves /__sim/journal, /__sim/session and /__sim/report.
+	// Journal serves /__sim/journal, the recording export and /__sim/report.
 	Journal *journal.Journal
 	// Cards serves tracking, notifications and card reads, and the dashboard.
 	Cards *cards.Service
