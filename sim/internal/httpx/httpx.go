@@ -193,17 +193,17 @@ func Wait(ctx context.Context, d time.Duration) error {
 
 var ErrDropped = errors.New("connection dropped on purpose")
 
-// ReadValidJSON reads the body, decodes it as one JSON value and checks it
-// against the named schema. A refusal says what is wrong (naming the
-// field), for the endpoint to render in its own answer shape: too large,
-// or invalid.
-func ReadValidJSON(c echo.Context, set *schema.Set, name string) (body []byte, refused *refusal.Refusal) {
-	body, err := ReadBody(c)
-	if errors.Is(err, ErrTooLarge) {
+// ValidJSON checks a body the door read (readErr is the read's error):
+// one JSON value, valid against the named schema. The refusal says what
+// is wrong (naming the field), for the endpoint to render in its own
+// answer shape: too large, or invalid. fields are the body's top-level
+// members.
+func ValidJSON(set *schema.Set, name string, body []byte, readErr error) (fields map[string]any, refused *refusal.Refusal) {
+	if errors.Is(readErr, ErrTooLarge) {
 		return nil, ErrTooLarge
 	}
-	if err != nil {
-		return nil, refusal.New(refusal.Invalid, "body could not be read: %v", err)
+	if readErr != nil {
+		return nil, refusal.New(refusal.Invalid, "body could not be read: %v", readErr)
 	}
 	generic, err := schema.DecodeJSON(body)
 	if err != nil {
@@ -212,5 +212,6 @@ func ReadValidJSON(c echo.Context, set *schema.Set, name string) (body []byte, r
 	if err := set.Validate(name, generic); err != nil {
 		return nil, refusal.New(refusal.Invalid, "%v", err)
 	}
-	return body, nil
+	fields, _ = generic.(map[string]any)
+	return fields, nil
 }

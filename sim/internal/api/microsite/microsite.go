@@ -30,7 +30,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
-	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -69,9 +69,7 @@ type Deps struct {
 	PublicURL string
 	// DeepLink renders a card's deep link (the one GetScratchCardForBank hands out).
 	DeepLink func(model.Card) string
-	// Faults are the control API's run-time rules, consulted before the
-	// scenario's (SDK issuance honours them).
-	Faults fault.Decider
+	Door     *frontdoor.Door
 }
 
 type handlers struct {
@@ -96,7 +94,8 @@ func Pages(d Deps) (page, scratch, launch echo.HandlerFunc) {
 // Handlers are the SDK's client issuance operations (SDK-1).
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{Deps: d, pages: parsedPages()}
-	return httpx.OpHandlers{contract.OpSDKIssueAndroid: h.issue, contract.OpSDKIssueIOS: h.issue}
+	issue := frontdoor.Handle(d.Door, frontdoor.Endpoint[issueRequest]{Open: h.openSDK, Dialect: h.faults, Check: h.checkIssue, Serve: h.issue})
+	return httpx.OpHandlers{contract.OpSDKIssueAndroid: issue, contract.OpSDKIssueIOS: issue}
 }
 
 // Assets serve the generated imagery (ImagePath) and the embedded assets

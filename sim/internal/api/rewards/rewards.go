@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
@@ -17,6 +18,7 @@ import (
 
 // Deps is what the rewards host needs.
 type Deps struct {
+	Door   *frontdoor.Door
 	Signed *signedcall.Deps
 	Tokens *token.Service
 	// Cards, Channels and PublicURL serve the scratch-card endpoints (cards.go).
@@ -29,26 +31,30 @@ type Deps struct {
 // the contract table and checks their bearer tokens by its Auth column.
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
+	signed := func(serve func(echo.Context, *frontdoor.Call, *tokenRequest) error) httpx.OpHandler {
+		return frontdoor.Handle(d.Door, frontdoor.Endpoint[tokenRequest]{Open: d.Signed.Open, Dialect: signedcall.Faults, Serve: serve})
+	}
 	return httpx.OpHandlers{
-		contract.OpReferenceToken:  h.referenceToken,
-		contract.OpAuthToken:       h.authToken,
-		contract.OpGetReward:       h.getReward,
-		contract.OpFetchRewardInfo: h.fetchRewardInfo,
-		contract.OpListCards:       h.listCards,
+		contract.OpReferenceToken:  signed(h.referenceToken),
+		contract.OpAuthToken:       signed(h.authToken),
+		contract.OpGetReward:       frontdoor.Handle(d.Door, frontdoor.Endpoint[getRewardRequest]{Open: h.openJSON, Dialect: h.faults, Check: h.checkGetReward, Serve: h.getReward}),
+		contract.OpFetchRewardInfo: frontdoor.Handle(d.Door, frontdoor.Endpoint[revealRequest]{Open: h.openEnvelope, Dialect: signedcall.Faults, Check: h.checkReveal, Serve: h.fetchRewardInfo}),
+		contract.OpListCards:       frontdoor.Handle(d.Door, frontdoor.Endpoint[listRequest]{Open: h.openBearer, Dialect: h.faults, Check: h.checkList, Serve: h.listCards}),
 	}
 }
 
 type handlers struct{ Deps }
 
+// tokenRequest is the payload of the token endpoints: getSecuredReferenceToken
+// names the channel in bName, GetAuthToken in channelName.
+type tokenRequest struct {
+	BName       string `json:"bName"`
+	VirtualID   string `json:"virtualId"`
+	ChannelName string `json:"channelName"`
+}
+
 // referenceToken is getSecuredReferenceToken (TOK-1).
-func (h *handlers) referenceToken(c echo.Context, op contract.Op) error {
-	var req struct {
-		BName string `json:"bName"`
-	}
-	call, err := h.Signed.Open(c, op, &req)
-	if err != nil {
-		return err
-	}
+func (h *handlers) referenceToken(c echo.Context, call *frontdoor.Call, req *tokenRequest) error {
 	if req.BName != call.Channel.Name {
 		return signedcall.Invalid(call.Scenario, fmt.Sprintf("bName %q is not the name of channel %s (matched case-sensitively)", req.BName, call.Channel.ChannelID))
 	}
@@ -63,15 +69,7 @@ func (h *handlers) referenceToken(c echo.Context, op contract.Op) error {
 }
 
 // authToken is GetAuthToken (TOK-2): it reads channelName, not bName.
-func (h *handlers) authToken(c echo.Context, op contract.Op) error {
-	var req struct {
-		VirtualID   string `json:"virtualId"`
-		ChannelName string `json:"channelName"`
-	}
-	call, err := h.Signed.Open(c, op, &req)
-	if err != nil {
-		return err
-	}
+func (h *handlers) authToken(c echo.Context, call *frontdoor.Call, req *tokenRequest) error {
 	if req.ChannelName != call.Channel.Name {
 		return signedcall.Invalid(call.Scenario, fmt.Sprintf("channelName %q is not the name of channel %s (matched case-sensitively)", req.ChannelName, call.Channel.ChannelID))
 	}
