@@ -60,6 +60,19 @@ func (s *Sim) routes() ([]route, error) {
 	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
 	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
 		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Door: door}
+	door.Openers = map[contract.Auth]frontdoor.Opener{
+		contract.SignedEnvelope: signed.Open,
+		contract.BearerRef:      rewards.Opener(rw), contract.BearerUser: rewards.Opener(rw),
+		contract.APIKey:    hotdeals.Opener(hd),
+		contract.SDKClient: microsite.Opener(ms),
+	}
+	door.Dialects = map[contract.Dialect]frontdoor.Dialect{
+		contract.BareFailure: signedcall.Faults, contract.CardsJSON: rewards.Dialect(rw),
+		contract.Coupon: hotdeals.Dialect(hd), contract.SDK: microsite.Dialect(ms),
+	}
+	if err := door.Covers(contractOps); err != nil {
+		return nil, err
+	}
 	bankOps, err := merge(bank.Handlers(bk), microsite.Handlers(ms))
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@
 package frontdoor
 
 import (
+	"fmt"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
@@ -55,10 +57,9 @@ type Opener func(c echo.Context, op contract.Op, body []byte, readErr error, req
 // a delay, or to show the fault itself: Call.Fault).
 type Dialect func(c echo.Context, call *Call, act fault.Action) (stop bool, err error)
 
-// Endpoint is one operation of a public host.
+// Endpoint is one operation's own part: the way in and the dialect are
+// the door's, chosen by the operation's row of contract.Ops.
 type Endpoint[T any] struct {
-	Open    Opener
-	Dialect Dialect
 	// Check runs the operation's own rules that come before the fault
 	// decision (an invalid call is refused even when a rule would fire);
 	// nil: none. It may fill fields of req it derives.
@@ -67,11 +68,29 @@ type Endpoint[T any] struct {
 	Serve func(c echo.Context, call *Call, req *T) error
 }
 
-// Door holds what every way in shares.
+// Door holds what every way in shares: one opener per auth scheme and
+// one dialect per shape of failure, chosen by each operation's Auth and
+// Dialect in contract.Ops.
 type Door struct {
 	// Faults are the rules added at run time (the control API's),
 	// consulted before the governing scenario's own.
-	Faults fault.Decider
+	Faults   fault.Decider
+	Openers  map[contract.Auth]Opener
+	Dialects map[contract.Dialect]Dialect
+}
+
+// Covers reports an operation of ops the door cannot open or whose
+// failures it cannot write (the not-available ones answer 404 on their own).
+func (d *Door) Covers(ops []contract.Op) error {
+	for _, op := range ops {
+		if op.Dialect == contract.NotAvailable {
+			continue
+		}
+		if d.Openers[op.Auth] == nil || d.Dialects[op.Dialect] == nil {
+			return fmt.Errorf("operation %s: the front door has no opener for auth %q or no dialect %q", op.Name, op.Auth, op.Dialect)
+		}
+	}
+	return nil
 }
 
 // Handle is the pipeline of one endpoint, bound to its operation by the
@@ -80,7 +99,7 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 	return func(c echo.Context, op contract.Op) error {
 		var req T
 		body, readErr := httpx.ReadBody(c) // the one read of a public request body
-		call, err := e.Open(c, op, body, readErr, &req)
+		call, err := d.Openers[op.Auth](c, op, body, readErr, &req)
 		if err != nil {
 			return err
 		}
@@ -92,7 +111,7 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		// The one fault decision of the public hosts.
 		if act, fired := fault.First(d.Faults, call.Scenario.Faults, fault.Call{Endpoint: op.Name, Channel: call.Channel.Name, VirtualID: call.VirtualID}); fired {
 			call.Fault, call.Fired = act, true
-			if stop, err := e.Dialect(c, call, act); stop {
+			if stop, err := d.Dialects[op.Dialect](c, call, act); stop {
 				return err
 			}
 		}

@@ -32,8 +32,8 @@ type Deps struct {
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
 	out := httpx.OpHandlers{
-		contract.OpSession:  frontdoor.Handle(d.Door, frontdoor.Endpoint[sessionRequest]{Open: d.Signed.Open, Dialect: signedcall.Faults, Serve: h.session}),
-		contract.OpBankCard: frontdoor.Handle(d.Door, frontdoor.Endpoint[bankCardRequest]{Open: d.Signed.Open, Dialect: signedcall.Faults, Serve: h.bankCard}),
+		contract.OpSession:  frontdoor.Handle(d.Door, frontdoor.Endpoint[sessionRequest]{Serve: h.session}),
+		contract.OpBankCard: frontdoor.Handle(d.Door, frontdoor.Endpoint[bankCardRequest]{Serve: h.bankCard}),
 	}
 	for name, instead := range unavailable {
 		out[name] = notAvailable(name, instead)

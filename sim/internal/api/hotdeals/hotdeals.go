@@ -71,11 +71,17 @@ const Fetched = "Fetched Successfully"
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
 	return httpx.OpHandlers{
-		contract.OpCatalogue:   frontdoor.Handle(d.Door, frontdoor.Endpoint[catalogueRequest]{Open: h.open, Dialect: h.faults, Serve: h.catalogue}),
-		contract.OpFetchCoupon: frontdoor.Handle(d.Door, frontdoor.Endpoint[claimRequest]{Open: h.open, Dialect: h.faults, Serve: h.fetch}),
-		contract.OpUserCoupons: frontdoor.Handle(d.Door, frontdoor.Endpoint[userCouponsRequest]{Open: h.open, Dialect: h.faults, Serve: h.userCoupons}),
+		contract.OpCatalogue:   frontdoor.Handle(d.Door, frontdoor.Endpoint[catalogueRequest]{Serve: h.catalogue}),
+		contract.OpFetchCoupon: frontdoor.Handle(d.Door, frontdoor.Endpoint[claimRequest]{Serve: h.fetch}),
+		contract.OpUserCoupons: frontdoor.Handle(d.Door, frontdoor.Endpoint[userCouponsRequest]{Serve: h.userCoupons}),
 	}
 }
+
+// Opener is the ServiceAppKey scheme's way in.
+func Opener(d Deps) frontdoor.Opener { return (&handlers{d}).open }
+
+// Dialect is the coupon host's dialect of injected faults.
+func Dialect(d Deps) frontdoor.Dialect { return (&handlers{d}).faults }
 
 // RedirectRoute is the route of the coupons' click-and-redirect URLs.
 const RedirectRoute = RedirectPrefix + ":channel/:offer"

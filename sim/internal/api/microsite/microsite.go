@@ -91,10 +91,16 @@ func Pages(d Deps) (page, scratch, launch echo.HandlerFunc) {
 	return h.page, h.scratch, h.launch
 }
 
+// Opener is the SDK client's way in.
+func Opener(d Deps) frontdoor.Opener { return (&handlers{Deps: d}).openSDK }
+
+// Dialect is the SDK's dialect of injected faults.
+func Dialect(d Deps) frontdoor.Dialect { return (&handlers{Deps: d}).faults }
+
 // Handlers are the SDK's client issuance operations (SDK-1).
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{Deps: d, pages: parsedPages()}
-	issue := frontdoor.Handle(d.Door, frontdoor.Endpoint[issueRequest]{Open: h.openSDK, Dialect: h.faults, Check: h.checkIssue, Serve: h.issue})
+	issue := frontdoor.Handle(d.Door, frontdoor.Endpoint[issueRequest]{Check: h.checkIssue, Serve: h.issue})
 	return httpx.OpHandlers{contract.OpSDKIssueAndroid: issue, contract.OpSDKIssueIOS: issue}
 }
 

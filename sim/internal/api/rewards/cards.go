@@ -67,7 +67,7 @@ type getRewardRequest struct {
 
 // openBearer is the bearer schemes' way in (the router admitted the
 // token): the token's channel, and the token's user.
-func (h *handlers) openBearer(c echo.Context, op contract.Op, _ []byte, _ error, _ any) (*frontdoor.Call, error) {
+func (h *handlers) openBearer(c echo.Context, op contract.Op) (*frontdoor.Call, error) {
 	tok, ch, sc, err := h.tokenChannel(c)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (h *handlers) openBearer(c echo.Context, op contract.Op, _ []byte, _ error,
 // openJSON is openBearer with a JSON body checked against op's schema
 // and decoded into req; the call is for the body's virtualId.
 func (h *handlers) openJSON(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*frontdoor.Call, error) {
-	call, err := h.openBearer(c, op, body, readErr, req)
+	call, err := h.openBearer(c, op)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ type revealRequest struct {
 // envelope whose CHANNELID is the token's channel, SIGN checked as
 // switches.cards.fetchSignRequired says, the payload decoded into req.
 func (h *handlers) openEnvelope(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*frontdoor.Call, error) {
-	call, err := h.openBearer(c, op, body, readErr, req)
+	call, err := h.openBearer(c, op)
 	if err != nil {
 		return nil, err
 	}

@@ -31,17 +31,33 @@ type Deps struct {
 // the contract table and checks their bearer tokens by its Auth column.
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
-	signed := func(serve func(echo.Context, *frontdoor.Call, *tokenRequest) error) httpx.OpHandler {
-		return frontdoor.Handle(d.Door, frontdoor.Endpoint[tokenRequest]{Open: d.Signed.Open, Dialect: signedcall.Faults, Serve: serve})
-	}
 	return httpx.OpHandlers{
-		contract.OpReferenceToken:  signed(h.referenceToken),
-		contract.OpAuthToken:       signed(h.authToken),
-		contract.OpGetReward:       frontdoor.Handle(d.Door, frontdoor.Endpoint[getRewardRequest]{Open: h.openJSON, Dialect: h.faults, Check: h.checkGetReward, Serve: h.getReward}),
-		contract.OpFetchRewardInfo: frontdoor.Handle(d.Door, frontdoor.Endpoint[revealRequest]{Open: h.openEnvelope, Dialect: signedcall.Faults, Check: h.checkReveal, Serve: h.fetchRewardInfo}),
-		contract.OpListCards:       frontdoor.Handle(d.Door, frontdoor.Endpoint[listRequest]{Open: h.openBearer, Dialect: h.faults, Check: h.checkList, Serve: h.listCards}),
+		contract.OpReferenceToken:  frontdoor.Handle(d.Door, frontdoor.Endpoint[tokenRequest]{Serve: h.referenceToken}),
+		contract.OpAuthToken:       frontdoor.Handle(d.Door, frontdoor.Endpoint[tokenRequest]{Serve: h.authToken}),
+		contract.OpGetReward:       frontdoor.Handle(d.Door, frontdoor.Endpoint[getRewardRequest]{Check: h.checkGetReward, Serve: h.getReward}),
+		contract.OpFetchRewardInfo: frontdoor.Handle(d.Door, frontdoor.Endpoint[revealRequest]{Check: h.checkReveal, Serve: h.fetchRewardInfo}),
+		contract.OpListCards:       frontdoor.Handle(d.Door, frontdoor.Endpoint[listRequest]{Check: h.checkList, Serve: h.listCards}),
 	}
 }
+
+// Opener is the bearer schemes' way in (BearerRef, BearerUser): the
+// token's channel, then the body by the operation's request schema: none
+// (the listing), a signed envelope (FetchRewardInfo), or JSON (GetReward).
+func Opener(d Deps) frontdoor.Opener {
+	h := &handlers{d}
+	return func(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*frontdoor.Call, error) {
+		switch {
+		case op.Request == "":
+			return h.openBearer(c, op)
+		case op.RequestBDATA != "":
+			return h.openEnvelope(c, op, body, readErr, req)
+		}
+		return h.openJSON(c, op, body, readErr, req)
+	}
+}
+
+// Dialect is the rewards host's plain JSON dialect of injected faults.
+func Dialect(d Deps) frontdoor.Dialect { return (&handlers{d}).faults }
 
 type handlers struct{ Deps }
 
