@@ -99,7 +99,7 @@ func (a *API) Dashboard(c echo.Context) error {
 	q := c.QueryParams()
 	v := dashView{
 		Now: a.plane.Clock().Now().In(sc.Location).Format("2006-01-02 15:04:05.000 -07:00"), Scenario: sc.Name,
-		Description: sc.Description, Source: sc.Source, FaultRules: len(sc.File.Faults), UsersShown: DashboardUsers,
+		Description: sc.Description, Source: sc.Source, FaultRules: len(sc.FaultRules), UsersShown: DashboardUsers,
 		Switches: yamlOf(a.effectiveSwitches(sc)), SDK: yamlOf(sc.File.SDK),
 		Journal: "/__sim/journal", Faults: "/__sim/faults", Webhooks: "/__sim/webhooks", Report: "/__sim/report",
 		Filter: dashFilter{Channel: q.Get("channel"), VirtualID: q.Get("virtualId"), Endpoint: q.Get("endpoint"), Assets: q.Get("assets") != ""},
