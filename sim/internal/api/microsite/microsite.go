@@ -16,7 +16,6 @@ package microsite
 
 import (
 	"embed"
-	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -33,6 +32,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
@@ -140,9 +140,8 @@ func (e errBlank) Error() string { return e.why }
 // named) and has not expired on the simulated clock.
 func (h *handlers) authenticate(sessionID, virtualID, channel string) (user, error) {
 	sess, err := h.Sessions.CheckSession(sessionID, virtualID, channel)
-	var refused *token.SessionRefused
-	if errors.As(err, &refused) {
-		return user{}, errBlank{refused.Why}
+	if r, ok := refusal.Of(err); ok {
+		return user{}, errBlank{r.Msg}
 	}
 	if err != nil {
 		return user{}, err
