@@ -49,13 +49,13 @@ const RedirectPrefix = coupons.RedirectPrefix
 
 // Error codes of section 7, and the simulator's duplicate rejection.
 const (
-	CodeInvalidRequest = "INVALID_REQUEST"
+	CodeInvalidRequest = coupons.CodeInvalidRequest
 	CodeUnauthorized   = "UNAUTHORIZED"
-	CodeNonEligible    = "NON_ELIGIBLE"
-	CodeInvalidOffer   = "INVALID_OFFER"
-	CodeExhausted      = "COUPON_EXHAUSTED"
-	CodeDuplicate      = "DUPLICATE_TRANSACTION"
-	CodeLimitReached   = "MAX_LIMIT_REACHED"
+	CodeNonEligible    = coupons.CodeNonEligible
+	CodeInvalidOffer   = coupons.CodeInvalidOffer
+	CodeExhausted      = coupons.CodeExhausted
+	CodeDuplicate      = coupons.CodeDuplicate
+	CodeLimitReached   = coupons.CodeLimitReached
 	CodeInternal       = "INTERNAL_ERROR"
 )
 
@@ -302,7 +302,7 @@ func (h *handlers) fetch(c echo.Context, cl *frontdoor.Call, req *claimRequest) 
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
 	}
 	if res.Outcome == coupons.NoSuchOffer || res.Outcome == coupons.WrongPrice {
-		return failure(sc, refusalCode[res.Outcome], res.Reason) // nothing was claimed: no fault to stage
+		return failure(sc, res.Refused.Code, res.Refused.Msg) // nothing was claimed: no fault to stage
 	}
 	if cl.Fired && cl.Fault.Commits() {
 		// CPN-4: the claim is committed; withhold the answer.
@@ -317,20 +317,7 @@ func (h *handlers) fetch(c echo.Context, cl *frontdoor.Call, req *claimRequest) 
 	if res.Outcome == coupons.Delivered || res.Outcome == coupons.Duplicate {
 		return ok(c, render(sc, res.Coupon))
 	}
-	return failure(sc, refusalCode[res.Outcome], res.Reason)
-}
-
-// refusalCode is the section 7 error code of each refused claim.
-var refusalCode = map[coupons.Outcome]string{
-	coupons.NoSuchOffer:      CodeInvalidOffer,
-	coupons.WrongPrice:       CodeInvalidRequest,
-	coupons.Closed:           CodeInvalidOffer,
-	coupons.NotEligible:      CodeNonEligible,
-	coupons.Exhausted:        CodeExhausted,
-	coupons.LimitReached:     CodeLimitReached,
-	coupons.DuplicateRefused: CodeDuplicate,
-	coupons.OtherOffer:       CodeDuplicate,
-	coupons.OtherUser:        CodeDuplicate,
+	return failure(sc, res.Refused.Code, res.Refused.Msg)
 }
 
 // parseCoins reads coinsUsed: a string of digits (the contract), or a
