@@ -84,19 +84,30 @@ func (h *handlers) openJSON(c echo.Context, op contract.Op, body []byte, readErr
 	}
 	fields, refused := httpx.ValidJSON(h.Signed.Schemas, op.Request, body, readErr)
 	if refused != nil {
-		return nil, refuseGetReward(call.Scenario, refused)
+		return nil, refuse(call, refused)
 	}
 	if err := json.Unmarshal(body, req); err != nil {
-		return nil, refuseGetReward(call.Scenario, refusal.New(refusal.Invalid, "body: %v", err))
+		return nil, refuse(call, refusal.New(refusal.Invalid, "body: %v", err))
 	}
 	call.VirtualID, _ = fields["virtualId"].(string)
 	return call, nil
 }
 
-// refuseGetReward answers a refused GetReward in its own shape.
-func refuseGetReward(sc *scenario.Scenario, err error) error {
-	return &httpx.Error{Status: httpx.InvalidStatus(err, sc.Switches.Cards.InvalidRequestStatus), Reason: err.Error(),
-		Body: getRewardAnswer{Message: err.Error(), Rewards: []cards.WireCard{}, Clicktrack: []string{}}}
+// failureBody is a rewards-host JSON operation's answer carrying message
+// and no cards: the shape of its refusals and of its Internal Error.
+func failureBody(op, message string) any {
+	if op == contract.OpListCards {
+		return listAnswer{Message: message, Rewards: []cards.WireCard{}}
+	}
+	return getRewardAnswer{Message: message, Rewards: []cards.WireCard{}, Clicktrack: []string{}}
+}
+
+// refuse writes a refused call of the rewards host's JSON dialect: the
+// status of switches.cards.invalidRequestStatus (413 for a body too
+// large), the operation's failure body.
+func refuse(call *frontdoor.Call, err error) error {
+	return &httpx.Error{Status: httpx.InvalidStatus(err, call.Scenario.Switches.Cards.InvalidRequestStatus), Reason: err.Error(),
+		Body: failureBody(call.Op.Name, err.Error())}
 }
 
 // notEligible is GetReward's not-eligible answer.
@@ -109,7 +120,7 @@ func notEligible(c echo.Context, reason string) error {
 // (switches.cards.channelMismatch), before any fault.
 func (h *handlers) checkGetReward(_ echo.Context, call *frontdoor.Call, req *getRewardRequest) error {
 	if req.ChannelName != call.Channel.Name && call.Scenario.Switches.Cards.ChannelMismatch == scenario.ChannelRefuse {
-		return refuseGetReward(call.Scenario, refusal.New(refusal.Invalid, "channelName %q is not the channel of the reference token (%s)", req.ChannelName, call.Channel.Name))
+		return refuse(call, refusal.New(refusal.Invalid, "channelName %q is not the channel of the reference token (%s)", req.ChannelName, call.Channel.Name))
 	}
 	return nil
 }
@@ -119,7 +130,7 @@ func (h *handlers) getReward(c echo.Context, call *frontdoor.Call, req *getRewar
 	sc, ch := call.Scenario, call.Channel
 	sw := sc.Switches.Cards
 	bad := func(format string, a ...any) error {
-		return refuseGetReward(sc, refusal.New(refusal.Invalid, format, a...))
+		return refuse(call, refusal.New(refusal.Invalid, format, a...))
 	}
 	var amount *float64
 	if req.Amount == "" {
@@ -153,7 +164,7 @@ func (h *handlers) getReward(c echo.Context, call *frontdoor.Call, req *getRewar
 		Amount: amount, DateAndTime: when, Params: params,
 	})
 	if refusal.Is(err, refusal.Conflict) {
-		return refuseGetReward(sc, err)
+		return refuse(call, err)
 	}
 	if err != nil {
 		return err
@@ -315,9 +326,7 @@ type listRequest struct{ page, limit int }
 // page and limit are positive and bounded (switches.cards.listBadValues).
 func (h *handlers) checkList(c echo.Context, call *frontdoor.Call, req *listRequest) error {
 	sw := call.Scenario.Switches.Cards
-	bad := func(msg string) error {
-		return &httpx.Error{Status: sw.InvalidRequestStatus, Reason: msg, Body: listAnswer{Message: msg, Rewards: []cards.WireCard{}}}
-	}
+	bad := func(msg string) error { return refuse(call, refusal.New(refusal.Invalid, "%s", msg)) }
 	if v := c.QueryParam("virtualId"); v != "" && v != call.Token.VirtualID {
 		return bad("virtualId is not the user of the user token")
 	}
@@ -349,13 +358,12 @@ func (h *handlers) listCards(c echo.Context, call *frontdoor.Call, req *listRequ
 // not-eligible answer, and signature-mismatch as the bearer 401 (AUTH-2's
 // shape).
 func (h *handlers) faults(c echo.Context, call *frontdoor.Call, act fault.Action) (bool, error) {
-	sh := inject.Shapes{SignatureMismatch: func() error { return httpx.Unauthorized("injected fault: signature-mismatch") }}
-	switch call.Op.Name {
-	case contract.OpGetReward:
-		sh.Internal = getRewardAnswer{Message: "Internal Error", Rewards: []cards.WireCard{}, Clicktrack: []string{}}
+	sh := inject.Shapes{
+		Internal:          failureBody(call.Op.Name, "Internal Error"),
+		SignatureMismatch: func() error { return httpx.Unauthorized("injected fault: signature-mismatch") },
+	}
+	if call.Op.Name == contract.OpGetReward {
 		sh.NotEligible = func() error { return notEligible(c, "injected fault: not-eligible") }
-	case contract.OpListCards:
-		sh.Internal = listAnswer{Message: "Internal Error", Rewards: []cards.WireCard{}}
 	}
 	return inject.Plain(c, act, sh)
 }
