@@ -68,7 +68,7 @@ func drawRecording(path string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := recordings.RecordingDiagram(data, &b); err != nil {
+	if err := recordings.Diagram(data, &b); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return b.Bytes(), nil

@@ -346,8 +346,8 @@ func (r *Recorder) Recording(name, description string) ([]byte, error) {
 	return recording.Build(es, o).Marshal()
 }
 
-// RecordingFileName turns a recording's name into a file name.
-func RecordingFileName(name string) string {
+// FileName turns a recording's name into a file name.
+func FileName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r
