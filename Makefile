@@ -19,7 +19,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps load image dist
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps java-deps load image dist java node
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -36,7 +36,7 @@ build:
 # test and the Java and Node publisher kit must run here, not skip:
 # browser-deps, crypto-deps and kit-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps image
+test: lint browser-deps crypto-deps doc-deps kit-deps image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
 	cd $(TOOLS) && REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
@@ -112,6 +112,36 @@ kit-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless nodejs; \
 	fi
 	@node -e 'if (+process.versions.node.split(".")[0] < 18) { console.error("node >= 18 needed for fetch"); process.exit(1) }'
+	@if ! command -v npm >/dev/null; then \
+	  echo "installing Debian's npm for make node"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
+	fi
+
+# The JDK and Debian's JUnit 5 jars (there is no Maven repository to
+# download from) for make java and the Java library's tests.
+JUNIT_JARS := /usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/junit-platform-commons.jar
+java-deps: kit-deps
+	@if [ ! -f /usr/share/java/junit-jupiter-api.jar ] || [ ! -f /usr/share/java/junit-platform-console-standalone.jar ] || \
+	    ! command -v jar >/dev/null; then \
+	  echo "installing Debian's junit5 and openjdk-17-jdk-headless for make java"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq junit5 openjdk-17-jdk-headless; \
+	fi
+
+# The Java library (clients/java, docs/java.md): dist/java/rewardsim.jar,
+# its -sources.jar and pom.xml, with the JDK's javac and jar only.
+JAVA_VERSION ?= 0.1.0
+java: java-deps
+	rm -rf dist/java bin/java && mkdir -p dist/java bin/java/classes
+	javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d bin/java/classes -cp $(JUNIT_JARS) $$(find clients/java/src/main/java -name '*.java' | sort)
+	jar --create --file dist/java/rewardsim.jar -C bin/java/classes .
+	jar --create --file dist/java/rewardsim-sources.jar -C clients/java/src/main/java .
+	sed 's/@VERSION@/$(JAVA_VERSION)/' clients/java/pom.xml > dist/java/pom.xml
+
+# The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz.
+node: kit-deps
+	rm -rf dist/node && mkdir -p dist/node
+	cd clients/node && npm pack --silent --pack-destination $(CURDIR)/dist/node >/dev/null
+	mv dist/node/rewardsim-*.tgz dist/node/rewardsim.tgz
 
 # The container image, assembled in Go without a daemon or base image:
 # dist/image/rewardsim-image.tar (docker load) and dist/image/oci/ (OCI layout).
