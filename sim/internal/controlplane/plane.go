@@ -112,7 +112,7 @@ func refuse(why Reason, format string, a ...any) error {
 
 // Open restores the saved configuration, in this order: the clock;
 // run-time channels that name no scenario; scenarios; activations;
-// channels that name a scenario; fault rules in the order they were
+// channels that name a scenario or are made like another; fault rules in the order they were
 // added. Channels come back before scenarios because a channel may have
 // been registered first and then named by an uploaded scenario of its
 // own (which the clash check would refuse the other way round).
@@ -134,7 +134,7 @@ func Open(o Options) (*Plane, error) {
 	_ = p.scenarios.Change(func(d *scenario.Draft) error {
 		var named []ChannelSpec
 		restore(p, kindChannel, func(spec ChannelSpec) error {
-			if spec.Scenario != "" {
+			if spec.Scenario != "" || spec.Like != "" {
 				named = append(named, spec)
 				return nil
 			}
