@@ -97,6 +97,8 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/health", ctl.Health},
 		{Control, http.MethodGet, "/__sim/openapi.json", ctl.OpenAPIDoc},
 		{Control, http.MethodGet, "/__sim/certs/service.pem", auth(ctl.ServiceCert)},
+		{Control, http.MethodGet, "/__sim/certs/", auth(ctl.ListCerts)},
+		{Control, http.MethodGet, "/__sim/certs/:name", auth(ctl.CertFile)},
 		{Control, http.MethodGet, "/__sim/", auth(ctl.Dashboard)},
 		{Control, http.MethodGet, "/__sim/dashboard", auth(ctl.Dashboard)},
 		{Control, http.MethodGet, "/__sim/scenarios", auth(ctl.ListScenarios)},
