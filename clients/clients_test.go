@@ -122,8 +122,8 @@ func TestJavaLibrary(t *testing.T) {
 }
 
 // npmProject makes a fresh project that installs only the packed tarball
-// (and the extra packages named), with the library's tests copied in.
-func npmProject(t *testing.T, extra ...string) string {
+// (and the extra packages named), with files copied in.
+func npmProject(t *testing.T, files []string, extra ...string) string {
 	tgz := need(t, "../dist/node/rewardsim.tgz", "make node")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"rewardsim-user","private":true,"type":"module"}`), 0o644); err != nil {
@@ -134,7 +134,6 @@ func npmProject(t *testing.T, extra ...string) string {
 		args = append(args, "--offline") // the tarball has no dependency to fetch
 	}
 	run(t, dir, nil, 5*time.Minute, "npm", append(args, extra...)...)
-	files, _ := filepath.Glob("node/test/*.test.mjs")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -165,7 +164,7 @@ func nodeTest(t *testing.T, dir string, env []string, file string) {
 func TestNodeLibrary(t *testing.T) {
 	t.Parallel()
 	needTool(t, "node", "npm")
-	dir := npmProject(t)
+	dir := npmProject(t, []string{"node/test/library.test.mjs"})
 	nodeTest(t, dir, []string{"REWARDSIM_BIN=" + rewardsimBin}, "library.test.mjs")
 }
 
@@ -197,6 +196,31 @@ func TestNodeTestcontainers(t *testing.T) {
 	env = append(env, "TESTCONTAINERS_RYUK_DISABLED=true", "TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1", "REWARDSIM_IMAGE=rewardsim:latest")
 	load := run(t, ".", env, 3*time.Minute, "podman", "load", "-i", image)
 	t.Logf("%s", strings.TrimSpace(load))
-	dir := npmProject(t, "testcontainers@10")
+	dir := npmProject(t, []string{"node/test/testcontainers.test.mjs"}, "testcontainers@10")
 	nodeTest(t, dir, env, "testcontainers.test.mjs")
+}
+
+// The publisher kit (examples/, docs/publisher-kit.md): the whole flow and
+// one failure of each kind, through each library, against a real serve.
+func TestExamples(t *testing.T) {
+	t.Parallel()
+	env := []string{"REWARDSIM_BIN=" + rewardsimBin, "REWARDSIM_URL=", "REWARDSIM_CONTROL_URL="}
+	t.Run("java", func(t *testing.T) {
+		t.Parallel()
+		needTool(t, "java")
+		jar := need(t, "../dist/java/rewardsim.jar", "make java")
+		out := run(t, "../examples/java", env, 3*time.Minute, "java", "-cp", jar, "PublisherFlow.java")
+		if !strings.Contains(out, "java publisher flow: all steps passed") {
+			t.Fatalf("the flow did not finish:\n%s", out)
+		}
+	})
+	t.Run("node", func(t *testing.T) {
+		t.Parallel()
+		needTool(t, "node", "npm")
+		dir := npmProject(t, []string{"../examples/node/publisher-flow.mjs"})
+		out := run(t, dir, env, 3*time.Minute, "node", "publisher-flow.mjs")
+		if !strings.Contains(out, "node publisher flow: all steps passed") {
+			t.Fatalf("the flow did not finish:\n%s", out)
+		}
+	})
 }
