@@ -123,6 +123,7 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodPost, "/__sim/webhooks/run", auth(ctl.RunWebhooks)},
 		{Control, http.MethodGet, "/__sim/journal", auth(ctl.Journal)},
 		{Control, http.MethodDelete, "/__sim/journal", auth(ctl.ResetJournal)},
+		{Control, http.MethodPost, "/__sim/verify", auth(ctl.Verify)},
 		{Control, http.MethodGet, "/__sim/recording", auth(ctl.Recording)},
 		{Control, http.MethodGet, "/__sim/session", auth(ctl.Recording)}, // the former name
 		{Control, http.MethodGet, "/__sim/report", auth(ctl.Report)},

@@ -7,12 +7,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -153,5 +155,178 @@ func TestServe_SIM3_channelLikeDemobank(t *testing.T) {
 	cp, err := ci.FetchCouponCode(ctx, publisher.CouponRequest{OfferID: "OFFER-VIP", VirtualID: "VIP-2", ChannelName: "CI-A", ExtTransactionID: "TX-2", CoinsUsed: "500"})
 	if err != nil || cp.CouponCode != "VIP-BRAVO" {
 		t.Fatalf("after a restart: fetchCouponCode: %v %+v, want VIP-BRAVO", err, cp)
+	}
+}
+
+// verdict is POST /__sim/verify's answer.
+type verdict struct {
+	OK         bool     `json:"ok"`
+	Count      int      `json:"count"`
+	Matches    []uint64 `json:"matches"`
+	NearMisses []struct {
+		Seq      uint64 `json:"seq"`
+		Endpoint string `json:"endpoint"`
+		Failed   string `json:"failed"`
+	} `json:"nearMisses"`
+}
+
+func (sv *served) verify(t *testing.T, body map[string]any) verdict {
+	t.Helper()
+	code, out := sv.call(t, "POST", "/__sim/verify", body)
+	if code != http.StatusOK {
+		t.Fatalf("verify %v: %d %s", body, code, out)
+	}
+	var v verdict
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// coupon claims OFFER-DEMO and returns the answer's X-Rewardsim-Seq.
+func coupon(t *testing.T, c *publisher.Client, vid, txn string) uint64 {
+	t.Helper()
+	res, err := c.PostAPIKey(context.Background(), "/api/fetchCouponCode", publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: vid, ChannelName: c.Channel, ExtTransactionID: txn, CoinsUsed: "100"})
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("fetchCouponCode: %v", err)
+	}
+	seq, err := strconv.ParseUint(res.Header.Get("X-Rewardsim-Seq"), 10, 64)
+	if err != nil || seq == 0 {
+		t.Fatalf("fetchCouponCode answered without X-Rewardsim-Seq: %v", res.Header)
+	}
+	return seq
+}
+
+// verifyScenario is one test's use of verify on its own channel: the
+// counts hold exactly, at least and never; BDATA is read; since counts
+// from a watermark; a failed verify names the closest calls.
+// A test run again on the same channel starts by dropping the channel's
+// journal entries and state (its own only).
+func verifyScenario(t *testing.T, sv *served, channel string) {
+	if code, body := sv.call(t, "POST", "/__sim/channels", map[string]any{"name": channel, "like": "DEMOBANK"}); code != http.StatusCreated {
+		t.Fatalf("like: %d %s", code, body)
+	}
+	if code, body := sv.call(t, "DELETE", "/__sim/journal?channel="+channel, nil); code != http.StatusNoContent {
+		t.Fatalf("DELETE journal: %d %s", code, body)
+	}
+	sv.ctl(t, "POST", "/__sim/state/reset", map[string]any{"channel": channel})
+	c := sv.channelClient(t, channel)
+	if _, err := c.UserToken(context.Background(), "VU-9"); err != nil {
+		t.Fatal(err)
+	}
+	first := coupon(t, c, "VU-1", "T-1")
+	coupon(t, c, "VU-1", "T-1") // a retry: same extTransactionId
+	mark := coupon(t, c, "VU-2", "T-2")
+
+	for _, tc := range []struct {
+		body  map[string]any
+		ok    bool
+		count int
+	}{
+		{map[string]any{"endpoint": "fetchCouponCode", "where": map[string]any{"/extTransactionId": "T-1"}, "times": 2}, true, 2},
+		{map[string]any{"endpoint": "fetchCouponCode", "where": map[string]any{"/extTransactionId": "T-1"}, "times": 1}, false, 2},
+		{map[string]any{"endpoint": "fetchCouponCode", "atLeast": 3}, true, 3},
+		{map[string]any{"endpoint": "fetchCouponCode", "where": map[string]any{"/extTransactionId": "T-3"}, "times": 0}, true, 0},
+		{map[string]any{"endpoint": "fetchCouponCode", "where": map[string]any{"/virtualId": map[string]any{"regex": "^VU-[12]$"}}, "atMost": 3}, true, 3},
+		{map[string]any{"endpoint": "GetAuthToken", "where": map[string]any{"/virtualId": "VU-9", "/channelName": channel}, "times": 1}, true, 1}, // BDATA
+		{map[string]any{"endpoint": "fetchCouponCode", "since": mark, "times": 1}, true, 1},
+		{map[string]any{"endpoint": "fetchCouponCode", "since": first, "times": 3}, true, 3},
+	} {
+		tc.body["channel"] = channel
+		v := sv.verify(t, tc.body)
+		if v.OK != tc.ok || v.Count != tc.count || len(v.Matches) != tc.count {
+			t.Errorf("verify %v: %+v, want ok %v count %d", tc.body, v, tc.ok, tc.count)
+		}
+	}
+	v := sv.verify(t, map[string]any{"channel": channel, "endpoint": "fetchCouponCode", "where": map[string]any{"/extTransactionId": "T-4", "/virtualId": "VU-2"}})
+	if v.OK || len(v.NearMisses) == 0 || v.NearMisses[0].Endpoint != "fetchCouponCode" || v.NearMisses[0].Failed != `/extTransactionId: want "T-4", got "T-2"` || v.NearMisses[0].Seq != mark {
+		t.Errorf("a failed verify does not name the closest call first: %+v", v)
+	}
+}
+
+// clause: SIM-3, SIM-4, AUTH-1, CPN-1
+// Verify counts exact, at least and never, reads decoded BDATA, honours
+// since (X-Rewardsim-Seq), and names the closest calls when it fails.
+func TestServe_SIM4_verify(t *testing.T) {
+	sv := startBinary(t, issue20Binary(t), t.TempDir())
+	verifyScenario(t, sv, "CI-V")
+	// A bad verify is a 400 in the control API's shape.
+	for _, bad := range []map[string]any{
+		{"channel": "CI-V", "endpoint": "fetchCoupon"},
+		{"channel": "CI-V", "where": map[string]any{"extTransactionId": "T-1"}},
+		{"channel": "CI-V", "times": 1, "atLeast": 1},
+		{"channel": "CI-V", "where": map[string]any{"/x": map[string]any{"regex": "("}}},
+	} {
+		if code, out := sv.call(t, "POST", "/__sim/verify", bad); code != http.StatusBadRequest || !strings.Contains(string(out), `"error"`) {
+			t.Errorf("verify %v: %d %s, want 400", bad, code, out)
+		}
+	}
+}
+
+// clause: SIM-4, SIM-5
+// Eight verify-using tests in parallel, each on its own channel like
+// DEMOBANK, against one process, twice in a row.
+func TestServe_SIM4_eightParallelTestsTwice(t *testing.T) {
+	sv := startBinary(t, issue20Binary(t), t.TempDir())
+	for round := 1; round <= 2; round++ {
+		t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
+			for i := 1; i <= 8; i++ {
+				name := fmt.Sprintf("PAR-%d", i) // the same channels both rounds
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					verifyScenario(t, sv, name)
+				})
+			}
+		})
+	}
+}
+
+// clause: SIM-4
+// Every public answer carries X-Rewardsim-Seq, the sequence of its
+// journal entry; an unknown journal filter is 400 naming the known ones;
+// the journal takes where predicates; deleting one channel's journal
+// leaves the other channels' entries.
+func TestServe_SIM4_watermarksAndStrictJournal(t *testing.T) {
+	sv := startBinary(t, issue20Binary(t), t.TempDir())
+	for _, ch := range []string{"CI-J1", "CI-J2"} {
+		sv.ctl(t, "POST", "/__sim/channels", map[string]any{"name": ch, "like": "DEMOBANK"})
+	}
+	c1, c2 := sv.channelClient(t, "CI-J1"), sv.channelClient(t, "CI-J2")
+	seq := coupon(t, c1, "VU-1", "T-1")
+	coupon(t, c2, "VU-1", "T-1")
+	for _, path := range []string{"/api/nowhere", "/api/getCatalogue"} { // a 404 and a refusal carry it too
+		res, err := http.Post(sv.publicURL+path, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if n, err := strconv.ParseUint(res.Header.Get("X-Rewardsim-Seq"), 10, 64); err != nil || n <= seq {
+			t.Errorf("%s: X-Rewardsim-Seq %q, want a number after %d", path, res.Header.Get("X-Rewardsim-Seq"), seq)
+		}
+	}
+	var page struct {
+		Entries []struct {
+			Seq     uint64 `json:"seq"`
+			Channel string `json:"channel"`
+		} `json:"entries"`
+	}
+	code, body := sv.call(t, "GET", "/__sim/journal?channel=CI-J1&where=/extTransactionId=T-1&where=/virtualId~=%5EVU-", nil)
+	if _ = json.Unmarshal(body, &page); code != 200 || len(page.Entries) != 1 || page.Entries[0].Seq != seq {
+		t.Fatalf("journal with where: %d %s, want the entry %d only", code, body, seq)
+	}
+	code, body = sv.call(t, "GET", "/__sim/journal?extTransactionId=NOPE", nil)
+	if code != http.StatusBadRequest || !strings.Contains(string(body), "known are after, channel, endpoint") {
+		t.Errorf("unknown journal filter: %d %s, want 400 naming the known ones", code, body)
+	}
+	if code, body := sv.call(t, "DELETE", "/__sim/journal?channel=CI-J1", nil); code != http.StatusNoContent {
+		t.Fatalf("DELETE journal?channel: %d %s", code, body)
+	}
+	for ch, want := range map[string]int{"CI-J1": 0, "CI-J2": 1} {
+		_, body := sv.call(t, "GET", "/__sim/journal?endpoint=fetchCouponCode&channel="+ch, nil)
+		page.Entries = nil
+		_ = json.Unmarshal(body, &page)
+		if len(page.Entries) != want {
+			t.Errorf("after deleting CI-J1's journal, %s has %d fetchCouponCode entries, want %d", ch, len(page.Entries), want)
+		}
 	}
 }
