@@ -199,7 +199,7 @@ function describeWhere(where) {
 // first predicate it fails.
 function describeMiss(m) {
   if (typeof m === "string") return m;
-  const why = m.mismatch ?? m.reason ?? m.failed ?? m.diff ?? m.why;
+  const why = m.failed ?? m.mismatch ?? m.reason;
   const head = [m.seq !== undefined ? `#${m.seq}` : null, m.endpoint].filter(Boolean).join(" ");
   return why !== undefined ? `${head}: ${typeof why === "string" ? why : JSON.stringify(why)}` : JSON.stringify(m);
 }

@@ -63,7 +63,7 @@ public final class Verification {
     static String describe(Object m) {
         if (!(m instanceof Map<?, ?> miss)) return String.valueOf(m);
         Object why = null;
-        for (String k : new String[] {"mismatch", "reason", "failed", "diff", "why"}) {
+        for (String k : new String[] {"failed", "mismatch", "reason"}) {
             if (miss.get(k) != null) {
                 why = miss.get(k);
                 break;
