@@ -118,7 +118,8 @@ public final class Channel {
         return in;
     }
 
-    synchronized void closeInbox() {
+    /** Stops the webhook inbox, if one was opened (a later webhookInbox() opens a new one). */
+    public synchronized void closeInbox() {
         if (inbox != null) inbox.close();
         inbox = null;
     }

@@ -28,8 +28,11 @@ public final class RewardsimExtension implements ParameterResolver {
 
     /** The simulator of this JUnit run. */
     public static RewardsimServer server(ExtensionContext context) {
-        return context.getRoot().getStore(NS)
-                .getOrComputeIfAbsent("server", k -> new ServerResource(RewardsimServer.fromEnvironment()), ServerResource.class).server;
+        Held<?> held = context.getRoot().getStore(NS).getOrComputeIfAbsent("server", k -> {
+            RewardsimServer s = RewardsimServer.fromEnvironment();
+            return new Held<>(s, s::close);
+        }, Held.class);
+        return (RewardsimServer) held.value();
     }
 
     /** The channel of the test class context belongs to. */
@@ -38,20 +41,20 @@ public final class RewardsimExtension implements ParameterResolver {
         while (c.getTestMethod().isPresent() && c.getParent().isPresent()) c = c.getParent().get();
         ExtensionContext classContext = c;
         String like = classContext.getTestClass().map(k -> k.getAnnotation(RewardsimTest.class)).map(RewardsimTest::like).orElse("DEMOBANK");
-        return classContext.getStore(NS).getOrComputeIfAbsent("channel:" + classContext.getUniqueId(),
-                k -> server(classContext).newChannel(null, like), Channel.class);
+        Held<?> held = classContext.getStore(NS).getOrComputeIfAbsent("channel:" + classContext.getUniqueId(), k -> {
+            Channel ch = server(classContext).newChannel(null, like);
+            return new Held<>(ch, ch::closeInbox);
+        }, Held.class);
+        return (Channel) held.value();
     }
 
-    private static final class ServerResource implements ExtensionContext.Store.CloseableResource {
-        final RewardsimServer server;
-
-        ServerResource(RewardsimServer server) {
-            this.server = server;
-        }
-
+    // A store value closed with its context: the simulator with the run,
+    // a channel's webhook inbox with its class (the channel stays
+    // registered: its journal is there to read after a failure).
+    private record Held<T>(T value, Runnable onClose) implements ExtensionContext.Store.CloseableResource {
         @Override
         public void close() {
-            server.close();
+            onClose.run();
         }
     }
 }
