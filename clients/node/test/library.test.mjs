@@ -9,29 +9,31 @@ before(async () => { sim = await startRewardsim(); });
 after(async () => { await sim?.close(); });
 
 // Two suites at once, each on its own channel, with the same transaction ids.
-for (const suite of ["A", "B"]) {
-  describe(`isolated channel ${suite}`, { concurrency: true }, () => {
-    test("verify counts this channel's calls only, and a failed verify names the near misses", async () => {
-      const ch = await sim.newChannel();
-      const coupon = await ch.publisher.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: "VU-1", extTransactionId: "T-1", coinsUsed: 100 });
-      assert.ok(coupon.coupon_code, JSON.stringify(coupon));
-      await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": "T-1" }, times: 1 });
-      await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": { regex: "^T-" } }, atLeast: 1 });
-      await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": "NOPE" }, never: true });
-      await ch.verify({ endpoint: "fetchCouponCode", since: ch.publisher.lastSeq + 1, never: true });
-      await assert.rejects(
-        ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": "T-2" }, times: 1 }),
-        (err) => {
-          assert.equal(err.name, "AssertionError");
-          assert.match(err.message, /counted 0/);
-          assert.match(err.message, /near misses/);
-          assert.match(err.message, /T-1/);
-          return true;
-        },
-      );
+describe("two suites at once", { concurrency: true }, () => {
+  for (const suite of ["A", "B"]) {
+    describe(`isolated channel ${suite}`, () => {
+      test("verify counts this channel's calls only, and a failed verify names the near misses", async () => {
+        const ch = await sim.newChannel();
+        const coupon = await ch.publisher.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: "VU-1", extTransactionId: "T-1", coinsUsed: 100 });
+        assert.ok(coupon.coupon_code, JSON.stringify(coupon));
+        await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": "T-1" }, times: 1 });
+        await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": { regex: "^T-" } }, atLeast: 1 });
+        await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": "NOPE" }, never: true });
+        await ch.verify({ endpoint: "fetchCouponCode", since: ch.publisher.lastSeq + 1, never: true });
+        await assert.rejects(
+          ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": "T-2" }, times: 1 }),
+          (err) => {
+            assert.equal(err.name, "AssertionError");
+            assert.match(err.message, /counted 0/);
+            assert.match(err.message, /near misses/);
+            assert.match(err.message, /T-1/);
+            return true;
+          },
+        );
+      });
     });
-  });
-}
+  }
+});
 
 describe("a channel", () => {
   test("its clock moves alone", async () => {
@@ -84,8 +86,11 @@ describe("a channel", () => {
     assert.ok((await pub.referenceToken()).length >= 16);
     const bank = await pub.bankCard({ virtualId: "VU-CARD", extTransactionId: "ORD-CARD" });
     assert.equal(bank.status, true);
-    await ch.reset();
+    await pub.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: "VU-CARD", extTransactionId: "T-CARD", coinsUsed: 100 });
+    assert.equal((await pub.userCoupons("VU-CARD")).length, 1);
+    await ch.reset(); // state and journal of this channel only
     assert.deepEqual(await pub.userCoupons("VU-CARD"), []);
+    await ch.verify({ endpoint: "FetchRewardInfo", never: true });
   });
 
   test("attachRewardsim uses a running simulator", async () => {

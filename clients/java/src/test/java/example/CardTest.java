@@ -45,5 +45,11 @@ class CardTest {
         assertTrue(pub.sessionId("VU-CARD").length() > 0);
         Map<String, Object> bank = pub.bankCard("VU-CARD", "ORD-CARD");
         assertEquals(Boolean.TRUE, bank.get("status"), bank.toString());
+
+        pub.fetchCoupon("OFFER-DEMO", "VU-CARD", "T-CARD", 100);
+        assertEquals(1, pub.userCoupons("VU-CARD").size());
+        ch.reset(); // this channel's state and journal only
+        assertEquals(List.of(), pub.userCoupons("VU-CARD"));
+        ch.verify("FetchRewardInfo").never();
     }
 }
