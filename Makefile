@@ -33,8 +33,9 @@ build:
 # an independent validator and every recorded answer against it; then a
 # short coverage-guided fuzz of the envelope and the plain-JSON (coupon
 # host, GetReward, SDK) decoders. Browser tests, the libcrypto identity
-# test and the Java and Node publisher kit must run here, not skip:
-# browser-deps, crypto-deps and kit-deps install what is missing; the
+# test and the Java and Node libraries (make java, make node; their
+# suites in clients/) must run here, not skip: browser-deps, crypto-deps,
+# kit-deps and java-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
 test: lint browser-deps crypto-deps doc-deps kit-deps image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
