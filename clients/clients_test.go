@@ -4,7 +4,8 @@
 // console launcher with two classes in parallel; the node:test suite from a
 // fresh project that installed dist/node/rewardsim.tgz alone; and
 // rewardsim/testcontainers against the image of `make image` in a real
-// engine (.ci/engine/up). Each suite drives a real `rewardsim serve`.
+// engine (.ci/engine/up); the TypeScript declarations checked with tsc.
+// Each suite drives a real `rewardsim serve`.
 package clients
 
 import (
@@ -168,36 +169,47 @@ func TestNodeLibrary(t *testing.T) {
 	nodeTest(t, dir, []string{"REWARDSIM_BIN=" + rewardsimBin}, "library.test.mjs")
 }
 
-// rewardsim/testcontainers starts the image of `make image` in the
-// repository's podman engine (.ci/engine/up) and a channel issues a card.
-// `testcontainers` comes from the npm registry; 10.x runs on Node 18+.
-func TestNodeTestcontainers(t *testing.T) {
+// The packages a user adds from the npm registry beside the tarball:
+// `testcontainers` (10.x runs on Node 18+), and TypeScript with Node's
+// types to check the declarations against the surface (surface.ts).
+func TestNodeWithRegistryPackages(t *testing.T) {
 	t.Parallel()
 	needTool(t, "node", "npm")
 	image := need(t, "../dist/image/rewardsim-image.tar", "make image")
-	if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
-		t.Skip("no container engine: make test starts one (.ci/engine/up)")
-	}
-	var env []string
-	up := exec.Command("../.ci/engine/up")
-	up.Stderr = os.Stderr
-	exports, err := up.Output()
-	if err != nil {
-		t.Fatalf(".ci/engine/up: %v", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(exports))
-	for sc.Scan() {
-		if kv, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "export "); ok {
-			k, v, _ := strings.Cut(kv, "=")
-			env = append(env, k+"="+strings.Trim(v, `'"`))
+	dir := npmProject(t, []string{"node/test/testcontainers.test.mjs", "node/test/surface.ts"},
+		"testcontainers@10", "typescript@5", "@types/node@20")
+
+	t.Run("types", func(t *testing.T) {
+		run(t, dir, nil, 2*time.Minute, "npx", "--no-install", "tsc", "--noEmit", "--strict",
+			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts")
+	})
+
+	// rewardsim/testcontainers starts the image of `make image` in the
+	// repository's podman engine (.ci/engine/up) and a channel issues a card.
+	t.Run("testcontainers", func(t *testing.T) {
+		if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
+			t.Skip("no container engine: make test starts one (.ci/engine/up)")
 		}
-	}
-	// Ryuk cannot run here; the simulator is reached on loopback only.
-	env = append(env, "TESTCONTAINERS_RYUK_DISABLED=true", "TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1", "REWARDSIM_IMAGE=rewardsim:latest")
-	load := run(t, ".", env, 3*time.Minute, "podman", "load", "-i", image)
-	t.Logf("%s", strings.TrimSpace(load))
-	dir := npmProject(t, []string{"node/test/testcontainers.test.mjs"}, "testcontainers@10")
-	nodeTest(t, dir, env, "testcontainers.test.mjs")
+		var env []string
+		up := exec.Command("../.ci/engine/up")
+		up.Stderr = os.Stderr
+		exports, err := up.Output()
+		if err != nil {
+			t.Fatalf(".ci/engine/up: %v", err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(exports))
+		for sc.Scan() {
+			if kv, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "export "); ok {
+				k, v, _ := strings.Cut(kv, "=")
+				env = append(env, k+"="+strings.Trim(v, `'"`))
+			}
+		}
+		// Ryuk cannot run here; the simulator is reached on loopback only.
+		env = append(env, "TESTCONTAINERS_RYUK_DISABLED=true", "TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1", "REWARDSIM_IMAGE=rewardsim:latest")
+		load := run(t, ".", env, 3*time.Minute, "podman", "load", "-i", image)
+		t.Logf("%s", strings.TrimSpace(load))
+		nodeTest(t, dir, env, "testcontainers.test.mjs")
+	})
 }
 
 // The publisher kit (examples/, docs/publisher-kit.md): the whole flow and
