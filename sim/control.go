@@ -12,6 +12,7 @@ import (
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -183,7 +184,7 @@ func (s *Sim) readTokens(ch, vid string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := s.opts.Clock.Now()
+	now := clock.NowFor(s.opts.Clock, ch)
 	out := make([]tokenView, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, tokenView{t.Value, string(t.Kind), t.IssuedAt, t.ExpiresAt, !now.Before(t.ExpiresAt)})

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/sim/publisher"
@@ -328,5 +329,86 @@ func TestServe_SIM4_watermarksAndStrictJournal(t *testing.T) {
 		if len(page.Entries) != want {
 			t.Errorf("after deleting CI-J1's journal, %s has %d fetchCouponCode entries, want %d", ch, len(page.Entries), want)
 		}
+	}
+}
+
+// clause: SIM-3, TOK-3, SIM-2
+// Advancing one channel's clock expires its user tokens and no other
+// channel's; its journal entries are stamped on its own time; the global
+// clock moves only the channels without a clock of their own; a
+// channel's clock survives a restart.
+func TestServe_SIM3_channelClock(t *testing.T) {
+	bin, data := issue20Binary(t), t.TempDir()
+	sv := startBinary(t, bin, data)
+	for _, ch := range []string{"CI-K1", "CI-K2"} {
+		sv.ctl(t, "POST", "/__sim/channels", map[string]any{"name": ch, "like": "DEMOBANK"})
+	}
+	ctx := context.Background()
+	c1, c2 := sv.channelClient(t, "CI-K1"), sv.channelClient(t, "CI-K2")
+	u1, err := c1.UserToken(ctx, "VU-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, err := c2.UserToken(ctx, "VU-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := sv.ctl(t, "GET", "/__sim/clock", nil)["now"].(string)
+	moved := sv.ctl(t, "POST", "/__sim/clock/advance", map[string]any{"channel": "CI-K1", "by": "31m"})
+	if moved["channel"] != "CI-K1" || moved["own"] != true {
+		t.Fatalf("advance with channel: %v", moved)
+	}
+	expired := func(ch string) bool {
+		u := sv.ctl(t, "GET", "/__sim/state/users/"+ch+"/VU-1", nil)
+		toks, _ := u["tokens"].([]any)
+		if len(toks) != 1 {
+			t.Fatalf("%s: tokens %v", ch, u)
+		}
+		return toks[0].(map[string]any)["expired"].(bool)
+	}
+	if !expired("CI-K1") || expired("CI-K2") {
+		t.Fatalf("after CI-K1's clock moved 31m: CI-K1 expired %v, CI-K2 expired %v; want true, false", expired("CI-K1"), expired("CI-K2"))
+	}
+	if res, _, _ := c1.ListCards(ctx, u1.Token, ""); res == nil || res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("CI-K1's expired user token still lists cards: %+v", res)
+	}
+	if res, _, err := c2.ListCards(ctx, u2.Token, ""); err != nil || res.StatusCode != http.StatusOK {
+		t.Errorf("CI-K2's user token was expired by CI-K1's clock: %v %+v", err, res)
+	}
+	// The journal stamps CI-K1's exchanges on its own time.
+	var page struct {
+		Entries []struct {
+			At time.Time `json:"at"`
+		} `json:"entries"`
+	}
+	if _, err := c1.UserToken(ctx, "VU-2"); err != nil {
+		t.Fatal(err)
+	}
+	_, body := sv.call(t, "GET", "/__sim/journal?channel=CI-K1&endpoint=GetAuthToken&where=/virtualId=VU-2", nil)
+	_ = json.Unmarshal(body, &page)
+	g, _ := time.Parse(time.RFC3339Nano, before)
+	if len(page.Entries) != 1 || page.Entries[0].At.Sub(g) < 30*time.Minute {
+		t.Errorf("CI-K1's listing is not stamped on its own clock (global %s): %s", before, body)
+	}
+	// The global clock moves CI-K2, not CI-K1.
+	k1 := sv.ctl(t, "GET", "/__sim/clock?channel=CI-K1", nil)["now"].(string)
+	sv.ctl(t, "POST", "/__sim/clock", map[string]any{"mode": "frozen", "time": "2030-01-01T00:00:00Z"})
+	if got := sv.ctl(t, "GET", "/__sim/clock?channel=CI-K2", nil); !strings.HasPrefix(got["now"].(string), "2030-01-01") || got["own"] != false {
+		t.Errorf("the global clock did not move CI-K2: %v", got)
+	}
+	t1, _ := time.Parse(time.RFC3339Nano, k1)
+	got, _ := time.Parse(time.RFC3339Nano, sv.ctl(t, "GET", "/__sim/clock?channel=CI-K1", nil)["now"].(string))
+	if got.Year() == 2030 || got.Sub(t1) > time.Minute {
+		t.Errorf("the global clock moved CI-K1's own clock: %s -> %s", k1, got)
+	}
+	sv.ctl(t, "POST", "/__sim/clock", map[string]any{"channel": "CI-K1", "mode": "frozen", "time": "2027-06-01T00:00:00Z"})
+	sv.cmd.Process.Kill()
+	sv.cmd.Wait()
+	sv = startBinary(t, bin, data)
+	if got := sv.ctl(t, "GET", "/__sim/clock?channel=CI-K1", nil); !strings.HasPrefix(got["now"].(string), "2027-06-01") {
+		t.Errorf("CI-K1's clock after a restart: %v", got)
+	}
+	if code, body := sv.call(t, "GET", "/__sim/clock?channel=NOPE", nil); code != http.StatusNotFound {
+		t.Errorf("clock of an unknown channel: %d %s", code, body)
 	}
 }

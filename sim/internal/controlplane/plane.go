@@ -77,7 +77,8 @@ type Plane struct {
 	files     Files
 	scenarios *scenario.Registry
 	faults    *fault.Set
-	clock     clock.Clock
+	clock     clock.Clock     // the global clock
+	clocks    *clock.Channels // it, with the channels' own clocks
 	rand      io.Reader
 	log       *slog.Logger
 
@@ -128,6 +129,8 @@ func Open(o Options) (*Plane, error) {
 			return nil, err
 		}
 	}
+	p.clocks = clock.NewChannels(p.clock)
+	p.restoreChannelClocks()
 	if o.Watch != "" {
 		p.watch(o.Watch)
 	}
@@ -204,8 +207,9 @@ func (p *Plane) Scenarios() *scenario.Registry { return p.scenarios }
 // Faults are the run-time fault rules, consulted before a scenario's.
 func (p *Plane) Faults() *fault.Set { return p.faults }
 
-// Clock is the simulated clock.
-func (p *Plane) Clock() clock.Clock { return p.clock }
+// Clock is the simulated clock: the global one, with the channels' own
+// (clock.For finds a channel's).
+func (p *Plane) Clock() clock.Clock { return p.clocks }
 
 // knownChannel refuses a channel name nothing defines.
 func (p *Plane) knownChannel(name string) error {

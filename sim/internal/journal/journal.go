@@ -108,6 +108,23 @@ type Exchange struct {
 	// Seq is the number the answer carried (SeqHeader); 0: numbered
 	// when stored.
 	Seq uint64
+	// WallAt is when it arrived on the wall clock (stamp).
+	WallAt time.Time
+}
+
+// stamp is the time an exchange arrived on its channel's clock: a
+// channel with a clock of its own has its entries stamped on it (the
+// channel is known only once the request is read, here).
+func (j *Journal) stamp(channel string, x *Exchange) time.Time {
+	cs, ok := j.opts.Clock.(*clock.Channels)
+	if !ok || x.WallAt.IsZero() {
+		return x.At
+	}
+	own, ok := cs.Own(channel)
+	if !ok {
+		return x.At
+	}
+	return own.Now().Add(-j.opts.Wall.Now().Sub(x.WallAt))
 }
 
 // Open starts a journal over store.
@@ -273,6 +290,7 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	if it.raw != nil {
 		r = j.builder.record(it.raw)
 		r.Seq = it.raw.Seq
+		r.At = j.stamp(r.Channel, it.raw)
 	}
 	if r.Seq == 0 {
 		r.Seq = j.next.Add(1)

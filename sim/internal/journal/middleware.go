@@ -22,7 +22,7 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			}
 			req := c.Request()
 			at, start := j.opts.Clock.Now(), j.opts.Wall.Now()
-			r := &Exchange{At: at, Listener: listener, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery}
+			r := &Exchange{At: at, WallAt: start, Listener: listener, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery}
 			if req.Body != nil && req.Body != http.NoBody {
 				r.RequestBody, r.RequestTrunc = PeekBody(req)
 			}
