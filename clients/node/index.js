@@ -89,6 +89,7 @@ export async function startRewardsim(options = {}) {
     async onClose() {
       process.removeListener("exit", kill);
       if (child.exitCode === null && child.signalCode === null) {
+        child.ref(); // the exit is awaited: keep the event loop alive for it
         kill();
         await exited;
       }
