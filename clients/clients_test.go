@@ -109,7 +109,9 @@ func TestJavaLibrary(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(classes, "junit-platform.properties"), props, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := run(t, ".", []string{"REWARDSIM_BIN=" + rewardsimBin}, 5*time.Minute, "java", "-jar", launcher,
+	// REWARDSIM_URL blanked: the extension starts its own simulator.
+	env := []string{"REWARDSIM_BIN=" + rewardsimBin, "REWARDSIM_URL=", "REWARDSIM_CONTROL_URL="}
+	out := run(t, ".", env, 5*time.Minute, "java", "-jar", launcher,
 		"-cp", classes+":"+jar, "--select-package", "example", "--disable-banner", "--disable-ansi-colors",
 		"--details=tree", "--fail-if-no-tests")
 	counts := map[string]int{}
