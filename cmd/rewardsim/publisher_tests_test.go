@@ -412,3 +412,97 @@ func TestServe_SIM3_channelClock(t *testing.T) {
 		t.Errorf("clock of an unknown channel: %d %s", code, body)
 	}
 }
+
+// clause: SIM-1, SIM-3, GR-2, CPN-1
+// An overlay that lists only a fault keeps DEMOBANK's campaigns and
+// fires the fault; GET /__sim/scenarios/{name} returns it merged with
+// secrets masked; validate reports an overlay's problem at its own line;
+// `rewardsim scenario show default` prints the embedded scenario.
+func TestServe_SIM1_scenarioOverlay(t *testing.T) {
+	bin := issue20Binary(t)
+	sv := startBinary(t, bin, t.TempDir())
+	overlay := "extends: default\nfaults:\n  - {id: ov-boom, endpoint: fetchCouponCode, virtualId: OV-1, action: {kind: internal-error}}\n"
+	req, _ := http.NewRequest("POST", sv.ctlURL+"/__sim/scenarios?name=ci-ov.yaml&activate=true&channel=DEMOBANK", strings.NewReader(overlay))
+	req.Header.Set("Content-Type", "application/yaml")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode >= 300 {
+		t.Fatalf("upload overlay: %d %s", res.StatusCode, body)
+	}
+	if got, _ := sv.ctl(t, "GET", "/__sim/scenarios/active?channel=DEMOBANK", nil)["scenario"].(map[string]any); got["name"] != "ci-ov" {
+		t.Fatalf("active for DEMOBANK: %v", got)
+	}
+	demo := sv.channelClient(t, "DEMOBANK")
+	issueCard(t, demo, "VU-1", "T-OV") // CAMP-DEMO kept
+	ctx := context.Background()
+	if _, err := demo.FetchCouponCode(ctx, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "OV-1", ChannelName: "DEMOBANK", ExtTransactionID: "TX-OV", CoinsUsed: "100"}); err == nil {
+		t.Error("the overlay's fault did not fire")
+	}
+	if _, err := demo.FetchCouponCode(ctx, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "OV-2", ChannelName: "DEMOBANK", ExtTransactionID: "TX-OV2", CoinsUsed: "100"}); err != nil {
+		t.Errorf("a user the fault does not name: %v", err)
+	}
+	code, yml := sv.call(t, "GET", "/__sim/scenarios/ci-ov", nil)
+	for _, want := range []string{"name: ci-ov", "id: CAMP-DEMO", "id: ov-boom", "id: coupon-internal-error", "secKey: ~masked"} {
+		if code != http.StatusOK || !strings.Contains(string(yml), want) {
+			t.Errorf("GET /__sim/scenarios/ci-ov: %d, no %q in\n%s", code, want, yml)
+		}
+	}
+	if strings.Contains(string(yml), "DEMOSECKEY") {
+		t.Error("GET /__sim/scenarios/ci-ov shows the secKey")
+	}
+
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	_ = os.WriteFile(bad, []byte("extends: default\nname: bad\nfaults:\n  - {id: x, endpoint: NoSuchOp, action: {kind: internal-error}}\n"), 0o644)
+	out, code2 := cli(t, bin, nil, "validate", bad)
+	if code2 != 1 || !strings.Contains(out, bad+":4: /faults/3/endpoint") {
+		t.Errorf("validate of a bad overlay: exit %d\n%s\nwant the problem at line 4", code2, out)
+	}
+	good := filepath.Join(dir, "good.yaml")
+	_ = os.WriteFile(good, []byte(overlay), 0o644)
+	if out, code := cli(t, bin, nil, "validate", good); code != 0 {
+		t.Errorf("validate of a good overlay: exit %d\n%s", code, out)
+	}
+	embedded, _ := os.ReadFile("../../scenarios/default.yaml")
+	out, code2 = cli(t, bin, nil, "scenario", "show", "default", "--control", "http://127.0.0.1:1")
+	if code2 != 0 || out != string(embedded) {
+		t.Errorf("scenario show default: exit %d\n%.200s", code2, out)
+	}
+	out, code2 = cli(t, bin, nil, "scenario", "show", "ci-ov", "--control", sv.ctlURL)
+	if code2 != 0 || !strings.Contains(out, "id: ov-boom") {
+		t.Errorf("scenario show ci-ov: exit %d\n%.300s", code2, out)
+	}
+}
+
+// clause: SIM-4
+// `rewardsim verify` exits 0 when the count holds and 1 printing the
+// near misses.
+func TestServe_SIM4_verifyCommand(t *testing.T) {
+	bin := issue20Binary(t)
+	sv := startBinary(t, bin, t.TempDir())
+	sv.ctl(t, "POST", "/__sim/channels", map[string]any{"name": "CI-CLI", "like": "DEMOBANK"})
+	c := sv.channelClient(t, "CI-CLI")
+	seq := coupon(t, c, "VU-1", "T-1")
+	env := []string{"REWARDSIM_CONTROL_URL=" + sv.ctlURL}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--where", "/extTransactionId=T-1", "--where", "/coinsUsed=100", "--times", "1"}, 0, "ok: 1 matching"},
+		{[]string{"--where", "/virtualId~=^VU-", "--at-least", "1", "--since", strconv.FormatUint(seq, 10)}, 0, "ok: 1 matching"},
+		{[]string{"--where", "/extTransactionId=T-2", "--times", "1"}, 1, `/extTransactionId: want "T-2", got "T-1"`},
+		{[]string{"--times", "0"}, 1, "near misses:"},
+		{[]string{"--at-most", "0", "--since", strconv.FormatUint(seq+1, 10)}, 0, "ok: 0 matching"},
+	} {
+		args := append([]string{"verify", "--channel", "CI-CLI", "--endpoint", "fetchCouponCode"}, tc.args...)
+		out, code := cli(t, bin, env, args...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d\n%s\nwant exit %d and %q", args, code, out, tc.code, tc.want)
+		}
+	}
+}

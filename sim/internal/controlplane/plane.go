@@ -47,8 +47,9 @@ type Store interface {
 // Files reads scenarios for the plane: the composition root's, the only
 // reader of files.
 type Files interface {
-	// Parse compiles uploaded YAML; name is how errors name it.
-	Parse(name string, data []byte) (*scenario.Scenario, error)
+	// Parse compiles uploaded YAML; name is how errors name it; base
+	// finds a loaded scenario's YAML for an overlay's extends:.
+	Parse(name string, data []byte, base func(name string) ([]byte, bool)) (*scenario.Scenario, error)
 	// Load reads a scenario file or folder.
 	Load(path string) (*scenario.Scenario, error)
 	// Stamp changes whenever the file (or the folder's files) change.
@@ -144,7 +145,7 @@ func Open(o Options) (*Plane, error) {
 			return registerIn(d, spec)
 		})
 		restore(p, kindScenario, func(rec storedScenario) error {
-			sc, err := p.compile(rec)
+			sc, err := p.compile(rec, d.ByName)
 			if err == nil {
 				d.Load(sc)
 			}

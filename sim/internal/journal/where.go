@@ -26,7 +26,9 @@ type Predicate struct {
 // Where is every predicate a request must pass, in pointer order.
 type Where []Predicate
 
-// ParseWhere reads the JSON form {"/ptr": value | {"regex": "..."}}.
+// ParseWhere reads the JSON form {"/ptr": value | {"regex": "..."} |
+// {"text": "..."}}: a value compares typed (100 is not "100"); text
+// compares the found value's text (the CLI's /ptr=value).
 func ParseWhere(m map[string]json.RawMessage) (Where, error) {
 	var w Where
 	for _, ptr := range sortedKeys(m) {
@@ -41,12 +43,18 @@ func ParseWhere(m map[string]json.RawMessage) (Where, error) {
 		switch t := v.(type) {
 		case string, float64, bool:
 		case map[string]any:
-			re, ok := t["regex"].(string)
-			if !ok || len(t) != 1 {
-				return nil, fmt.Errorf(`where %s: an object must be {"regex": "..."}`, ptr)
-			}
-			if p.Regex, ok = compileRegex(re); !ok {
-				return nil, fmt.Errorf("where %s: %q is not a regular expression", ptr, re)
+			re, isRe := t["regex"].(string)
+			txt, isText := t["text"].(string)
+			switch {
+			case len(t) == 1 && isText:
+				p.Want, p.Loose = txt, true
+			case len(t) == 1 && isRe:
+				var ok bool
+				if p.Regex, ok = compileRegex(re); !ok {
+					return nil, fmt.Errorf("where %s: %q is not a regular expression", ptr, re)
+				}
+			default:
+				return nil, fmt.Errorf(`where %s: an object must be {"regex": "..."} or {"text": "..."}`, ptr)
 			}
 		default:
 			return nil, fmt.Errorf(`where %s: want a string, number, boolean or {"regex": "..."}`, ptr)
