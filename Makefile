@@ -19,7 +19,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps load image dist
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -36,10 +36,10 @@ build:
 # test and the Java and Node publisher kit must run here, not skip:
 # browser-deps, crypto-deps and kit-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps image
+test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps image
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
-	cd $(TOOLS) && REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
+	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sim/ || exit 1; done
 
 lint:
@@ -113,6 +113,16 @@ kit-deps:
 	fi
 	@node -e 'if (+process.versions.node.split(".")[0] < 18) { console.error("node >= 18 needed for fetch"); process.exit(1) }'
 
+# The private podman engine of .ci/engine/up (installs podman and runc
+# when missing) and Debian's docker-compose, for the image's tests in a
+# real engine (.ci/tools/engine, docs/ci.md).
+engine-deps:
+	.ci/engine/up >/dev/null
+	@if ! command -v docker-compose >/dev/null; then \
+	  echo "installing Debian's docker-compose for the compose recipe of docs/ci.md"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose; \
+	fi
+
 # The container image, assembled in Go without a daemon or base image:
 # dist/image/rewardsim-image.tar (docker load) and dist/image/oci/ (OCI layout).
 image:
@@ -132,6 +142,7 @@ dist:
 	  $$tmp/rewardsim version | grep -qx 'rewardsim $(VERSION)' && rm -rf $$tmp && echo "dist: 6 archives verified"
 
 clean:
+	-.ci/engine/down --purge
 	rm -rf bin dist rewardsim-data
 
 # Replay every recording under fixtures/sessions/ against a running
