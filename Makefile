@@ -19,7 +19,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps java-deps load image dist java node
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps java-deps load image dist java node
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -37,10 +37,10 @@ build:
 # suites in clients/) must run here, not skip: browser-deps, crypto-deps,
 # kit-deps and java-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps image java node
+test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
-	cd $(TOOLS) && REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
+	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sim/ || exit 1; done
 
 lint:
@@ -144,6 +144,16 @@ node: kit-deps
 	cd clients/node && npm pack --silent --pack-destination $(CURDIR)/dist/node >/dev/null
 	mv dist/node/rewardsim-*.tgz dist/node/rewardsim.tgz
 
+# The private podman engine of .ci/engine/up (installs podman and runc
+# when missing) and Debian's docker-compose, for the image's tests in a
+# real engine (.ci/tools/engine, docs/ci.md).
+engine-deps:
+	.ci/engine/up >/dev/null
+	@if ! command -v docker-compose >/dev/null; then \
+	  echo "installing Debian's docker-compose for the compose recipe of docs/ci.md"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose; \
+	fi
+
 # The container image, assembled in Go without a daemon or base image:
 # dist/image/rewardsim-image.tar (docker load) and dist/image/oci/ (OCI layout).
 image:
@@ -151,18 +161,25 @@ image:
 	cd $(TOOLS) && $(GO) run ./cmd/mkimage -binary $(CURDIR)/bin/linux-$(IMAGE_ARCH)/rewardsim -arch $(IMAGE_ARCH) \
 	  -version $(VERSION) -revision $(COMMIT) -out $(CURDIR)/dist/image
 
-# Release archives for linux, darwin and windows on amd64 and arm64, and
-# SHA256SUMS; then verified: six archives, every checksum, and the host's
-# binary out of its archive reporting this version.
+# Release archives for linux, darwin and windows on amd64 and arm64 (or
+# only PLATFORMS, e.g. PLATFORMS=linux/amd64), and SHA256SUMS; then
+# verified: one archive per platform, every checksum, and the host's
+# binary out of its archive reporting this version. Each archive stands
+# alone: binary, README, docs/, certs/, default scenario (docs/ci.md).
+PLATFORMS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64
 dist:
 	rm -f dist/*.tar.gz dist/*.zip dist/SHA256SUMS
-	cd $(TOOLS) && $(GO) run ./cmd/mkdist -version $(VERSION) -commit $(COMMIT) -date $(DATE) -out $(CURDIR)/dist
+	cd $(TOOLS) && $(GO) run ./cmd/mkdist -version $(VERSION) -commit $(COMMIT) -date $(DATE) -platforms $(PLATFORMS) -out $(CURDIR)/dist
 	cd dist && sha256sum -c SHA256SUMS
-	test "$$(ls dist/*.tar.gz dist/*.zip | wc -l)" -eq 6
-	tmp=$$(mktemp -d) && tar -xzf dist/rewardsim_$(VERSION)_linux_$(IMAGE_ARCH).tar.gz -C $$tmp && \
-	  $$tmp/rewardsim version | grep -qx 'rewardsim $(VERSION)' && rm -rf $$tmp && echo "dist: 6 archives verified"
+	test "$$(ls dist/*.tar.gz dist/*.zip 2>/dev/null | wc -l)" -eq "$$(echo $(PLATFORMS) | tr ',' '\n' | wc -l)"
+	@if [ -f dist/rewardsim_$(VERSION)_linux_$(IMAGE_ARCH).tar.gz ]; then \
+	  tmp=$$(mktemp -d) && tar -xzf dist/rewardsim_$(VERSION)_linux_$(IMAGE_ARCH).tar.gz -C $$tmp && \
+	  $$tmp/rewardsim version | grep -qx 'rewardsim $(VERSION)' && rm -rf $$tmp && echo "dist: host archive runs"; \
+	fi
+	@echo "dist: $$(ls dist/*.tar.gz dist/*.zip 2>/dev/null | wc -l) archive(s) verified"
 
 clean:
+	-.ci/engine/down --purge
 	rm -rf bin dist rewardsim-data
 
 # Replay every recording under fixtures/sessions/ against a running

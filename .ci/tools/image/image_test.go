@@ -7,14 +7,9 @@ package image
 import (
 	"archive/tar"
 	"bytes"
-	"crypto"
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/x509"
 	"debug/elf"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"io"
 	"net"
@@ -34,6 +29,7 @@ import (
 
 	"rewardsim.invalid/ci-tools/internal/ociimage"
 	"rewardsim.invalid/ci-tools/internal/repo"
+	"rewardsim.invalid/ci-tools/internal/signcheck"
 )
 
 // imageEnv names the folder `make image` wrote; unset, the test builds
@@ -196,7 +192,11 @@ func TestImageRunsFromItsLayers(t *testing.T) {
 	if err != nil || res.StatusCode != 200 || ans.SIGN == "" {
 		t.Fatalf("getSecuredReferenceToken: HTTP %d %+v %v", res.StatusCode, ans, err)
 	}
-	if err := verify(servicePub(t, control), ans.BDATA, ans.SIGN); err != nil {
+	pub, err := signcheck.ServicePub(control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := signcheck.Verify(pub, ans.BDATA, ans.SIGN); err != nil {
 		t.Fatalf("answer signature: %v", err)
 	}
 	raw, _ := base64.StdEncoding.DecodeString(ans.BDATA)
@@ -269,34 +269,6 @@ func loopback(t *testing.T, u string) string {
 		t.Fatalf("listener %s is not on the image's wildcard address", u)
 	}
 	return "http://127.0.0.1:" + port
-}
-
-func servicePub(t *testing.T, control string) *rsa.PublicKey {
-	res, err := http.Get(control + "/__sim/certs/service.pem")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	block, _ := pem.Decode(data)
-	if block == nil {
-		t.Fatalf("service.pem: %s", data)
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert.PublicKey.(*rsa.PublicKey)
-}
-
-// verify checks SHA256withRSA over the BDATA string, as the contract signs.
-func verify(pub *rsa.PublicKey, bdata, sign string) error {
-	sig, err := base64.StdEncoding.DecodeString(sign)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256([]byte(bdata))
-	return rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], sig)
 }
 
 // The Dockerfile (not built here: no engine) says what the Go-built image
