@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -42,7 +43,8 @@ public final class RewardsimServer implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("^rewardsim: (\\S+) listening on (\\S+)$");
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    // HTTP/1.1: the JDK's default would add an h2c upgrade to every cleartext call.
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
     private final String publicUrl;
     private final String controlUrl;
     private final String controlToken;
@@ -83,6 +85,18 @@ public final class RewardsimServer implements AutoCloseable {
             throw new UncheckedIOException("cannot start " + bin + " (set REWARDSIM_BIN or put rewardsim on PATH)", e);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(p::destroy));
+        // A serve that neither listens nor exits is stopped after 30 s, which ends the read below.
+        AtomicBoolean ready = new AtomicBoolean();
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(30_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (!ready.get()) p.destroyForcibly();
+        }, "rewardsim-start-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
         Map<String, String> urls = new LinkedHashMap<>();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         try {
@@ -95,6 +109,8 @@ public final class RewardsimServer implements AutoCloseable {
             p.destroy();
             throw new UncheckedIOException(e);
         }
+        ready.set(true);
+        watchdog.interrupt();
         if (urls.get("all") == null || urls.get("control") == null) {
             p.destroy();
             String log = "";
