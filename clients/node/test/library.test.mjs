@@ -100,4 +100,8 @@ describe("a channel", () => {
     assert.ok(await ch.publisher.sessionId("VU-4"));
     await attached.close();
   });
+
+  test("a simulator that cannot start says what to set", async () => {
+    await assert.rejects(startRewardsim({ bin: "/nonexistent/rewardsim" }), /REWARDSIM_BIN/);
+  });
 });

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.rewardsim.Channel;
 import io.github.rewardsim.Publisher;
 import io.github.rewardsim.RewardsimException;
+import io.github.rewardsim.RewardsimServer;
 import io.github.rewardsim.junit.RewardsimTest;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,5 +53,11 @@ class CardTest {
         ch.reset(); // this channel's state and journal only
         assertEquals(List.of(), pub.userCoupons("VU-CARD"));
         ch.verify("FetchRewardInfo").never();
+    }
+
+    @Test
+    void aSimulatorThatCannotStartSaysWhatToSet() {
+        UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> RewardsimServer.start("/nonexistent/rewardsim", List.of()));
+        assertTrue(e.getMessage().contains("REWARDSIM_BIN"), e.getMessage());
     }
 }
