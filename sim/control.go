@@ -117,6 +117,17 @@ func (s *Sim) startLoops() {
 	if s.opts.State.Retention >= 0 {
 		s.loops.Go(func() { s.sweepLoop(ctx) })
 	}
+	if s.opts.Durability == DurabilityProcess {
+		s.loops.Go(func() { clock.Every(ctx, SyncEvery, s.syncState) })
+	}
+}
+
+// syncState flushes the state file to the disk: under DurabilityProcess
+// it bounds what a machine crash can take (a process crash takes nothing).
+func (s *Sim) syncState() {
+	if err := s.store.Sync(); err != nil {
+		s.log.Warn("sync of the state file failed", "err", err)
+	}
 }
 
 // readers are what GET /__sim/state/users/... shows of a user.

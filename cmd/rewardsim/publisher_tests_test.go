@@ -20,7 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
 	"github.com/rewardsim/rewardsim/certs"
+	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 )
 
@@ -177,11 +180,37 @@ func (sv *served) verify(t *testing.T, body map[string]any) verdict {
 	if code != http.StatusOK {
 		t.Fatalf("verify %v: %d %s", body, code, out)
 	}
+	var doc any
+	_ = json.Unmarshal(out, &doc)
+	if err := verdictSchema(t).Validate(doc); err != nil {
+		t.Errorf("verify answered outside schemas/control.verdict.json: %v\n%s", err, out)
+	}
 	var v verdict
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatal(err)
 	}
 	return v
+}
+
+var verdictSchemas = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	raw, err := fs.ReadFile(schemas.FS, "control.verdict.json")
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("control.verdict.json", bytes.NewReader(raw)); err != nil {
+		return nil, err
+	}
+	return c.Compile("control.verdict.json")
+})
+
+// verdictSchema is schemas/control.verdict.json, compiled once.
+func verdictSchema(t *testing.T) *jsonschema.Schema {
+	s, err := verdictSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // coupon claims OFFER-DEMO and returns the answer's X-Rewardsim-Seq.
