@@ -50,7 +50,7 @@ public final class Verification {
         List<Object> matches = res.get("matches") instanceof List<?> l ? (List<Object>) l : List.of();
         if (!Boolean.TRUE.equals(res.get("ok"))) {
             String where = this.where.isEmpty() ? "" : " where " + Json.write(this.where);
-            String list = misses.isEmpty() ? "\nno near misses: the channel has no other exchange"
+            String list = misses.isEmpty() ? ""
                     : "\nnear misses:\n" + misses.stream().map(m -> "  " + describe(m)).collect(Collectors.joining("\n"));
             throw new AssertionError("expected " + endpoint + where + " on channel " + channel.name() + " " + want
                     + ", counted " + count + list);
