@@ -19,7 +19,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps load image dist
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -36,10 +36,10 @@ build:
 # test and the Java and Node publisher kit must run here, not skip:
 # browser-deps, crypto-deps and kit-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps image
+test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
-	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
+	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sim/ || exit 1; done
 
 lint:
@@ -121,6 +121,20 @@ engine-deps:
 	@if ! command -v docker-compose >/dev/null; then \
 	  echo "installing Debian's docker-compose for the compose recipe of docs/ci.md"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose; \
+	fi
+
+# openapi-typescript and TypeScript (pinned), cached under bin/npm, for
+# the generator test of .ci/tools/openapi; Debian's npm when missing.
+NPM_TOOLS := openapi-typescript@7.13.0 typescript@5.9.3
+gen-deps:
+	@if ! command -v npm >/dev/null; then \
+	  echo "installing Debian's npm for the OpenAPI generator test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
+	fi
+	@if [ ! -x bin/npm/node_modules/.bin/openapi-typescript ] || [ ! -x bin/npm/node_modules/.bin/tsc ] || \
+	    [ "$$(cat bin/npm/.pinned 2>/dev/null)" != "$(NPM_TOOLS)" ]; then \
+	  mkdir -p bin/npm && npm install --prefix bin/npm --no-audit --no-fund --loglevel=error $(NPM_TOOLS) && \
+	  echo "$(NPM_TOOLS)" > bin/npm/.pinned; \
 	fi
 
 # The container image, assembled in Go without a daemon or base image:
