@@ -19,7 +19,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps java-deps load image dist java node
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -37,10 +37,10 @@ build:
 # suites in clients/) must run here, not skip: browser-deps, crypto-deps,
 # kit-deps and java-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps image java node
+test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
-	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
+	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sim/ || exit 1; done
 
 lint:
@@ -120,6 +120,7 @@ kit-deps:
 
 # The JDK and Debian's JUnit 5 jars (there is no Maven repository to
 # download from) for make java and the Java library's tests.
+.PHONY: java-deps java node
 JUNIT_JARS := /usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/junit-platform-commons.jar
 java-deps: kit-deps
 	@if [ ! -f /usr/share/java/junit-jupiter-api.jar ] || [ ! -f /usr/share/java/junit-platform-console-standalone.jar ] || \
@@ -152,6 +153,20 @@ engine-deps:
 	@if ! command -v docker-compose >/dev/null; then \
 	  echo "installing Debian's docker-compose for the compose recipe of docs/ci.md"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose; \
+	fi
+
+# openapi-typescript and TypeScript (pinned), cached under bin/npm, for
+# the generator test of .ci/tools/openapi; Debian's npm when missing.
+NPM_TOOLS := openapi-typescript@7.13.0 typescript@5.9.3
+gen-deps:
+	@if ! command -v npm >/dev/null; then \
+	  echo "installing Debian's npm for the OpenAPI generator test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
+	fi
+	@if [ ! -x bin/npm/node_modules/.bin/openapi-typescript ] || [ ! -x bin/npm/node_modules/.bin/tsc ] || \
+	    [ "$$(cat bin/npm/.pinned 2>/dev/null)" != "$(NPM_TOOLS)" ]; then \
+	  mkdir -p bin/npm && npm install --prefix bin/npm --no-audit --no-fund --loglevel=error $(NPM_TOOLS) && \
+	  echo "$(NPM_TOOLS)" > bin/npm/.pinned; \
 	fi
 
 # The container image, assembled in Go without a daemon or base image:
