@@ -19,7 +19,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps load image dist
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -40,7 +40,7 @@ build:
 test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
-	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
+	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image REWARDSIM_IMAGE_STATIC=$(CURDIR)/dist/image-static $(GO) test -count=1 ./...
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sim/ || exit 1; done
 
 lint:
@@ -169,12 +169,39 @@ gen-deps:
 	  echo "$(NPM_TOOLS)" > bin/npm/.pinned; \
 	fi
 
-# The container image, assembled in Go without a daemon or base image:
-# dist/image/rewardsim-image.tar (docker load) and dist/image/oci/ (OCI layout).
-image:
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/rewardsim ./cmd/rewardsim
+# The container images, assembled in Go without a daemon or base image
+# (docs/ci.md): dist/image/ holds rewardsim:<version> (and :latest), a cgo
+# binary that signs with libcrypto, with the ELF loader, libc and
+# libcrypto taken from Debian's libc6 and libssl3 .debs (apt-get download,
+# dpkg-deb -x, cached under bin/image-libs/); dist/image-static/ holds
+# rewardsim:<version>-static, the pure-Go static binary. Each folder has
+# rewardsim-image.tar (docker load) and oci/ (OCI layout). The libcrypto
+# image is built for the machine's own architecture (cgo).
+IMAGE_LIBS := bin/image-libs/$(IMAGE_ARCH)
+image-libs:
+	@if ! ls $(IMAGE_LIBS)/debs/libc6_*.deb $(IMAGE_LIBS)/debs/libssl3_*.deb >/dev/null 2>&1; then \
+	  echo "downloading Debian's libc6 and libssl3 .debs for the image"; \
+	  mkdir -p $(IMAGE_LIBS)/debs && cd $(IMAGE_LIBS)/debs && \
+	  { apt-get download libc6:$(IMAGE_ARCH) libssl3:$(IMAGE_ARCH) 2>/dev/null || \
+	    { apt-get update -qq && apt-get download libc6:$(IMAGE_ARCH) libssl3:$(IMAGE_ARCH); }; }; \
+	fi
+	rm -rf $(IMAGE_LIBS)/root && for d in $(IMAGE_LIBS)/debs/*.deb; do dpkg-deb -x $$d $(IMAGE_LIBS)/root; done
+
+image: crypto-deps image-libs
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/rewardsim-static ./cmd/rewardsim
+	cd $(TOOLS) && $(GO) run ./cmd/mkimage -binary $(CURDIR)/bin/linux-$(IMAGE_ARCH)/rewardsim-static -arch $(IMAGE_ARCH) \
+	  -version $(VERSION) -revision $(COMMIT) -suffix -static -out $(CURDIR)/dist/image-static
+	CGO_ENABLED=1 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/rewardsim ./cmd/rewardsim
 	cd $(TOOLS) && $(GO) run ./cmd/mkimage -binary $(CURDIR)/bin/linux-$(IMAGE_ARCH)/rewardsim -arch $(IMAGE_ARCH) \
-	  -version $(VERSION) -revision $(COMMIT) -out $(CURDIR)/dist/image
+	  -version $(VERSION) -revision $(COMMIT) -libs $(CURDIR)/$(IMAGE_LIBS)/root -out $(CURDIR)/dist/image
+
+# Signed throughput of both images side by side in the engine
+# (docs/performance.md): IMAGELOADFLAGS: -duration, -rounds, -conns, -cpus.
+IMAGELOADFLAGS ?=
+image-load: image
+	eval "$$(.ci/engine/up)" && podman load -i dist/image/rewardsim-image.tar >/dev/null && \
+	  podman load -i dist/image-static/rewardsim-image.tar >/dev/null && \
+	  cd $(TOOLS) && $(GO) run ./cmd/imageload -image rewardsim:$(VERSION) -image rewardsim:$(VERSION)-static $(IMAGELOADFLAGS)
 
 # Release archives for linux, darwin and windows on amd64 and arm64 (or
 # only PLATFORMS, e.g. PLATFORMS=linux/amd64), and SHA256SUMS; then

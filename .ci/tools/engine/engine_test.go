@@ -186,8 +186,8 @@ func TestImageRunsInTheEngine(t *testing.T) {
 	const alias = "rewardsim:8090"
 	st, body = call(t, http.MethodGet, control+"/__sim/health", alias, "")
 	var health struct{ Status, Crypto, Scenario string }
-	if json.Unmarshal(body, &health) != nil || st != 200 || health.Status != "ok" || health.Scenario != "default" {
-		t.Fatalf("health via Host %s: HTTP %d %s", alias, st, body)
+	if json.Unmarshal(body, &health) != nil || st != 200 || health.Status != "ok" || health.Scenario != "default" || health.Crypto != "libcrypto" {
+		t.Fatalf("health via Host %s: HTTP %d %s (want crypto libcrypto)", alias, st, body)
 	}
 	t.Logf("health via Host %s: %s", alias, body)
 	if st, body = call(t, http.MethodGet, control+"/__sim/scenarios/active", alias, ""); st != 200 || !strings.Contains(string(body), `"default"`) {
@@ -232,5 +232,45 @@ func TestImageRunsInTheEngine(t *testing.T) {
 	var clock struct{ Mode, Now string }
 	if json.Unmarshal(body, &clock) != nil || st != 200 || clock.Mode != "frozen" || clock.Now != frozen {
 		t.Fatalf("clock after restart: HTTP %d %s, want frozen at %s", st, body, frozen)
+	}
+}
+
+// The :<version>-static variant runs in the engine too, signing with Go's
+// crypto/rsa, and its answers verify.
+func TestStaticImageRunsInTheEngine(t *testing.T) {
+	engine(t)
+	dir := os.Getenv("REWARDSIM_IMAGE_STATIC")
+	if dir == "" {
+		if os.Getenv("REWARDSIM_REQUIRE_ENGINE") != "" {
+			t.Fatal("REWARDSIM_IMAGE_STATIC is unset")
+		}
+		t.Skip("REWARDSIM_IMAGE_STATIC is unset")
+	}
+	ref := load(t, filepath.Join(dir, ociimage.TarballName))
+	if !strings.HasSuffix(ref, "-static") {
+		t.Fatalf("static image tagged %s, want :<version>-static", ref)
+	}
+	name := fmt.Sprintf("rewardsim-enginetest-static-%d", os.Getpid())
+	t.Cleanup(func() { _, _ = try("", "podman", "rm", "--force", "--time", "2", name) })
+	run(t, "", "podman", "run", "-d", "--name", name, "-p", "127.0.0.1::8080", "-p", "127.0.0.1::8090", ref)
+	healthy(t, name, 30*time.Second)
+	public, control := mapped(t, name, "8080"), mapped(t, name, "8090")
+	st, body := call(t, http.MethodGet, control+"/__sim/health", "rewardsim:8090", "")
+	var health struct{ Status, Crypto string }
+	if json.Unmarshal(body, &health) != nil || st != 200 || health.Crypto != "go" {
+		t.Fatalf("health: HTTP %d %s (want crypto go)", st, body)
+	}
+	envelope := run(t, `{"bName":"DEMOBANK"}`, "podman", "exec", "-i", name, "/usr/local/bin/rewardsim", "sign")
+	st, body = call(t, http.MethodPost, public+"/api/getSecuredReferenceToken", "", envelope)
+	var ans struct{ SIGN, BDATA string }
+	if json.Unmarshal(body, &ans) != nil || st != 200 {
+		t.Fatalf("getSecuredReferenceToken: HTTP %d %s", st, body)
+	}
+	pub, err := signcheck.ServicePub(control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := signcheck.Verify(pub, ans.BDATA, ans.SIGN); err != nil {
+		t.Fatalf("answer signature: %v", err)
 	}
 }

@@ -57,7 +57,7 @@ func imageDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ociimage.Write(img, dir, "rewardsim", "v0.0.0-imagetest"); err != nil {
+	if err := ociimage.Write(img, dir, "rewardsim", "v0.0.0-imagetest", ""); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -99,8 +99,17 @@ func loadBoth(t *testing.T, dir string) v1.Image {
 	return fromLayout
 }
 
+// Both images of `make image`: the libcrypto one (dist/image) and the
+// static one (REWARDSIM_IMAGE_STATIC, dist/image-static), when given.
 func TestImageRunsFromItsLayers(t *testing.T) {
-	img := loadBoth(t, imageDir(t))
+	t.Run("image", func(t *testing.T) { runFromLayers(t, imageDir(t)) })
+	if dir := os.Getenv("REWARDSIM_IMAGE_STATIC"); dir != "" {
+		t.Run("static", func(t *testing.T) { runFromLayers(t, dir) })
+	}
+}
+
+func runFromLayers(t *testing.T, dir string) {
+	img := loadBoth(t, dir)
 	cf, err := img.ConfigFile()
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +147,7 @@ func TestImageRunsFromItsLayers(t *testing.T) {
 	root := t.TempDir()
 	unpack(t, img, root)
 	bin := filepath.Join(root, c.Entrypoint[0])
-	checkStatic(t, bin)
+	checkLinkage(t, root, bin)
 
 	// The image's environment, with what `docker run -e` would change
 	// for a shared machine: free ports (the host stays 0.0.0.0) and the
@@ -238,24 +247,70 @@ func unpack(t *testing.T, img v1.Image, root string) {
 				t.Fatal(err)
 			}
 			f.Close()
+		case tar.TypeSymlink: // the ELF loader's link in the libcrypto image
+			if err := os.Symlink(h.Linkname, dst); err != nil {
+				t.Fatal(err)
+			}
 		default:
 			t.Fatalf("unexpected entry %s of type %c", h.Name, h.Typeflag)
 		}
 	}
 }
 
-// checkStatic fails if the binary asks for a dynamic loader (CGO on).
-func checkStatic(t *testing.T, bin string) {
+// checkLinkage passes a static binary, or a dynamic one whose ELF
+// interpreter, libc and libcrypto are all in the image's root (the
+// libcrypto image carries them from Debian's packages).
+func checkLinkage(t *testing.T, root, bin string) {
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	interp := ""
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			t.Fatalf("%s is dynamically linked", bin)
+			data := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(data, 0); err != nil {
+				t.Fatal(err)
+			}
+			interp = strings.TrimRight(string(data), "\x00")
 		}
 	}
+	if interp == "" {
+		return // static
+	}
+	needed, _ := f.ImportedLibraries()
+	for _, want := range append([]string{interp, "libcrypto.so.3"}, needed...) {
+		if !inRoot(root, want) {
+			t.Errorf("dynamic binary needs %s, which the image lacks", want)
+		}
+	}
+}
+
+// inRoot finds a library in the image's root by path or by name under
+// the multiarch library folders, following links inside the root.
+func inRoot(root, lib string) bool {
+	if strings.HasPrefix(lib, "/") {
+		p := filepath.Join(root, lib)
+		for i := 0; i < 8; i++ {
+			fi, err := os.Lstat(p)
+			if err != nil {
+				return false
+			}
+			if fi.Mode()&os.ModeSymlink == 0 {
+				return true
+			}
+			target, _ := os.Readlink(p)
+			if !strings.HasPrefix(target, "/") {
+				target = filepath.Join(filepath.Dir(strings.TrimPrefix(p, root)), target)
+			}
+			p = filepath.Join(root, target)
+		}
+		return false
+	}
+	found, _ := filepath.Glob(filepath.Join(root, "*", "lib", "*-linux-gnu", lib))
+	more, _ := filepath.Glob(filepath.Join(root, "lib", "*-linux-gnu", lib))
+	return len(found)+len(more) > 0
 }
 
 // loopback turns a wildcard listener's URL into one on 127.0.0.1.
