@@ -33,10 +33,11 @@ build:
 # an independent validator and every recorded answer against it; then a
 # short coverage-guided fuzz of the envelope and the plain-JSON (coupon
 # host, GetReward, SDK) decoders. Browser tests, the libcrypto identity
-# test and the Java and Node publisher kit must run here, not skip:
-# browser-deps, crypto-deps and kit-deps install what is missing; the
+# test and the Java and Node libraries (make java, make node; their
+# suites in clients/) must run here, not skip: browser-deps, crypto-deps,
+# kit-deps and java-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image
+test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
 	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image REWARDSIM_IMAGE_STATIC=$(CURDIR)/dist/image-static $(GO) test -count=1 ./...
@@ -112,6 +113,37 @@ kit-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless nodejs; \
 	fi
 	@node -e 'if (+process.versions.node.split(".")[0] < 18) { console.error("node >= 18 needed for fetch"); process.exit(1) }'
+	@if ! command -v npm >/dev/null; then \
+	  echo "installing Debian's npm for make node"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
+	fi
+
+# The JDK and Debian's JUnit 5 jars (there is no Maven repository to
+# download from) for make java and the Java library's tests.
+.PHONY: java-deps java node
+JUNIT_JARS := /usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/junit-platform-commons.jar
+java-deps: kit-deps
+	@if [ ! -f /usr/share/java/junit-jupiter-api.jar ] || [ ! -f /usr/share/java/junit-platform-console-standalone.jar ] || \
+	    ! command -v jar >/dev/null; then \
+	  echo "installing Debian's junit5 and openjdk-17-jdk-headless for make java"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq junit5 openjdk-17-jdk-headless; \
+	fi
+
+# The Java library (clients/java, docs/java.md): dist/java/rewardsim.jar,
+# its -sources.jar and pom.xml, with the JDK's javac and jar only.
+JAVA_VERSION ?= 0.1.0
+java: java-deps
+	rm -rf dist/java bin/java && mkdir -p dist/java bin/java/classes
+	javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d bin/java/classes -cp $(JUNIT_JARS) $$(find clients/java/src/main/java -name '*.java' | sort)
+	jar --create --file dist/java/rewardsim.jar -C bin/java/classes .
+	jar --create --file dist/java/rewardsim-sources.jar -C clients/java/src/main/java .
+	sed 's/@VERSION@/$(JAVA_VERSION)/' clients/java/pom.xml > dist/java/pom.xml
+
+# The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz.
+node: kit-deps
+	rm -rf dist/node && mkdir -p dist/node
+	cd clients/node && npm pack --silent --pack-destination $(CURDIR)/dist/node >/dev/null
+	mv dist/node/rewardsim-*.tgz dist/node/rewardsim.tgz
 
 # The private podman engine of .ci/engine/up (installs podman and runc
 # when missing) and Debian's docker-compose, for the image's tests in a

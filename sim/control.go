@@ -12,6 +12,7 @@ import (
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -116,6 +117,17 @@ func (s *Sim) startLoops() {
 	if s.opts.State.Retention >= 0 {
 		s.loops.Go(func() { s.sweepLoop(ctx) })
 	}
+	if s.opts.Durability == DurabilityProcess {
+		s.loops.Go(func() { clock.Every(ctx, SyncEvery, s.syncState) })
+	}
+}
+
+// syncState flushes the state file to the disk: under DurabilityProcess
+// it bounds what a machine crash can take (a process crash takes nothing).
+func (s *Sim) syncState() {
+	if err := s.store.Sync(); err != nil {
+		s.log.Warn("sync of the state file failed", "err", err)
+	}
 }
 
 // readers are what GET /__sim/state/users/... shows of a user.
@@ -144,9 +156,15 @@ func (s *Sim) readers(cardSvc *cards.Service) []control.Reader {
 // composition root is the only reader of files).
 type scenarioFiles struct{ schemas *schema.Set }
 
-// Parse compiles uploaded YAML; certificateFile may only use builtin:.
-func (f scenarioFiles) Parse(name string, data []byte) (*scenario.Scenario, error) {
-	return scenario.Parse(name, data, f.schemas, scenario.Sources{Builtin: certs.FS})
+// Parse compiles uploaded YAML; certificateFile may only use builtin:;
+// an overlay extends a loaded scenario or an embedded one.
+func (f scenarioFiles) Parse(name string, data []byte, base func(string) ([]byte, bool)) (*scenario.Scenario, error) {
+	return scenario.Parse(name, data, f.schemas, scenario.Sources{Builtin: certs.FS, Base: func(n string) ([]byte, bool) {
+		if b, ok := base(n); ok {
+			return b, true
+		}
+		return EmbeddedScenario(n)
+	}})
 }
 
 // Load reads a scenario file or folder.
@@ -183,7 +201,7 @@ func (s *Sim) readTokens(ch, vid string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := s.opts.Clock.Now()
+	now := clock.NowFor(s.opts.Clock, ch)
 	out := make([]tokenView, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, tokenView{t.Value, string(t.Kind), t.IssuedAt, t.ExpiresAt, !now.Before(t.ExpiresAt)})

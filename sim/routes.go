@@ -80,7 +80,7 @@ func (s *Sim) routes() ([]route, error) {
 	ctl := control.New(control.Options{
 		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
-		Version: s.version(),
+		Version: s.version(), Durability: string(s.opts.Durability),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
 		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
 		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
@@ -110,6 +110,7 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/scenarios", auth(ctl.ListScenarios)},
 		{Control, http.MethodPost, "/__sim/scenarios", auth(ctl.LoadScenario)},
 		{Control, http.MethodGet, "/__sim/scenarios/active", auth(ctl.ActiveScenario)},
+		{Control, http.MethodGet, "/__sim/scenarios/:name", auth(ctl.ShowScenario)},
 		{Control, http.MethodPost, "/__sim/scenarios/:name/activate", auth(ctl.ActivateScenario)},
 		{Control, http.MethodGet, "/__sim/channels", auth(ctl.ListChannels)},
 		{Control, http.MethodPost, "/__sim/channels", auth(ctl.RegisterChannel)},
@@ -129,6 +130,7 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodPost, "/__sim/webhooks/run", auth(ctl.RunWebhooks)},
 		{Control, http.MethodGet, "/__sim/journal", auth(ctl.Journal)},
 		{Control, http.MethodDelete, "/__sim/journal", auth(ctl.ResetJournal)},
+		{Control, http.MethodPost, "/__sim/verify", auth(ctl.Verify)},
 		{Control, http.MethodGet, "/__sim/recording", auth(ctl.Recording)},
 		{Control, http.MethodGet, "/__sim/session", auth(ctl.Recording)}, // the former name
 		{Control, http.MethodGet, "/__sim/report", auth(ctl.Report)},

@@ -26,9 +26,10 @@ type served struct {
 	publicURL, ctlURL string
 }
 
-func startBinary(t *testing.T, bin, data string) *served {
+func startBinary(t *testing.T, bin, data string, extra ...string) *served {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
+	args := append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, extra...)
+	cmd := exec.Command(bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -73,17 +74,9 @@ func startBinary(t *testing.T, bin, data string) *served {
 
 func (sv *served) ctl(t *testing.T, method, path string, body any) map[string]any {
 	t.Helper()
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, sv.ctlURL+path, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 {
-		t.Fatalf("%s %s: HTTP %d %s", method, path, res.StatusCode, out)
+	code, out := sv.call(t, method, path, body)
+	if code >= 300 {
+		t.Fatalf("%s %s: HTTP %d %s", method, path, code, out)
 	}
 	var m map[string]any
 	_ = json.Unmarshal(out, &m)
