@@ -363,7 +363,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 			return fmt.Errorf("%s listener: %w", h, err)
 		}
 		bound[h] = ln.Addr().String()
-		servers[h], lns[h] = s.newServer(h, ln, o, live)
+		servers[h], lns[h] = s.newServer(h, o, live), ln
 		// Open dashboards end their event streams, so shutdown need not wait for them.
 		servers[h].RegisterOnShutdown(s.EndStreams)
 	}
