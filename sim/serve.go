@@ -172,4 +172,3 @@ func (s *Sim) shutdown(servers map[Host]*http.Server, o ServerOptions, live *inF
 	}
 	return fmt.Errorf("%w (%d, after %s): %s", ErrRequestsCut, len(cut), o.ShutdownTimeout, strings.Join(cut, "; "))
 }
-
