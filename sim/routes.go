@@ -78,7 +78,7 @@ func (s *Sim) routes() ([]route, error) {
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
 		Version: s.version(),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
-		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
+		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), WebhookWait: s.webhookWait(), Coupons: hd.Coupons,
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth

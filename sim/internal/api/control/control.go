@@ -57,6 +57,9 @@ type Options struct {
 	// WebhookDeadline is the deadline in force when a scenario sets none,
 	// so the dashboard shows the value that applies.
 	WebhookDeadline time.Duration
+	// WebhookWait bounds how long a call waits for the attempts of the
+	// pushes it made due.
+	WebhookWait time.Duration
 }
 
 // API is the control API's handlers. It translates requests and answers;
@@ -76,6 +79,7 @@ type API struct {
 	openAPI   func() ([]byte, error)
 	live      *Live
 	deadline  time.Duration
+	wait      time.Duration
 	coupons   *coupons.Service
 }
 
@@ -85,7 +89,7 @@ func New(o Options) *API {
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
 		version: o.Version, openAPI: o.OpenAPI,
-		live: o.Live, deadline: o.WebhookDeadline, coupons: o.Coupons,
+		live: o.Live, deadline: o.WebhookDeadline, wait: o.WebhookWait, coupons: o.Coupons,
 	}
 }
 
