@@ -2,11 +2,15 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -118,4 +122,51 @@ func TestServe_idleKeepAlivesAreEvictedAtTheCap(t *testing.T) {
 	res.Body.Close()
 	t.Logf("new public client served in %s beside 1,100 idle keep-alive connections", time.Since(start))
 	healthWithin(t, urls["control"], time.Second)
+}
+
+// Issue 23 small ones: a FIFO named by {"path"} is refused at once (it
+// once never answered), and so is `rewardsim validate FIFO`; stored
+// scenarios are bounded in count, refused with 409 beyond.
+func TestServe_fifoRefusedAndScenariosBounded(t *testing.T) {
+	bin := buildBinary(t)
+	fifo := filepath.Join(t.TempDir(), "scenario.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "validate", fifo).CombinedOutput()
+	if ctx.Err() != nil || err == nil || !strings.Contains(string(out), "not a regular file") {
+		t.Errorf("rewardsim validate FIFO: %v %s (timed out: %v), want a refusal naming it", err, out, ctx.Err() != nil)
+	}
+
+	cmd, urls := startServe(t, bin, t.TempDir())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	control := urls["control"]
+	st, body, took := ctlCall(t, control, "POST", "/__sim/scenarios", map[string]any{"path": fifo})
+	if st != http.StatusBadRequest || !strings.Contains(string(body), "not a regular file") || took > 2*time.Second {
+		t.Errorf(`{"path": FIFO}: HTTP %d in %s: %s; want 400 at once`, st, took, body)
+	}
+
+	upload := func(name string) (int, string) {
+		yaml := "version: 1\nname: " + name + "\nchannels: [{name: DEMOBANK, certificateFile: \"builtin:publisher-dev.crt\"}]\n"
+		res, err := http.Post(control+"/__sim/scenarios?name="+name+".yaml", "application/yaml", strings.NewReader(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	for i := range 200 {
+		if st, b := upload(fmt.Sprintf("s%03d", i)); st != http.StatusCreated {
+			t.Fatalf("upload %d: HTTP %d %s", i, st, b)
+		}
+	}
+	if st, b := upload("one-too-many"); st != http.StatusConflict || !strings.Contains(b, "maximum") {
+		t.Fatalf("scenario 201: HTTP %d %s, want 409 naming the maximum", st, b)
+	}
+	if st, b := upload("s007"); st != http.StatusCreated {
+		t.Fatalf("replacing a stored scenario at the bound: HTTP %d %s", st, b)
+	}
 }
