@@ -80,6 +80,7 @@ type API struct {
 	live      *Live
 	deadline  time.Duration
 	wait      time.Duration
+	heavy     chan struct{} // slots of MaxHeavyReaders
 	coupons   *coupons.Service
 }
 
@@ -89,7 +90,7 @@ func New(o Options) *API {
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
 		version: o.Version, openAPI: o.OpenAPI,
-		live: o.Live, deadline: o.WebhookDeadline, wait: o.WebhookWait, coupons: o.Coupons,
+		live: o.Live, deadline: o.WebhookDeadline, wait: o.WebhookWait, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
 	}
 }
 

@@ -38,7 +38,7 @@ func NewLive() *Live { return &Live{watchers: map[chan liveEvent]struct{}{}} }
 
 // Publish tells every watcher of e; it never blocks (a journal observer).
 func (l *Live) Publish(e journal.Entry) {
-	ev := liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: e.Path, Channel: e.Channel, Status: e.Status, Fault: e.Fault}
+	ev := liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: journal.MaskKnown(e.Path, journal.Fingerprint), Channel: e.Channel, Status: e.Status, Fault: e.Fault}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for w := range l.watchers {
