@@ -12,7 +12,7 @@ import (
 // holds its slice of the journal in memory while it builds its answer,
 // so their number, not only the journal's bound, sets the simulator's
 // peak memory (issue 23: 8 parallel exports once reached 2 GB).
-const MaxHeavyReaders = 2
+const MaxHeavyReaders = 1
 
 // heavyWait is how long a heavy call waits for a free slot before it is
 // refused with 429 and Retry-After.
