@@ -46,7 +46,12 @@ type connInfo struct {
 	idleSince time.Time
 	over      bool // admitted into the reserve
 	stream    bool
+	fresh     bool // accepted, nothing read yet
 }
+
+// newConnGrace is how long a connection that has sent nothing yet is
+// safe from eviction.
+const newConnGrace = time.Second
 
 func newConnGate(limit int, o ServerOptions) *connGate {
 	return &connGate{cap: limit, reserve: connReserve, maxLive: o.MaxLiveStreams, maxAddr: o.MaxLiveStreamsPerClient,
@@ -62,7 +67,7 @@ func (g *connGate) state(c net.Conn, st http.ConnState) {
 		// A connection that has sent nothing yet counts as idle: one that
 		// never sends a request must not hold a slot until the header
 		// timeout.
-		info := &connInfo{idle: true, idleSince: time.Now()}
+		info := &connInfo{idle: true, fresh: true, idleSince: time.Now()}
 		if len(g.conns)-g.streams >= g.cap {
 			if old := g.oldestIdle(); old != nil {
 				old.Close() // its ConnState(StateClosed) follows from the server
@@ -81,7 +86,7 @@ func (g *connGate) state(c net.Conn, st http.ConnState) {
 		}
 	case http.StateActive:
 		if info := g.conns[c]; info != nil {
-			info.idle = false
+			info.idle, info.fresh = false, false
 		}
 	case http.StateHijacked, http.StateClosed:
 		if info := g.conns[c]; info != nil && info.stream {
@@ -96,7 +101,11 @@ func (g *connGate) state(c net.Conn, st http.ConnState) {
 func (g *connGate) oldestIdle() net.Conn {
 	var oldest net.Conn
 	var since time.Time
+	fresh := time.Now().Add(-newConnGrace)
 	for c, info := range g.conns {
+		if info.fresh && info.idleSince.After(fresh) {
+			continue // just accepted: its first request may be on its way
+		}
 		if info.idle && !info.stream && (oldest == nil || info.idleSince.Before(since)) {
 			oldest, since = c, info.idleSince
 		}

@@ -132,9 +132,9 @@ func TestSoak_listenersStayAvailable(t *testing.T) {
 		took := time.Since(start)
 		switch {
 		case err != nil:
-			failures = append(failures, err.Error())
+			failures = append(failures, time.Until(deadline).Round(time.Second).String()+" before the end: "+err.Error())
 		case res.StatusCode != http.StatusOK:
-			failures = append(failures, "HTTP "+strconv.Itoa(res.StatusCode))
+			failures = append(failures, time.Until(deadline).Round(time.Second).String()+" before the end: HTTP "+strconv.Itoa(res.StatusCode))
 		}
 		if err == nil {
 			res.Body.Close()
@@ -220,4 +220,3 @@ func ctlCallQuiet(control, method, path, body string) {
 	_, _ = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 }
-

@@ -65,6 +65,7 @@ type Journal struct {
 	queue   chan item
 	done    chan struct{}
 	dropped atomic.Uint64
+	queued  atomic.Int64  // bytes of the bodies waiting in queue
 	skipped atomic.Uint64 // stored records readers could not decode
 	emptied atomic.Bool   // Reset emptied the store since the writer's last commit
 	closeMu sync.RWMutex
@@ -144,11 +145,33 @@ func (j *Journal) enqueue(it item) {
 	if j.closed || j.opts.Disabled {
 		return
 	}
+	n := it.bytes()
+	// The queue is bounded in bytes too: 8,192 entries of 64 KiB bodies
+	// were half a gigabyte under a flood of large POSTs (issue 23).
+	if j.queued.Add(n) > maxQueuedBytes {
+		j.queued.Add(-n)
+		j.dropped.Add(1)
+		return
+	}
 	select {
 	case j.queue <- it:
 	default:
+		j.queued.Add(-n)
 		j.dropped.Add(1)
 	}
+}
+
+// maxQueuedBytes bounds the bodies waiting for the writer.
+const maxQueuedBytes = 16 << 20
+
+func (it item) bytes() int64 {
+	switch {
+	case it.raw != nil:
+		return int64(len(it.raw.RequestBody) + len(it.raw.ResponseBody))
+	case it.rec != nil:
+		return int64(len(it.rec.ReqBody) + len(it.rec.ResBody))
+	}
+	return 0
 }
 
 // Dropped is how many entries were dropped because the queue was full.
@@ -261,6 +284,7 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	if it.flush != nil {
 		return batch, append(waiters, it.flush)
 	}
+	j.queued.Add(-it.bytes())
 	r := it.rec
 	if it.raw != nil {
 		r = j.builder.record(it.raw)
