@@ -12,6 +12,7 @@ import (
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -120,6 +121,17 @@ func (s *Sim) startLoops() {
 	}
 	if s.opts.State.Retention >= 0 {
 		s.loops.Go(func() { s.sweepLoop(ctx) })
+	}
+	if s.opts.Durability == DurabilityProcess {
+		s.loops.Go(func() { clock.Every(ctx, SyncEvery, s.syncState) })
+	}
+}
+
+// syncState flushes the state file to the disk: under DurabilityProcess
+// it bounds what a machine crash can take (a process crash takes nothing).
+func (s *Sim) syncState() {
+	if err := s.store.Sync(); err != nil {
+		s.log.Warn("sync of the state file failed", "err", err)
 	}
 }
 

@@ -76,7 +76,7 @@ func (s *Sim) routes() ([]route, error) {
 	ctl := control.New(control.Options{
 		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
-		Version: s.version(),
+		Version: s.version(), Durability: string(s.opts.Durability),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
 		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), WebhookWait: s.webhookWait(), Coupons: hd.Coupons,
 	})

@@ -82,6 +82,9 @@ type Options struct {
 	// State bounds the per-request records of the state store (tokens,
 	// sessions): see StateOptions.
 	State StateOptions
+	// Durability is what an answered write survives: DurabilityProcess
+	// (the default when empty) or DurabilityDisk.
+	Durability Durability
 	// Version is the build's version, reported by /__sim/health; empty
 	// means "(devel)".
 	Version string
@@ -89,6 +92,37 @@ type Options struct {
 	// hosts directly (CORS); empty, the default, allows none. "*" allows
 	// any.
 	CORSOrigins []string
+}
+
+// Durability says what a write survives once it is answered
+// (docs/performance.md, "Durability").
+type Durability string
+
+const (
+	// DurabilityProcess writes every change to the state file before its
+	// answer, without an fsync per commit: it survives the process dying
+	// in any way (kill -9, OOM kill, panic), since the kernel holds what
+	// was written. The file is synced every SyncEvery and on a clean
+	// shutdown, so a machine crash loses at most the last SyncEvery.
+	DurabilityProcess Durability = "process"
+	// DurabilityDisk fsyncs every group commit before its answers: a
+	// write survives a machine crash too, at the disk's fsync cost.
+	DurabilityDisk Durability = "disk"
+)
+
+// SyncEvery is how often (real time) the state file is synced under
+// DurabilityProcess.
+const SyncEvery = time.Second
+
+// ParseDurability reads a durability name; empty means DurabilityProcess.
+func ParseDurability(s string) (Durability, error) {
+	switch d := Durability(s); d {
+	case "", DurabilityProcess:
+		return DurabilityProcess, nil
+	case DurabilityDisk:
+		return d, nil
+	}
+	return "", fmt.Errorf("durability %q is not process or disk", s)
 }
 
 // JournalOptions bound the journal of exchanges.
@@ -151,6 +185,10 @@ func New(opts Options) (*Sim, error) {
 	if opts.Rand == nil {
 		opts.Rand = rand.Reader
 	}
+	var err error
+	if opts.Durability, err = ParseDurability(string(opts.Durability)); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
 	s := &Sim{opts: opts, log: opts.Logger}
 	if err := s.open(); err != nil {
 		s.release()
@@ -190,7 +228,7 @@ func (s *Sim) open() error {
 	if err != nil {
 		return err
 	}
-	if s.store, err = state.Open(s.opts.DataDir, state.Options{}); err != nil {
+	if s.store, err = state.Open(s.opts.DataDir, state.Options{NoSync: s.opts.Durability == DurabilityProcess}); err != nil {
 		return err
 	}
 	if err := s.openControl(active); err != nil {

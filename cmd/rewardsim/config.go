@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 )
@@ -19,7 +20,7 @@ type serveConfig struct {
 	Listen, RewardsListen, BankListen, HotdealsListen, ControlListen string
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
-	LogLevel, LogFormat, Crypto                                      string
+	LogLevel, LogFormat, Crypto, Durability                          string
 	CORSOrigins                                                      string
 	ControlToken, WebhookDeadline                                    string
 	ControlAllowedHosts                                              []string
@@ -45,6 +46,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"hotdeals-listen", "", "split mode: the hotdeals host alone on this address"},
 	{"control-listen", "127.0.0.1:8090", "the control API (/__sim/)"},
 	{"data", "./rewardsim-data", "folder of the bbolt state file (created if missing; locked while in use)"},
+	{"durability", "process", "what an answered write survives: process (written before the answer, no fsync per commit: survives kill -9, OOM and panics; synced every second and on shutdown) or disk (fsync per group commit: survives a machine crash too)"},
 	{"scenario", "", "scenario file or folder (default: the embedded scenarios/default.yaml)"},
 	{"public-url", "", "base of every absolute URL handed out (default: the scheme and host of the request)"},
 	{"service-key", "", "PEM private key that signs answers (default: the embedded test-only key)"},
@@ -140,6 +142,9 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil {
 		return serveConfig{}, err
 	}
+	if _, err := sim.ParseDurability(v.GetString("durability")); err != nil {
+		return serveConfig{}, err
+	}
 	format := v.GetString("log-format")
 	if format != "text" && format != "json" {
 		return serveConfig{}, fmt.Errorf("log-format: %q is not text or json", format)
@@ -150,7 +155,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		ControlListen: v.GetString("control-listen"),
 		Data:          v.GetString("data"), Scenario: v.GetString("scenario"), PublicURL: v.GetString("public-url"),
 		ServiceKey: v.GetString("service-key"), ServiceCert: v.GetString("service-cert"),
-		LogLevel: v.GetString("log-level"), LogFormat: format, CORSOrigins: v.GetString("cors-origins"), Crypto: v.GetString("crypto"),
+		LogLevel: v.GetString("log-level"), LogFormat: format, CORSOrigins: v.GetString("cors-origins"), Crypto: v.GetString("crypto"), Durability: v.GetString("durability"),
 		ControlToken: v.GetString("control-token"), WebhookDeadline: v.GetString("webhook-deadline"),
 		ControlAllowedHosts: listOf(v, "control-allowed-hosts"),
 		JournalMaxEntries:   maxEntries,

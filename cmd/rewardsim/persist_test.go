@@ -26,9 +26,10 @@ type served struct {
 	publicURL, ctlURL string
 }
 
-func startBinary(t *testing.T, bin, data string) *served {
+func startBinary(t *testing.T, bin, data string, extra ...string) *served {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
+	args := append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, extra...)
+	cmd := exec.Command(bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

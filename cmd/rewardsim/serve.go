@@ -77,6 +77,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	}
 	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
 	opts.State = sim.StateOptions{Retention: cfg.StateRetention}
+	opts.Durability = sim.Durability(cfg.Durability)
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
 	}

@@ -11,7 +11,8 @@ const maxGroup = 1000
 
 // group is a leader-based group commit. db.Batch starts a new batch
 // after a timer (MaxBatchDelay) even while the previous one is still
-// committing, so under load its batches queue up small, one fsync each.
+// committing, so under load its batches queue up small, one commit (and, unless
+// NoSync, one fsync) each.
 // Here every call that arrives while a commit runs joins the next commit,
 // which starts as soon as the previous one ends: the batch grows with
 // the load and no call waits on a timer.

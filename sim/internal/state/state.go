@@ -52,9 +52,10 @@ type Options struct {
 	LockTimeout time.Duration
 	// File is the bbolt file's name in dir; default FileName.
 	File string
-	// NoSync skips fsync on commit: a process kill (even kill -9) loses
-	// nothing, since the data is in the OS page cache; a power loss may.
-	// Only for diagnostics such as the journal, never for service state.
+	// NoSync skips fsync on commit: every commit is still written to the
+	// file before it returns, so a process kill (even kill -9) loses
+	// nothing, since the data is in the OS page cache; a power loss or
+	// kernel crash may lose what was not synced since the last Sync.
 	NoSync bool
 }
 
@@ -102,8 +103,19 @@ func Open(dir string, opts Options) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close syncs and closes the file: after a clean close nothing is left
+// only in the page cache, whatever NoSync said.
+func (s *Store) Close() error {
+	serr := s.db.Sync()
+	if cerr := s.db.Close(); cerr != nil {
+		return cerr
+	}
+	return serr
+}
+
+// Sync flushes the file to the disk (fdatasync). With NoSync, a periodic
+// Sync bounds what a machine crash can take.
+func (s *Store) Sync() error { return s.db.Sync() }
 
 // Path is the bbolt file's path.
 func (s *Store) Path() string { return s.db.Path() }

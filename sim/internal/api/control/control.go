@@ -48,6 +48,8 @@ type Options struct {
 	Token string
 	// Version is the simulator build's version, reported by health.
 	Version string
+	// Durability is what an answered write survives, reported by health.
+	Durability string
 	// OpenAPI renders the OpenAPI document of the public surface.
 	OpenAPI func() ([]byte, error)
 	// Coupons draws each offer's stock over time on the dashboard.
@@ -76,6 +78,7 @@ type API struct {
 	certPEM   []byte
 	token     string
 	version   string
+	durable   string
 	openAPI   func() ([]byte, error)
 	live      *Live
 	deadline  time.Duration
@@ -89,7 +92,7 @@ func New(o Options) *API {
 	return &API{
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
-		version: o.Version, openAPI: o.OpenAPI,
+		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI,
 		live: o.Live, deadline: o.WebhookDeadline, wait: o.WebhookWait, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
 	}
 }
@@ -100,11 +103,12 @@ const TokenHeader = "X-Rewardsim-Control-Token"
 // Health is GET /__sim/health, the one call that needs no token.
 func (a *API) Health(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
-		"status":   "ok",
-		"version":  a.version,
-		"scenario": a.scenarios.Active().Name,
-		"time":     a.plane.Clock().Now(),
-		"crypto":   envelope.Backend(),
+		"status":     "ok",
+		"version":    a.version,
+		"scenario":   a.scenarios.Active().Name,
+		"time":       a.plane.Clock().Now(),
+		"crypto":     envelope.Backend(),
+		"durability": a.durable,
 	})
 }
 
