@@ -59,7 +59,8 @@ type pool struct {
 	mu      sync.Mutex
 	loaded  bool
 	idx     dueHeap
-	pending map[string]int // per channel: indexed or being attempted
+	pending map[string]int  // per channel: indexed or being attempted
+	flying  map[string]bool // ids dispatched and not yet back
 	queue   []job
 	wake    chan struct{}
 
@@ -83,8 +84,10 @@ func (s *Scheduler) loadLocked() error {
 	for _, raw := range raws {
 		var p Push
 		if json.Unmarshal(raw, &p) == nil && p.State == Pending {
-			s.p.idx = append(s.p.idx, due{p.Due, p.CreatedAt, p.Channel, p.ID})
 			s.p.pending[p.Channel]++
+			if !s.p.flying[p.ID] { // one being attempted comes back by itself
+				s.p.idx = append(s.p.idx, due{p.Due, p.CreatedAt, p.Channel, p.ID})
+			}
 		}
 	}
 	heap.Init(&s.p.idx)
@@ -126,6 +129,10 @@ func (s *Scheduler) dispatch() (int, <-chan struct{}, error) {
 	n := 0
 	for len(s.p.idx) > 0 && !s.p.idx[0].at.After(now) {
 		d := heap.Pop(&s.p.idx).(due)
+		if s.p.flying == nil {
+			s.p.flying = map[string]bool{}
+		}
+		s.p.flying[d.id] = true
 		batch.Add(1)
 		s.p.queue = append(s.p.queue, job{d, batch})
 		n++
@@ -212,6 +219,7 @@ func (s *Scheduler) run(j job) {
 	}
 	s.p.mu.Lock()
 	defer s.p.mu.Unlock()
+	delete(s.p.flying, j.d.id)
 	if still && p.State == Pending {
 		s.indexLocked(p) // a retry, or cut by shutdown: due again later
 		return
