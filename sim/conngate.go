@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 )
 
 // connGate keeps a listener available to new clients (issue 23). It
@@ -152,14 +154,15 @@ func (g *connGate) wrap(next http.Handler) http.Handler {
 			return
 		}
 		if r.URL.Path == "/__sim/live" {
+			// The stream takes its slot once past the token check, so a
+			// request without the token is answered 401, never 429.
 			addr := clientAddr(r)
-			if !g.openStream(c, addr) {
-				w.Header().Set("Connection", "close")
-				w.Header().Set("Retry-After", "5")
-				http.Error(w, "too many live streams open (per listener or from this address); close a dashboard", http.StatusTooManyRequests)
-				return
-			}
-			defer g.closeStream(c, addr)
+			r = r.WithContext(control.WithStreamSlot(r.Context(), func() (func(), bool) {
+				if !g.openStream(c, addr) {
+					return nil, false
+				}
+				return func() { g.closeStream(c, addr) }, true
+			}))
 		}
 		next.ServeHTTP(&closeOnRefusal{ResponseWriter: w}, r)
 	})
