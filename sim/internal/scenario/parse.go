@@ -72,6 +72,10 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	if err := checkExpansion(name, root); err != nil {
 		return nil, err
 	}
+	root, err := resolveExtends(name, root, src, 0)
+	if err != nil {
+		return nil, err
+	}
 	upgrade(root)
 
 	var generic any
@@ -106,7 +110,16 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	if err := root.Decode(&f); err != nil {
 		return nil, Errors{{File: name, Line: yamlLine(err), Msg: err.Error()}}
 	}
-	return compile(name, root, f, src)
+	s, err := compile(name, root, f, src)
+	if err != nil {
+		return nil, err
+	}
+	if _, ext := extendsOf(doc.Content[0]); ext == nil {
+		s.YAML = data
+	} else if s.YAML, err = yaml.Marshal(root); err != nil {
+		return nil, Errors{{File: name, Msg: err.Error()}}
+	}
+	return s, nil
 }
 
 func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, error) {

@@ -103,6 +103,9 @@ type Scenario struct {
 	Location *time.Location
 	Channels []model.Channel
 	Source   string
+	// YAML is the scenario as in force: an overlay merged onto its base
+	// (GET /__sim/scenarios/{name}, rewardsim scenario show).
+	YAML []byte
 	// Faults is armed from the file's faults: its counters start afresh
 	// each time the scenario is loaded.
 	Faults *fault.Engine
@@ -118,6 +121,9 @@ type Scenario struct {
 type Sources struct {
 	Files   fs.FS
 	Builtin fs.FS
+	// Base finds the YAML of the scenario an overlay extends, by name
+	// (overlay.go); nil: nothing can be extended.
+	Base func(name string) ([]byte, bool)
 }
 
 // FormatExpire renders a token expiry in the tokens.expireDateFormat switch's format.

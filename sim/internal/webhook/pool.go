@@ -7,11 +7,14 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 )
 
 // Delivery runs off the request path (issue 23): pending pushes sit in
-// an in-memory index ordered by due time (a heap, so scheduling is
-// O(log n) and an idle tick looks at one entry), and a fixed pool of
+// an in-memory index ordered by due time, a heap per channel (each
+// channel's clock may run apart), so scheduling is O(log n) and an idle
+// tick looks at one entry a channel; and a fixed pool of
 // workers attempts the due ones, each attempt under its push's deadline.
 // Callers that move the clock or schedule a push dispatch the due ones
 // and wait at most a short, bounded time for their attempts, so a
@@ -58,9 +61,9 @@ type job struct {
 type pool struct {
 	mu      sync.Mutex
 	loaded  bool
-	idx     dueHeap
-	pending map[string]int  // per channel: indexed or being attempted
-	flying  map[string]bool // ids dispatched and not yet back
+	idx     map[string]*dueHeap // by channel
+	pending map[string]int      // per channel: indexed or being attempted
+	flying  map[string]bool     // ids dispatched and not yet back
 	queue   []job
 	wake    chan struct{}
 
@@ -80,17 +83,24 @@ func (s *Scheduler) loadLocked() error {
 	if err != nil {
 		return err
 	}
-	s.p.idx, s.p.pending = nil, map[string]int{}
+	s.p.idx, s.p.pending = map[string]*dueHeap{}, map[string]int{}
 	for _, raw := range raws {
 		var p Push
 		if json.Unmarshal(raw, &p) == nil && p.State == Pending {
 			s.p.pending[p.Channel]++
 			if !s.p.flying[p.ID] { // one being attempted comes back by itself
-				s.p.idx = append(s.p.idx, due{p.Due, p.CreatedAt, p.Channel, p.ID})
+				h := s.p.idx[p.Channel]
+				if h == nil {
+					h = &dueHeap{}
+					s.p.idx[p.Channel] = h
+				}
+				*h = append(*h, due{p.Due, p.CreatedAt, p.Channel, p.ID})
 			}
 		}
 	}
-	heap.Init(&s.p.idx)
+	for _, h := range s.p.idx {
+		heap.Init(h)
+	}
 	s.p.loaded = true
 	return nil
 }
@@ -110,7 +120,12 @@ func (s *Scheduler) roomLocked(channel string, n int) (bool, error) {
 }
 
 func (s *Scheduler) indexLocked(p Push) {
-	heap.Push(&s.p.idx, due{p.Due, p.CreatedAt, p.Channel, p.ID})
+	h := s.p.idx[p.Channel]
+	if h == nil {
+		h = &dueHeap{}
+		s.p.idx[p.Channel] = h
+	}
+	heap.Push(h, due{p.Due, p.CreatedAt, p.Channel, p.ID})
 }
 
 // dispatch hands every push due by now to the workers and returns how
@@ -125,17 +140,23 @@ func (s *Scheduler) dispatch() (int, <-chan struct{}, error) {
 		close(done)
 		return 0, done, err
 	}
-	now := s.o.Clock.Now()
 	n := 0
-	for len(s.p.idx) > 0 && !s.p.idx[0].at.After(now) {
-		d := heap.Pop(&s.p.idx).(due)
-		if s.p.flying == nil {
-			s.p.flying = map[string]bool{}
+	for channel, h := range s.p.idx {
+		if len(*h) == 0 {
+			delete(s.p.idx, channel)
+			continue
 		}
-		s.p.flying[d.id] = true
-		batch.Add(1)
-		s.p.queue = append(s.p.queue, job{d, batch})
-		n++
+		now := clock.NowFor(s.o.Clock, channel) // each channel's schedule runs on its own time
+		for len(*h) > 0 && !(*h)[0].at.After(now) {
+			d := heap.Pop(h).(due)
+			if s.p.flying == nil {
+				s.p.flying = map[string]bool{}
+			}
+			s.p.flying[d.id] = true
+			batch.Add(1)
+			s.p.queue = append(s.p.queue, job{d, batch})
+			n++
+		}
 	}
 	s.p.mu.Unlock()
 	for range min(n, Workers) {
@@ -212,7 +233,7 @@ func (s *Scheduler) run(j job) {
 	defer j.batch.Done()
 	p, still, err := s.load(j.d.channel, j.d.id)
 	if err == nil && still && s.p.ctx.Err() == nil {
-		p, err = s.attempt(s.p.ctx, p, s.o.Clock.Now())
+		p, err = s.attempt(s.p.ctx, p, clock.NowFor(s.o.Clock, p.Channel))
 	}
 	if err != nil && s.p.ctx.Err() == nil {
 		s.o.Log.Error("webhook delivery", "push", j.d.id, "err", err)

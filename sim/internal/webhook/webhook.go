@@ -229,7 +229,7 @@ func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 	if !slices.Contains(Reasons, r.Reason) {
 		return nil, bad("reason %q is not one of %v", r.Reason, Reasons)
 	}
-	now := s.o.Clock.Now()
+	now := clock.NowFor(s.o.Clock, r.Channel)
 	due := now
 	if r.At != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.At)

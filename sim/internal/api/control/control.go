@@ -52,6 +52,8 @@ type Options struct {
 	Durability string
 	// OpenAPI renders the OpenAPI document of the public surface.
 	OpenAPI func() ([]byte, error)
+	// OpenAPIControl renders the OpenAPI document of the control API.
+	OpenAPIControl func() ([]byte, error)
 	// Coupons draws each offer's stock over time on the dashboard.
 	Coupons *coupons.Service
 	// Live streams journal entries to dashboards (GET /__sim/live).
@@ -68,23 +70,24 @@ type Options struct {
 // the services behind it own what they change. The composition root
 // routes it (sim/routes.go lists every route).
 type API struct {
-	plane     *controlplane.Plane
-	scenarios *scenario.Registry
-	hooks     *webhook.Scheduler
-	journal   *journal.Journal
-	cards     *cards.Service
-	readers   []Reader
-	schemas   *schema.Set
-	certPEM   []byte
-	token     string
-	version   string
-	durable   string
-	openAPI   func() ([]byte, error)
-	live      *Live
-	deadline  time.Duration
-	wait      time.Duration
-	heavy     chan struct{} // slots of MaxHeavyReaders
-	coupons   *coupons.Service
+	plane          *controlplane.Plane
+	scenarios      *scenario.Registry
+	hooks          *webhook.Scheduler
+	journal        *journal.Journal
+	cards          *cards.Service
+	readers        []Reader
+	schemas        *schema.Set
+	certPEM        []byte
+	token          string
+	version        string
+	durable        string
+	openAPI        func() ([]byte, error)
+	openAPIControl func() ([]byte, error)
+	live           *Live
+	deadline       time.Duration
+	wait           time.Duration
+	heavy          chan struct{} // slots of MaxHeavyReaders
+	coupons        *coupons.Service
 }
 
 // New returns the control API's handlers.
@@ -92,7 +95,7 @@ func New(o Options) *API {
 	return &API{
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
-		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI,
+		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI, openAPIControl: o.OpenAPIControl,
 		live: o.Live, deadline: o.WebhookDeadline, wait: o.WebhookWait, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
 	}
 }
