@@ -28,6 +28,11 @@ type ControlOptions struct {
 	AllowedHosts []string
 	// WebhookDeadline is how long a webhook receiver has to answer; 0: 5s.
 	WebhookDeadline time.Duration
+	// WebhookWait is how long scheduling a push, moving the clock or
+	// POST /__sim/webhooks/run waits for the attempts of the pushes that
+	// became due before answering (they run in the background anyway);
+	// 0: 500ms. A receiver that never answers cannot hold a call longer.
+	WebhookWait time.Duration
 	// WebhookTick is how often (real time) due pushes are looked for; 0: 250ms.
 	WebhookTick time.Duration
 	// ScenarioPoll is how often (real time) scenario files on disk are

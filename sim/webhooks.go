@@ -12,7 +12,7 @@ import (
 // the scenarios in force, its attempts journaled.
 
 // MaxWebhookDeadline bounds ControlOptions.WebhookDeadline and every
-// push's deadline (deliveries run one at a time).
+// push's deadline (it holds one delivery worker that long).
 const MaxWebhookDeadline = webhook.MaxDeadline
 
 // Invalidator marks an offer's delivered coupons invalidated from at.
@@ -53,4 +53,12 @@ func (s *Sim) journalWebhook(p webhook.Push, a webhook.Attempt) {
 		Status: a.Status, ResponseBody: []byte(a.Body),
 		Latency: time.Duration(a.LatencyMs * float64(time.Millisecond)), Err: a.Error,
 	})
+}
+
+// webhookWait is ControlOptions.WebhookWait with its default.
+func (s *Sim) webhookWait() time.Duration {
+	if w := s.opts.Control.WebhookWait; w > 0 {
+		return w
+	}
+	return 500 * time.Millisecond
 }

@@ -139,11 +139,13 @@ func (a *API) Recording(c echo.Context) error {
 	if len(es) > 0 {
 		o.RecordedAt = es[0].At
 	}
-	data, err := recording.Build(es, o).Marshal()
-	if err != nil {
-		return err
-	}
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
+	rec := recording.Build(es, o)
+	es = nil // the entries are garbage once built, before the answer is written
+	res := c.Response()
+	res.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	res.WriteHeader(http.StatusOK)
+	_, err = rec.WriteTo(res)
+	return err
 }
 
 // Report is the conformance report (HTML for ?format=html or Accept: text/html).
