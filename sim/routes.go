@@ -102,6 +102,7 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/scenarios", auth(ctl.ListScenarios)},
 		{Control, http.MethodPost, "/__sim/scenarios", auth(ctl.LoadScenario)},
 		{Control, http.MethodGet, "/__sim/scenarios/active", auth(ctl.ActiveScenario)},
+		{Control, http.MethodGet, "/__sim/scenarios/:name", auth(ctl.GetScenario)},
 		{Control, http.MethodPost, "/__sim/scenarios/:name/activate", auth(ctl.ActivateScenario)},
 		{Control, http.MethodGet, "/__sim/channels", auth(ctl.ListChannels)},
 		{Control, http.MethodPost, "/__sim/channels", auth(ctl.RegisterChannel)},

@@ -167,6 +167,23 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 		go func(r *replayRow) {
 			defer func() { <-sem; wg.Done() }()
 			ro := o
+			ro.Source = r.file
+			ro.Prepared = func(p sim.ReplayPrepared) {
+				if verbose {
+					var chs []string
+					for from, to := range p.Channels {
+						chs = append(chs, from+" as "+to)
+					}
+					sort.Strings(chs)
+					say("  %s: into %s, a copy of %s (%s)\n", r.name, p.Scenario, p.Against, strings.Join(chs, ", "))
+				}
+				for _, d := range p.Differences {
+					say("  %s: DIFFERENT TARGET: %s\n", r.name, d)
+				}
+				for _, d := range p.Notes {
+					say("  %s: note: %s\n", r.name, d)
+				}
+			}
 			if verbose {
 				ro.Step = func(s sim.ReplayStep) {
 					verdict := "ok"
@@ -230,7 +247,7 @@ func writeReplayJUnit(path string, rows []replayRow) error {
 	var total time.Duration
 	for _, r := range rows {
 		total += r.elapsed
-		c := junitCase{Name: r.name, ClassName: "replay." + r.file, Time: seconds(r.elapsed)}
+		c := junitCase{Name: filepath.Base(r.file), ClassName: replayClass(r.file), Time: seconds(r.elapsed)}
 		switch {
 		case r.err != nil:
 			c.Error = &junitProblem{Message: r.err.Error(), Type: "replay error", Text: r.err.Error()}
@@ -247,6 +264,17 @@ func writeReplayJUnit(path string, rows []replayRow) error {
 		return err
 	}
 	return writeFile(path, data)
+}
+
+// replayClass is a recording's JUnit classname: "replay", or its folder
+// with dots made underscores, since CI systems (Jenkins) split classnames
+// at dots into packages.
+func replayClass(file string) string {
+	dir := filepath.ToSlash(filepath.Dir(file))
+	if dir == "." || dir == "" {
+		return "replay"
+	}
+	return "replay." + strings.NewReplacer(".", "_", "/", "_").Replace(strings.Trim(dir, "./"))
 }
 
 func newRecordCmd() *cobra.Command {

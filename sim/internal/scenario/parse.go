@@ -6,6 +6,8 @@ package scenario
 
 import (
 	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,7 +108,14 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	if err := root.Decode(&f); err != nil {
 		return nil, Errors{{File: name, Line: yamlLine(err), Msg: err.Error()}}
 	}
-	return compile(name, root, f, src)
+	s, err := compile(name, root, f, src)
+	if err != nil {
+		return nil, err
+	}
+	s.YAML = data
+	sum := sha256.Sum256(data)
+	s.SHA256 = hex.EncodeToString(sum[:])
+	return s, nil
 }
 
 func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, error) {

@@ -103,6 +103,11 @@ type Scenario struct {
 	Location *time.Location
 	Channels []model.Channel
 	Source   string
+	// YAML is the file as loaded and SHA256 its hex digest: a recording
+	// names the scenario it was made against by both, and a replay
+	// fetches the target's copy (GET /__sim/scenarios/{name}).
+	YAML   []byte
+	SHA256 string
 	// Faults is armed from the file's faults: its counters start afresh
 	// each time the scenario is loaded.
 	Faults *fault.Engine
