@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -98,8 +100,24 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 					at = p.Path + "/" + key
 				}
 			}
-			out = append(out, &Error{File: name, Line: lineOf(root, at), Path: at, Msg: p.Message})
+			out = append(out, &Error{File: name, Line: lineOf(root, at), Path: at, Msg: readable(root, at, p.Message)})
 		}
+		// One pass: the compiler's checks too, when the file decodes
+		// despite the schema's problems, every problem in line order.
+		var f File
+		if root.Decode(&f) == nil {
+			if _, err := compile(name, root, f, src); err != nil {
+				var more Errors
+				if errors.As(err, &more) {
+					for _, e := range more {
+						if !slices.ContainsFunc(out, func(o *Error) bool { return o.Path == e.Path }) {
+							out = append(out, e)
+						}
+					}
+				}
+			}
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 		return nil, out
 	}
 
@@ -110,6 +128,10 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	}
 	s, err := compile(name, root, f, src)
 	if err != nil {
+		var es Errors
+		if errors.As(err, &es) {
+			sort.SliceStable(es, func(i, j int) bool { return es[i].Line < es[j].Line })
+		}
 		return nil, err
 	}
 	s.YAML = data
