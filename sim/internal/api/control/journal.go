@@ -92,9 +92,14 @@ func (a *API) Recording(c echo.Context) error {
 	}
 	// Webhook attempts too: a delivered push becomes a control step.
 	f.Kind = ""
+	channel := f.Channel
+	f.Channel = "" // the channel's microsite and tracking calls name none (channelSlice)
 	es, err := a.journal.Entries(c.Request().Context(), f)
 	if err != nil {
 		return err
+	}
+	if channel != "" {
+		es = channelSlice(es, channel)
 	}
 	name := c.QueryParam("name")
 	if name == "" {
