@@ -110,7 +110,7 @@ func (a *API) Dashboard(c echo.Context) error {
 			return err
 		}
 		chsc := a.scenarios.ActiveFor(ch.Name)
-		funnels, stocks, err := a.charts(chsc, ch.Name, a.plane.Clock().Now())
+		funnels, stocks, err := a.charts(chsc, ch.Name, a.plane.Clock().Now().In(chsc.Location)) // one timezone on the page: the scenario's
 		if err != nil {
 			return err
 		}
