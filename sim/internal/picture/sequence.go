@@ -109,7 +109,7 @@ const (
 	margin    = 90
 	headerH   = 56
 	legendH   = 22
-	rowH      = 46
+	rowH      = 50
 	lineH     = 14
 	footH     = 30
 	arrowHead = 7
@@ -183,7 +183,7 @@ func Sequence(w io.Writer, title string, calls []Call) error {
 	for _, o := range journal.Outcomes {
 		fmt.Fprintf(&b, `<g data-outcome="%s"><rect x="%d" y="%d" width="12" height="12" rx="2" fill="%s"/><text x="%d" y="%d" fill="#374151">%s</text></g>`,
 			o, lx, headerH-8, OutcomeColors[o], lx+16, headerH+2, esc(outcomeWords[o]))
-		lx += 16 + int(float64(len(outcomeWords[o]))*charW) + 18
+		lx += 16 + int(float64(len(outcomeWords[o]))*6.6) + 18 // the legend's words are measured, not over-estimated
 	}
 	b.WriteString(`</g>`)
 	for _, r := range rows {
