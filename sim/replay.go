@@ -80,6 +80,8 @@ type ReplayStep struct {
 	Status      int
 	Elapsed     time.Duration
 	Differences int
+	// Diff is the step's differences, readable ("" when none).
+	Diff string
 }
 
 // ReplayResult is the outcome of a replay.
@@ -157,7 +159,11 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		Control: strings.TrimRight(o.Control, "/"), ControlToken: o.ControlToken}
 	if o.Step != nil {
 		ro.Step = func(r recording.StepReport) {
-			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences)})
+			var diff strings.Builder
+			for _, d := range r.Differences {
+				fmt.Fprintf(&diff, "- %s\n", d)
+			}
+			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences), Diff: diff.String()})
 		}
 	}
 	if o.Waiting != nil {

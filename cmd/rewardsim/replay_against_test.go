@@ -132,6 +132,35 @@ func TestReplayCmd_SIM4_isolationAndWhatWasRecorded(t *testing.T) {
 	if code != 1 || !strings.Contains(before, "DIFFERENT TARGET: the target has fault rule") || !strings.Contains(out, "GetReward") || !strings.Contains(out, "0 passed, 1 failed") {
 		t.Fatalf("a fault on the recorded channel: exit %d\n%s", code, out)
 	}
+	// With --junit-steps: a case per step, the faulted GetReward failing,
+	// and one for the target.
+	junit = filepath.Join(dir, "steps.xml")
+	if _, code := cli(t, bin, env, "replay", rec, "--target", target, "--junit", junit, "--junit-steps"); code != 1 {
+		t.Fatalf("--junit-steps: exit %d", code)
+	}
+	data, _ = os.ReadFile(junit)
+	var steps struct {
+		Cases []struct {
+			Name    string    `xml:"name,attr"`
+			Class   string    `xml:"classname,attr"`
+			Failure *struct{} `xml:"failure"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal(data, &steps); err != nil || len(steps.Cases) < 5 {
+		t.Fatalf("--junit-steps: %v\n%s", err, data)
+	}
+	for _, c := range steps.Cases {
+		if !strings.HasPrefix(c.Class, "replay.") || !strings.HasSuffix(c.Class, ".custom") {
+			t.Errorf("step case %q classname %q", c.Name, c.Class)
+		}
+		if c.Failure != nil && c.Name != "target" && !strings.Contains(c.Name, "GetReward") && !strings.Contains(c.Name, "FetchRewardInfo") && !strings.Contains(c.Name, "GetAllScratchCardsByUserId") {
+			t.Errorf("step case %q failed; only the target and the steps after the faulted GetReward may", c.Name)
+		}
+	}
+	if !strings.Contains(string(data), `name="target"`) || !strings.Contains(string(data), "GetReward (POST /api/GetReward)") {
+		t.Errorf("--junit-steps cases:\n%s", data)
+	}
+
 	// The replay's copy of the rule went with it.
 	if _, list := controlCall(t, http.MethodGet, control+"/__sim/faults", "", ""); strings.Count(list, `"endpoint"`) != 1 {
 		t.Errorf("fault rules left behind: %s", list)
