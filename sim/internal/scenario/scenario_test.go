@@ -39,6 +39,8 @@ func TestParseErrors_SIM1(t *testing.T) {
 		{"bad switch value", base + "switches:\n  failureHttpStatus: 302\n", "f.yaml:7: /switches/failureHttpStatus: 302 is not one of 200, 400"},
 		{"bad duration", base + "tokens:\n  userTTL: soon\n", "f.yaml:7: /tokens/userTTL"},
 		{"bad timezone", base + "timezone: \"+25:00\"\n", "f.yaml:6: /timezone: timezone \"+25:00\" is not an offset"},
+		{"timezone by name, not a pattern", base + "timezone: IST\n", "f.yaml:6: /timezone: is not a UTC offset: write +05:30 or -03:00"},
+		{"coupon errorCode misspelt", base + "faults:\n  - {endpoint: fetchCouponCode, action: {kind: coupon-error, errorCode: COUPON_EXAUSTED}}\n", "did you mean COUPON_EXHAUSTED?"},
 		{"missing certificate file", strings.Replace(base, "builtin:publisher-dev.crt", "nope.crt", 1), "f.yaml:5: /channels/0/certificateFile: open nope.crt"},
 		{"certificate not PEM", strings.Replace(base, "builtin:publisher-dev.crt", "junk.crt", 1), "f.yaml:5: /channels/0/certificateFile: no PEM block found"},
 		{"duplicate channel", base + "  - name: DEMOBANK\n    channelId: OTHER\n    certificateFile: pub.crt\n", `f.yaml:6: /channels/1/name: channel name "DEMOBANK" is used twice`},
