@@ -260,19 +260,7 @@ func (c controlCaller) call(ctx context.Context, method, path, contentType strin
 }
 
 func (c controlCaller) do(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", contentType)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	hc := c.http
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	res, err := hc.Do(req)
+	res, err := c.send(ctx, method, path, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -282,6 +270,25 @@ func (c controlCaller) do(ctx context.Context, method, path, contentType string,
 		return nil, fmt.Errorf("%s %s: HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(data)))
 	}
 	return data, nil
+}
+
+// send makes one control call with the token; body may be nil.
+func (c controlCaller) send(ctx context.Context, method, path, contentType string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	hc := c.http
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return hc.Do(req)
 }
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an

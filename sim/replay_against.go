@@ -179,18 +179,7 @@ func short(sum string) string {
 }
 
 func (c controlCaller) get(ctx context.Context, path string) (int, []byte, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	hc := c.http
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	res, err := hc.Do(req)
+	res, err := c.send(ctx, http.MethodGet, path, "", nil)
 	if err != nil {
 		return 0, nil, nil, err
 	}

@@ -298,6 +298,20 @@ func jsonable(v any) any {
 // lineOf finds the line of the node at a JSON pointer, or of its nearest
 // existing ancestor.
 func lineOf(root *yaml.Node, pointer string) int {
+	_, line := walkPointer(root, pointer)
+	return line
+}
+
+// nodeAt is the node at a JSON pointer, or nil.
+func nodeAt(root *yaml.Node, pointer string) *yaml.Node {
+	n, _ := walkPointer(root, pointer)
+	return n
+}
+
+// walkPointer follows a JSON pointer through a YAML tree: the node found
+// (nil when the pointer leaves the tree) and the line of the deepest key
+// or item reached.
+func walkPointer(root *yaml.Node, pointer string) (*yaml.Node, int) {
 	n := root
 	line := n.Line
 	for _, part := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
@@ -320,11 +334,11 @@ func lineOf(root *yaml.Node, pointer string) int {
 			}
 		}
 		if next == nil {
-			return line
+			return nil, line
 		}
 		n = next
 	}
-	return line
+	return n, line
 }
 
 func yamlLine(err error) int {

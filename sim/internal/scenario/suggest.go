@@ -172,31 +172,3 @@ func splitLast(pointer string) (parent, last string) {
 	}
 	return pointer[:i], pointer[i+1:]
 }
-
-// nodeAt is the node at a JSON pointer, or nil.
-func nodeAt(root *yaml.Node, pointer string) *yaml.Node {
-	n := root
-	for _, part := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		if part == "" {
-			continue
-		}
-		var next *yaml.Node
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == part {
-					next = n.Content[i+1]
-				}
-			}
-		case yaml.SequenceNode:
-			if i, err := strconv.Atoi(part); err == nil && i < len(n.Content) {
-				next = n.Content[i]
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		n = next
-	}
-	return n
-}
