@@ -52,7 +52,7 @@ func TestDashboard_readOnlyOverview(t *testing.T) {
 			`<tr data-user="dash-b"><td><a href="/__sim/dashboard?channel=DEMOBANK&amp;virtualId=dash-b">dash-b</a></td><td class="n unscratched">1</td><td class="n revealed">0</td>`,
 			`data-slot="journal"`, `data-slot="faults"`, `data-slot="webhooks"`, `data-slot="report"`,
 			`<tr data-fault="dash-fault">`, `<tr data-push="` + push.ID + `" data-state="pending"`, `<tr data-finding="AUTH-1">`,
-			`data-endpoint="GetReward" data-status="401" data-outcome="refusal"`, `virtualId=dash-x">dash-x</a></td><td class="o-refusal" title="wrong token type`,
+			`data-endpoint="GetReward" data-status="401" data-outcome="refusal"`, `virtualId=dash-x">dash-x</a></td><td class="w o-refusal" title="wrong token type`,
 			`">401 refusal</td>`, "Coloured by contract outcome",
 			// The deadline in force, not the scenario's 0 ("use the default").
 			"deadline: 5s", `<b class="channel-scenario">default</b>`,
