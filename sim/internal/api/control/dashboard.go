@@ -148,9 +148,15 @@ func (a *API) livePanels(ctx context.Context, v *dashView) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range all {
+	loc := a.scenarios.Active().Location // one timezone on the page: the scenario's, as the header
+	for i := range all {
+		p := &all[i] // decoded afresh by List: ours to change
+		p.Due = p.Due.In(loc)
+		for j := range p.Attempts {
+			p.Attempts[j].At = p.Attempts[j].At.In(loc)
+		}
 		if p.State == webhook.Pending {
-			v.Pending = append(v.Pending, p)
+			v.Pending = append(v.Pending, *p)
 		}
 	}
 	v.Pushes = all[max(0, len(all)-DashboardRecent):]
