@@ -55,7 +55,7 @@ func TestDashboard_readOnlyOverview(t *testing.T) {
 			`data-endpoint="GetReward" data-status="401" data-outcome="refusal"`, `virtualId=dash-x">dash-x</a></td><td class="w o-refusal" title="wrong token type`,
 			`">401 refusal</td>`, "Coloured by contract outcome",
 			// One timezone on the page, the scenario's: a push's due time too.
-			` +05:30</td></tr>`,
+			`00:00:00 &#43;05:30</td></tr>`,
 			// The deadline in force, not the scenario's 0 ("use the default").
 			"deadline: 5s", `<b class="channel-scenario">default</b>`,
 		} {
