@@ -167,6 +167,15 @@ func TestReplayCmd_SIM4_isolationAndWhatWasRecorded(t *testing.T) {
 	}
 	controlCall(t, http.MethodDelete, control+"/__sim/faults", "", "")
 
+	// Another scenario active for the recorded channel: reported, and failing.
+	if st, body := controlCall(t, http.MethodPost, control+"/__sim/scenarios/default/activate", "application/json", `{"channel":"DEMOBANK"}`); st != http.StatusOK {
+		t.Fatalf("activate: %d %s", st, body)
+	}
+	out, code = cli(t, bin, env, "replay", rec, "--target", target)
+	if code != 1 || !strings.Contains(out, `DIFFERENT TARGET: the target runs scenario "default" for DEMOBANK; the recording was made against "qa-custom"`) {
+		t.Fatalf("another scenario active: exit %d\n%s", code, out)
+	}
+
 	// A target that does not hold the recorded scenario: refused, naming it.
 	other, otherURLs := startServe(t, bin, t.TempDir())
 	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
