@@ -60,33 +60,38 @@ func (r *record) outcome() (kind, errorCode string) {
 }
 
 // saysNo: a bare failure {STATUS: FAILURE}, or an answer (plain or the
-// BDATA of a signed one) with status false.
+// BDATA of a signed one) with status false. It scans bytes: the journal's
+// writer classifies every entry, and most answers are plain successes.
 func saysNo(body []byte) bool {
-	// Most answers are plain successes: decode only what may say no.
-	if len(body) == 0 || body[0] != '{' ||
-		!bytes.Contains(body, []byte("FAILURE")) && !bytes.Contains(body, []byte("false")) && !bytes.Contains(body, []byte(`"BDATA"`)) {
+	if len(body) == 0 || body[0] != '{' {
 		return false
 	}
-	var b struct {
-		STATUS string `json:"STATUS"`
-		Status any    `json:"status"`
-		BDATA  string `json:"BDATA"`
-	}
-	if json.Unmarshal(body, &b) != nil {
-		return false
-	}
-	if b.STATUS == "FAILURE" || b.Status == false {
+	if bytes.Contains(body, []byte(`"FAILURE"`)) || statusFalse(body) {
 		return true
 	}
-	if b.BDATA == "" {
+	_, rest, ok := bytes.Cut(body, []byte(`"BDATA":"`))
+	if !ok {
 		return false
 	}
-	raw, err := base64.StdEncoding.DecodeString(b.BDATA)
-	if err != nil {
+	enc, _, ok := bytes.Cut(rest, []byte(`"`))
+	if !ok {
 		return false
 	}
-	var inner struct {
-		Status any `json:"status"`
+	raw := make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
+	n, err := base64.StdEncoding.Decode(raw, enc)
+	return err == nil && statusFalse(raw[:n])
+}
+
+// statusFalse: a JSON object whose status is false, written compactly or
+// with spaces.
+func statusFalse(b []byte) bool {
+	i := bytes.Index(b, []byte(`"status"`))
+	if i < 0 {
+		return false
 	}
-	return json.Unmarshal(raw, &inner) == nil && inner.Status == false
+	rest := bytes.TrimLeft(b[i+len(`"status"`):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return false
+	}
+	return bytes.HasPrefix(bytes.TrimLeft(rest[1:], " \t\r\n"), []byte("false"))
 }
