@@ -72,7 +72,7 @@ func TestPictures_outcomeColoursAndLayout(t *testing.T) {
 			t.Error("the refused claim answered HTTP 200 is not drawn as a refusal")
 		}
 		layout(t, b, "svg", fmt.Sprintf("diagram at %d px", width))
-		t.Logf("screenshot %s", b.Screenshot(screenshotDir, fmt.Sprintf("diagram-outcomes-%d", width)))
+		t.Logf("screenshot %s", fullPage(b, width, fmt.Sprintf("diagram-outcomes-%d", width)))
 
 		b.Open(s.ControlURL + "/__sim/dashboard?channel=DEMOBANK")
 		b.WaitFor(`#flow svg.sequence g.call`, wait)

@@ -181,9 +181,11 @@ func Sequence(w io.Writer, title string, calls []Call) error {
 	b.WriteString(`<g class="legend">`)
 	lx := 8
 	for _, o := range journal.Outcomes {
-		fmt.Fprintf(&b, `<g data-outcome="%s"><rect x="%d" y="%d" width="12" height="12" rx="2" fill="%s"/><text x="%d" y="%d" fill="#374151">%s</text></g>`,
-			o, lx, headerH-8, OutcomeColors[o], lx+16, headerH+2, esc(outcomeWords[o]))
-		lx += 16 + int(float64(len(outcomeWords[o]))*6.6) + 18 // the legend's words are measured, not over-estimated
+		w := int(float64(len(outcomeWords[o])) * 6.6) // the legend's words are measured, not over-estimated
+		// A white ground keeps the lanes' dashed lines out of the words.
+		fmt.Fprintf(&b, `<g data-outcome="%s"><rect x="%d" y="%d" width="%d" height="16" fill="#FFFFFF"/><rect x="%d" y="%d" width="12" height="12" rx="2" fill="%s"/><text x="%d" y="%d" fill="#374151">%s</text></g>`,
+			o, lx-2, headerH-10, w+22, lx, headerH-8, OutcomeColors[o], lx+16, headerH+2, esc(outcomeWords[o]))
+		lx += 16 + w + 18
 	}
 	b.WriteString(`</g>`)
 	for _, r := range rows {
