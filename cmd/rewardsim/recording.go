@@ -482,7 +482,7 @@ func newReportCmd() *cobra.Command {
 			}
 			failing := 0
 			for _, f := range r.Findings {
-				fmt.Fprintf(w, "%-7s %-6s x%d  %s\n        e.g. #%d %s %s: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail)
+				fmt.Fprintf(w, "%-7s %-6s x%d  %s\n        e.g. #%d %s %s: %s\n        advice: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail, f.Advice)
 				if failOn != "none" && severityRank[f.Severity] >= min {
 					failing++
 				}

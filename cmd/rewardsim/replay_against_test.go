@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -174,6 +175,25 @@ func TestReplayCmd_SIM4_isolationAndWhatWasRecorded(t *testing.T) {
 	out, code = cli(t, bin, env, "replay", rec, "--target", target)
 	if code != 1 || !strings.Contains(out, `DIFFERENT TARGET: the target runs scenario "default" for DEMOBANK; the recording was made against "qa-custom"`) {
 		t.Fatalf("another scenario active: exit %d\n%s", code, out)
+	}
+
+	// A second reveal on the recorded channel: REV-2 is an error, so the
+	// default `report --fail-on error` fails, with the clause, the
+	// example and the advice.
+	pub := &publisher.Client{HTTP: http.DefaultClient, RewardsURL: target, BankURL: target, HotdealsURL: target,
+		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key, ServiceKey: servicePub, AppKey: "DEMOAPPKEY", SecKey: "DEMOSECKEY"}
+	ut, err := pub.UserToken(context.Background(), "VU-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, err := pub.ListCards(context.Background(), ut.Token, "")
+	if err != nil || len(list.Rewards) == 0 {
+		t.Fatalf("listing: %v", err)
+	}
+	_, _, _ = pub.FetchRewardInfo(context.Background(), ut.Token, "VU-1", list.Rewards[0].RewardID)
+	out, code = cli(t, bin, env, "report", "--channel", "DEMOBANK")
+	if code != 1 || !strings.Contains(out, "error   REV-2") || !strings.Contains(out, "advice: Reveal a card once") {
+		t.Fatalf("report after a second reveal: exit %d\n%s", code, out)
 	}
 
 	// A target that does not hold the recorded scenario: refused, naming it.
