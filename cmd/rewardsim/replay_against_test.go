@@ -38,15 +38,17 @@ func controlCall(t *testing.T, method, url, contentType, body string) (int, stri
 	return res.StatusCode, string(data)
 }
 
-// clause: SIM-4
-// Issue 24's done-when for replay, through a real `rewardsim serve` and the
-// real CLI: two files holding one recording replay clean with --parallel 2
+// clause: SIM-4, SIM-6, REV-2
+// Issue 24's done-when for replay and the report, through a real
+// `rewardsim serve` and the real CLI: two files holding one recording replay clean with --parallel 2
 // into two copies whose names -v prints; a recording made against an
 // uploaded scenario names it (name and hash) and replays against the
 // target's copy; where the target does not hold it, replay refuses naming
 // the scenario and --scenario; a fault on the recorded channel makes the
-// replay fail, reported before the first step; JUnit classnames do not end
-// in .json and test names are the files.
+// replay fail, reported before the first step, and so does another
+// scenario active for the recorded channel; JUnit classnames do not end
+// in .json and test names are the files (--junit-steps: a case per step);
+// a second reveal fails the default `report --fail-on error`.
 func TestReplayCmd_SIM4_isolationAndWhatWasRecorded(t *testing.T) {
 	bin := buildBinary(t)
 	srv, urls := startServe(t, bin, t.TempDir(), "--control-token", "tk")
