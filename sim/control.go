@@ -156,9 +156,15 @@ func (s *Sim) readers(cardSvc *cards.Service) []control.Reader {
 // composition root is the only reader of files).
 type scenarioFiles struct{ schemas *schema.Set }
 
-// Parse compiles uploaded YAML; certificateFile may only use builtin:.
-func (f scenarioFiles) Parse(name string, data []byte) (*scenario.Scenario, error) {
-	return scenario.Parse(name, data, f.schemas, scenario.Sources{Builtin: certs.FS})
+// Parse compiles uploaded YAML; certificateFile may only use builtin:;
+// an overlay extends a loaded scenario or an embedded one.
+func (f scenarioFiles) Parse(name string, data []byte, base func(string) ([]byte, bool)) (*scenario.Scenario, error) {
+	return scenario.Parse(name, data, f.schemas, scenario.Sources{Builtin: certs.FS, Base: func(n string) ([]byte, bool) {
+		if b, ok := base(n); ok {
+			return b, true
+		}
+		return EmbeddedScenario(n)
+	}})
 }
 
 // Load reads a scenario file or folder.
@@ -195,7 +201,7 @@ func (s *Sim) readTokens(ch, vid string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := s.opts.Clock.Now()
+	now := clock.NowFor(s.opts.Clock, ch)
 	out := make([]tokenView, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, tokenView{t.Value, string(t.Kind), t.IssuedAt, t.ExpiresAt, !now.Before(t.ExpiresAt)})

@@ -93,7 +93,7 @@ func (s *Sim) cors() echo.MiddlewareFunc {
 		AllowOrigins:  s.opts.CORSOrigins,
 		AllowMethods:  []string{"GET", "POST", "OPTIONS"},
 		AllowHeaders:  []string{"Content-Type", "Authorization", "X-CHANNELID"},
-		ExposeHeaders: []string{"X-Rewardsim-Reason"},
+		ExposeHeaders: []string{"X-Rewardsim-Reason", "X-Rewardsim-Seq"},
 		MaxAge:        600,
 	})
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
@@ -92,7 +95,63 @@ func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOpti
 			diffs = append(diffs, fmt.Sprintf("the target runs scenario %q for %s; the recording was made against %q", a.Scenario.Name, ch, ag.Scenario))
 		}
 	}
+	if body, err = unmaskSecKeys(body, o.Secrets); err != nil {
+		return nil, "", nil, nil, fmt.Errorf("scenario %q from the target: %w", ag.Scenario, err)
+	}
 	return body, fmt.Sprintf("scenario %q", ag.Scenario), diffs, notes, nil
+}
+
+// maskedValue is how GET /__sim/scenarios/{name} shows a secret.
+const maskedValue = "~masked"
+
+// unmaskSecKeys puts back the secKey the control API masked in a
+// fetched scenario, from the replay's secrets (APPKEY:SECKEY, by the
+// channel's appKey): the copy must accept the API-key calls the
+// recording makes. A channel whose appKey has no secret keeps the mask,
+// and its API-key calls show as differences.
+func unmaskSecKeys(yml []byte, secrets []string) ([]byte, error) {
+	if !bytes.Contains(yml, []byte(maskedValue)) {
+		return yml, nil
+	}
+	if len(secrets) == 0 {
+		secrets = DefaultReplaySecrets
+	}
+	sec := map[string]string{}
+	for _, s := range secrets {
+		if k, v, ok := strings.Cut(s, ":"); ok {
+			sec[k] = v
+		}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(yml, &doc); err != nil || len(doc.Content) == 0 {
+		return nil, fmt.Errorf("does not read as YAML: %v", err)
+	}
+	channels := mapValue(doc.Content[0], "channels")
+	if channels == nil {
+		return yml, nil
+	}
+	for _, ch := range channels.Content {
+		app, key := mapValue(ch, "appKey"), mapValue(ch, "secKey")
+		if app != nil && key != nil && key.Value == maskedValue {
+			if v, ok := sec[app.Value]; ok {
+				key.Value, key.Tag, key.Style = v, "!!str", yaml.DoubleQuotedStyle
+			}
+		}
+	}
+	return yaml.Marshal(&doc)
+}
+
+// mapValue is the value of key in a YAML mapping, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // copyFaults arms, for every run-time fault rule of the target scoped to

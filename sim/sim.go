@@ -306,7 +306,7 @@ func ValidateScenario(path string) error {
 // loadScenario parses a scenario file, or the folder's default.yaml (else
 // its first *.yaml by name), or the embedded default when path is empty.
 func loadScenario(path string, set *schema.Set) (*scenario.Scenario, error) {
-	src := scenario.Sources{Builtin: certs.FS}
+	src := scenario.Sources{Builtin: certs.FS, Base: EmbeddedScenario}
 	if path == "" {
 		data, err := fs.ReadFile(scenarios.FS, scenarios.Default)
 		if err != nil {
@@ -337,6 +337,18 @@ func loadScenario(path string, set *schema.Set) (*scenario.Scenario, error) {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	src.Files = os.DirFS(filepath.Dir(file))
+	src.Base = func(name string) ([]byte, bool) { // a file of the same folder, else an embedded one
+		for _, ext := range []string{".yaml", ".yml"} {
+			sib := filepath.Join(filepath.Dir(file), filepath.Base(name)+ext)
+			if sib == file {
+				continue
+			}
+			if b, err := readBounded(sib, scenario.MaxFileBytes); err == nil && len(b) <= scenario.MaxFileBytes {
+				return b, true
+			}
+		}
+		return EmbeddedScenario(name)
+	}
 	return scenario.Parse(file, data, set, src)
 }
 
@@ -425,4 +437,14 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	err = errors.Join(err, s.shutdown(servers, o, live))
 	s.log.Info("rewardsim stopped", "err", err)
 	return err
+}
+
+// EmbeddedScenario is the YAML of a scenario shipped in the binary, by
+// name ("default").
+func EmbeddedScenario(name string) ([]byte, bool) {
+	if strings.ContainsAny(name, "/\\") {
+		return nil, false
+	}
+	b, err := fs.ReadFile(scenarios.FS, name+".yaml")
+	return b, err == nil
 }

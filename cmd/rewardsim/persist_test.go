@@ -74,17 +74,9 @@ func startBinary(t *testing.T, bin, data string, extra ...string) *served {
 
 func (sv *served) ctl(t *testing.T, method, path string, body any) map[string]any {
 	t.Helper()
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, sv.ctlURL+path, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 300 {
-		t.Fatalf("%s %s: HTTP %d %s", method, path, res.StatusCode, out)
+	code, out := sv.call(t, method, path, body)
+	if code >= 300 {
+		t.Fatalf("%s %s: HTTP %d %s", method, path, code, out)
 	}
 	var m map[string]any
 	_ = json.Unmarshal(out, &m)

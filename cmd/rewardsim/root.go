@@ -14,5 +14,6 @@ func newRoot() *cobra.Command {
 	root.SetVersionTemplate(readBuildInfo().String())
 	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd(), newVersionCmd(), newOpenAPICmd(), newHealthcheckCmd())
 	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd(), newDiagramCmd())
+	root.AddCommand(newVerifyCmd(), newScenarioCmd())
 	return root
 }

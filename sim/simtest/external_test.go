@@ -74,7 +74,7 @@ func TestPublicAPI_SIM5_usableFromAnotherModule(t *testing.T) {
 	}
 	// Methods are recognised by the variables that hold their receivers
 	// in testdata/outside.
-	receivers := map[string]string{"Clock": `clk`, "Server": `(s|srv|again)`}
+	receivers := map[string]string{"Clock": `clk`, "Server": `(s|srv|again)`, "Channel": `ch`}
 	for _, name := range exportedFuncs(t) {
 		call := `simtest\.` + name + `\(`
 		if typ, method, ok := strings.Cut(name, "."); ok {

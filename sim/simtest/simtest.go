@@ -67,9 +67,10 @@ type Server struct {
 	// PublisherKey is DEMOBANK's private key.
 	PublisherKey *rsa.PrivateKey
 
-	servers   []*httptest.Server
-	closeOnce sync.Once
-	cleanup   []string // temporary folders NewServer made, removed by Close
+	servers      []*httptest.Server
+	controlToken string // for the harness's own control calls (channel.go)
+	closeOnce    sync.Once
+	cleanup      []string // temporary folders NewServer made, removed by Close
 }
 
 type config struct {
@@ -187,7 +188,7 @@ func start(opts []Option, tempDir func() (string, error), report func(error)) (*
 	if err != nil {
 		return nil, err
 	}
-	srv := &Server{Sim: s, Clock: cfg.clock, DataDir: cfg.dataDir}
+	srv := &Server{Sim: s, Clock: cfg.clock, DataDir: cfg.dataDir, controlToken: cfg.control.Token}
 	serve := func(h sim.Host) string {
 		ts := httptest.NewServer(s.Handler(h))
 		srv.servers = append(srv.servers, ts)

@@ -144,7 +144,7 @@ func eligible(r IssueRequest, now time.Time) ([]candidate, string) {
 // cards an earlier event with the same extTransactionId created, in one
 // write transaction.
 func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
-	now := s.Clock.Now()
+	now := clock.NowFor(s.Clock, r.Channel)
 	cands, why := eligible(r, now)
 	var res IssueResult
 	err := s.Store.UpdateCards(r.Channel, func(tx *state.CardTx) error {
@@ -278,7 +278,7 @@ func applyCaps(caps []scenario.Cap, ev []int64, now time.Time) ([]int64, string)
 // picks the reward and stores it; later calls return the card with
 // first false. Everything happens in one write transaction.
 func (s *Service) Reveal(sc *scenario.Scenario, channel, user string, id uint64) (card model.Card, first bool, err error) {
-	now := s.Clock.Now()
+	now := clock.NowFor(s.Clock, channel)
 	// A refusal is an outcome, not a transaction error: returning it from
 	// the batched function would roll back and re-run its whole group.
 	var refused error
@@ -460,7 +460,7 @@ func (s *Service) Card(channel string, id uint64) (c model.Card, ok bool, err er
 
 // Track records a tracking GET of an existing card; ok false if there is no such card.
 func (s *Service) Track(channel string, ev model.TrackEvent) (ok bool, err error) {
-	ev.At = s.Clock.Now()
+	ev.At = clock.NowFor(s.Clock, channel)
 	err = s.Store.UpdateCards(channel, func(tx *state.CardTx) error {
 		_, ok, err = tx.Card(ev.RewardID)
 		if err != nil || !ok {

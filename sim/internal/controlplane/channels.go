@@ -1,6 +1,8 @@
 package controlplane
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"io"
 
@@ -21,6 +23,10 @@ type ChannelSpec struct {
 	SecKeyHash string `json:"secKeyHash,omitempty"`
 	WebhookURL string `json:"webhookUrl,omitempty"`
 	Scenario   string `json:"scenario,omitempty"`
+	// Like names a channel whose campaigns, pools, offers, switches,
+	// settings and (unless given) credentials the channel copies, from
+	// the scenario in force for it (Scenario.Like).
+	Like string `json:"like,omitempty"`
 }
 
 // compile parses the certificate (AUTH-4: PEM certificate or public key).
@@ -41,34 +47,90 @@ func (c ChannelSpec) compile() (scenario.Registered, error) {
 // registerIn compiles spec and registers it in d.
 func registerIn(d *scenario.Draft, spec ChannelSpec) error {
 	reg, err := spec.compile()
+	if err == nil && spec.Like != "" {
+		reg.Own, _, err = d.Like(spec.Like, reg.Channel)
+	}
 	if err == nil {
 		err = d.Register(reg)
 	}
 	return err
 }
 
+// fillLike completes a spec made like another channel with that
+// channel's credentials (certificate, appKey, secKey, webhook URL)
+// where it gives none of its own.
+func (p *Plane) fillLike(spec *ChannelSpec) error {
+	src, _, ok := p.scenarios.ByChannelName(spec.Like)
+	if !ok {
+		return refuse(NotFound, "like: no channel named %q", spec.Like)
+	}
+	if spec.Like == spec.Name {
+		return refuse(Invalid, "like: a channel cannot be made like itself")
+	}
+	if spec.Certificate == "" {
+		der, err := x509.MarshalPKIXPublicKey(src.PublicKey)
+		if err != nil {
+			return err
+		}
+		spec.Certificate = string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	}
+	if spec.AppKey == "" && spec.SecKey == "" {
+		spec.AppKey, spec.SecKey, spec.SecKeyHash = src.AppKey, src.SecKey, src.SecKeyHash
+	}
+	if spec.WebhookURL == "" {
+		spec.WebhookURL = src.WebhookURL
+	}
+	return nil
+}
+
 // RegisterChannel registers (or re-registers, by name) a channel: a CI
 // pipeline's own channel on a shared simulator. An empty ChannelID is
 // the name.
 func (p *Plane) RegisterChannel(spec ChannelSpec) (ChannelSpec, error) {
+	spec, _, err := p.registerChannel(spec)
+	return spec, err
+}
+
+// RegisterChannelLike is RegisterChannel that also says what a channel
+// made like another copied (zero when spec names none).
+func (p *Plane) RegisterChannelLike(spec ChannelSpec) (ChannelSpec, scenario.Copied, error) {
+	return p.registerChannel(spec)
+}
+
+func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied, error) {
+	var copied scenario.Copied
 	if spec.ChannelID == "" {
 		spec.ChannelID = spec.Name
+	}
+	if spec.Like != "" && spec.Scenario != "" {
+		return spec, copied, refuse(Invalid, "give like or scenario, not both")
+	}
+	if spec.Like != "" {
+		if err := p.fillLike(&spec); err != nil {
+			return spec, copied, err
+		}
 	}
 	if spec.SecKey != "" {
 		// The store keeps a salted hash, not the secKey (docs/security.md).
 		salt := make([]byte, 16)
 		if _, err := io.ReadFull(p.rand, salt); err != nil {
-			return spec, err
+			return spec, copied, err
 		}
 		spec.SecKey, spec.SecKeyHash = "", model.HashSecKey(salt, spec.SecKey)
 	}
 	reg, err := spec.compile()
 	if err != nil {
-		return spec, refuse(Invalid, "%v", err)
+		return spec, copied, refuse(Invalid, "%v", err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return spec, p.scenarios.Change(func(d *scenario.Draft) error {
+	return spec, copied, p.scenarios.Change(func(d *scenario.Draft) error {
+		if spec.Like != "" {
+			var err error
+			if reg.Own, copied, err = d.Like(spec.Like, reg.Channel); err != nil {
+				return refuse(Invalid, "like %s: %v", spec.Like, err)
+			}
+		}
 		if err := d.Register(reg); err != nil {
 			return refuse(Conflict, "%v", err)
 		}

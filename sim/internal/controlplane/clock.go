@@ -94,3 +94,108 @@ func (p *Plane) AdvanceClock(d time.Duration) error {
 	}
 	return refuse(Conflict, "this simulator runs on a clock that cannot be moved")
 }
+
+// channelClock is a channel's own clock as the store keeps it.
+type channelClock struct {
+	Channel string `json:"channel"`
+	clock.State
+}
+
+func channelClockKey(channel string) string { return "channel/" + channel }
+
+// newChannelClock is a channel's own clock starting where the global
+// clock stands now, in its mode; saved on every move when the global
+// clock is (a served simulator's), else kept in memory (a test clock).
+func (p *Plane) newChannelClock(channel string, st *clock.State) *clock.Sim {
+	var save func(clock.State) error
+	var wall func() time.Time
+	switch g := p.clock.(type) {
+	case *clock.Sim:
+		if st == nil {
+			cur := g.Mode()
+			st = &cur
+		}
+		save = func(s clock.State) error {
+			return p.store.WriteConfig(put(kindClock, channelClockKey(channel), channelClock{channel, s}))
+		}
+	default:
+		if st == nil {
+			st = &clock.State{Mode: clock.ModeFrozen, Frozen: g.Now()}
+		}
+		wall = g.Now
+	}
+	return clock.NewSim(*st, wall, save)
+}
+
+// restoreChannelClocks puts back the saved channel clocks.
+func (p *Plane) restoreChannelClocks() {
+	restore(p, kindClock, func(cc channelClock) error {
+		if cc.Channel != "" {
+			st := cc.State
+			p.clocks.Put(cc.Channel, p.newChannelClock(cc.Channel, &st))
+		}
+		return nil
+	})
+}
+
+// channelOwn is channel's own clock, made on first use; the channel
+// must be known.
+func (p *Plane) channelOwn(channel string) (*clock.Sim, error) {
+	if s, ok := p.clocks.Own(channel); ok {
+		return s, nil
+	}
+	if err := p.knownChannel(channel); err != nil {
+		return nil, err
+	}
+	switch p.clock.(type) {
+	case *clock.Sim, clock.Controller:
+	default:
+		return nil, refuse(Conflict, "this simulator runs on a clock that cannot be moved")
+	}
+	s := p.newChannelClock(channel, nil)
+	p.clocks.Put(channel, s)
+	return s, nil
+}
+
+// ChannelClockView is channel's time; Own says whether it has its own clock.
+func (p *Plane) ChannelClockView(channel string) (ClockView, bool, error) {
+	if err := p.knownChannel(channel); err != nil {
+		return ClockView{}, false, err
+	}
+	s, ok := p.clocks.Own(channel)
+	if !ok {
+		return p.ClockView(), false, nil
+	}
+	st := s.Mode()
+	return ClockView{Now: s.Now(), Mode: st.Mode, Offset: st.Offset}, true, nil
+}
+
+// SetChannelClock is SetClock for channel's own clock (made on first use).
+func (p *Plane) SetChannelClock(channel, mode string, t time.Time) error {
+	if !t.IsZero() && !inClockRange(t) {
+		return refuse(Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
+	}
+	if mode != "" && mode != clock.ModeReal && mode != clock.ModeOffset && mode != clock.ModeFrozen {
+		return refuse(Invalid, "clock mode %q is not one of real, offset, frozen", mode)
+	}
+	s, err := p.channelOwn(channel)
+	if err != nil {
+		return err
+	}
+	if mode == "" && t.IsZero() {
+		return s.Move("", time.Time{}) // saves the new clock
+	}
+	return s.Move(mode, t)
+}
+
+// AdvanceChannelClock is AdvanceClock for channel's own clock.
+func (p *Plane) AdvanceChannelClock(channel string, d time.Duration) error {
+	s, err := p.channelOwn(channel)
+	if err != nil {
+		return err
+	}
+	if !inClockRange(s.Now().Add(d)) {
+		return refuse(Invalid, "advancing by %s would move the clock outside %s", d, clockRange)
+	}
+	return s.Advance(d)
+}

@@ -47,8 +47,9 @@ type Store interface {
 // Files reads scenarios for the plane: the composition root's, the only
 // reader of files.
 type Files interface {
-	// Parse compiles uploaded YAML; name is how errors name it.
-	Parse(name string, data []byte) (*scenario.Scenario, error)
+	// Parse compiles uploaded YAML; name is how errors name it; base
+	// finds a loaded scenario's YAML for an overlay's extends:.
+	Parse(name string, data []byte, base func(name string) ([]byte, bool)) (*scenario.Scenario, error)
 	// Load reads a scenario file or folder.
 	Load(path string) (*scenario.Scenario, error)
 	// Stamp changes whenever the file (or the folder's files) change.
@@ -77,7 +78,8 @@ type Plane struct {
 	files     Files
 	scenarios *scenario.Registry
 	faults    *fault.Set
-	clock     clock.Clock
+	clock     clock.Clock     // the global clock
+	clocks    *clock.Channels // it, with the channels' own clocks
 	rand      io.Reader
 	log       *slog.Logger
 
@@ -112,7 +114,7 @@ func refuse(why Reason, format string, a ...any) error {
 
 // Open restores the saved configuration, in this order: the clock;
 // run-time channels that name no scenario; scenarios; activations;
-// channels that name a scenario; fault rules in the order they were
+// channels that name a scenario or are made like another; fault rules in the order they were
 // added. Channels come back before scenarios because a channel may have
 // been registered first and then named by an uploaded scenario of its
 // own (which the clash check would refuse the other way round).
@@ -128,20 +130,22 @@ func Open(o Options) (*Plane, error) {
 			return nil, err
 		}
 	}
+	p.clocks = clock.NewChannels(p.clock)
+	p.restoreChannelClocks()
 	if o.Watch != "" {
 		p.watch(o.Watch)
 	}
 	_ = p.scenarios.Change(func(d *scenario.Draft) error {
 		var named []ChannelSpec
 		restore(p, kindChannel, func(spec ChannelSpec) error {
-			if spec.Scenario != "" {
+			if spec.Scenario != "" || spec.Like != "" {
 				named = append(named, spec)
 				return nil
 			}
 			return registerIn(d, spec)
 		})
 		restore(p, kindScenario, func(rec storedScenario) error {
-			sc, err := p.compile(rec)
+			sc, err := p.compile(rec, d.ByName)
 			if err == nil {
 				d.Load(sc)
 			}
@@ -204,8 +208,9 @@ func (p *Plane) Scenarios() *scenario.Registry { return p.scenarios }
 // Faults are the run-time fault rules, consulted before a scenario's.
 func (p *Plane) Faults() *fault.Set { return p.faults }
 
-// Clock is the simulated clock.
-func (p *Plane) Clock() clock.Clock { return p.clock }
+// Clock is the simulated clock: the global one, with the channels' own
+// (clock.For finds a channel's).
+func (p *Plane) Clock() clock.Clock { return p.clocks }
 
 // knownChannel refuses a channel name nothing defines.
 func (p *Plane) knownChannel(name string) error {

@@ -36,7 +36,7 @@ func (f *failingStore) WriteConfig(ws ...state.ConfigWrite) error {
 
 type files struct{ set *schema.Set }
 
-func (f files) Parse(name string, data []byte) (*scenario.Scenario, error) {
+func (f files) Parse(name string, data []byte, _ func(string) ([]byte, bool)) (*scenario.Scenario, error) {
 	return scenario.Parse(name, data, f.set, scenario.Sources{Builtin: certs.FS})
 }
 func (files) Load(path string) (*scenario.Scenario, error) { return nil, fs.ErrNotExist }

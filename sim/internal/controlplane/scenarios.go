@@ -36,7 +36,17 @@ type Source struct {
 	YAML []byte
 }
 
-func (p *Plane) compile(rec storedScenario) (*scenario.Scenario, error) {
+// loadedYAML finds a loaded scenario's YAML with byName (an overlay's base).
+func loadedYAML(byName func(string) (*scenario.Scenario, bool)) func(string) ([]byte, bool) {
+	return func(name string) ([]byte, bool) {
+		if s, ok := byName(name); ok && len(s.YAML) > 0 {
+			return s.YAML, true
+		}
+		return nil, false
+	}
+}
+
+func (p *Plane) compile(rec storedScenario, byName func(string) (*scenario.Scenario, bool)) (*scenario.Scenario, error) {
 	if rec.Path != "" {
 		sc, err := p.files.Load(rec.Path)
 		if err == nil {
@@ -44,7 +54,7 @@ func (p *Plane) compile(rec storedScenario) (*scenario.Scenario, error) {
 		}
 		return sc, err
 	}
-	return p.files.Parse(rec.Name+".yaml", []byte(rec.YAML))
+	return p.files.Parse(rec.Name+".yaml", []byte(rec.YAML), loadedYAML(byName))
 }
 
 // BadScenario is a scenario that does not compile; Err is the compiler's
@@ -66,7 +76,7 @@ func (p *Plane) LoadScenario(src Source, activate bool, channel string) (*scenar
 	if src.Path != "" {
 		sc, err = p.files.Load(src.Path)
 	} else {
-		sc, err = p.files.Parse(src.Name, src.YAML)
+		sc, err = p.files.Parse(src.Name, src.YAML, loadedYAML(p.scenarios.ByName))
 	}
 	if err != nil {
 		return nil, &BadScenario{err}

@@ -91,7 +91,7 @@ func (s *Service) Claim(r ClaimRequest) (Result, error) {
 	if sc.Switches.Coupons.CoinsMismatch == scenario.Refuse && r.Coins != offer.Coins {
 		return refused(WrongPrice, "coinsUsed: %d is not the price of offer %s (%d coins)", r.Coins, offer.ID, offer.Coins), nil
 	}
-	now := s.Clock.Now()
+	now := clock.NowFor(s.Clock, r.Channel)
 	var refusal *Result
 	if open, why := offer.Open(now); !open {
 		refusal = &Result{Outcome: Closed, Reason: why}
@@ -208,7 +208,7 @@ func (s *Service) UserCoupons(channel, offerID, virtualID string) ([]Held, error
 	if err != nil {
 		return nil, err
 	}
-	now := s.Clock.Now()
+	now := clock.NowFor(s.Clock, channel)
 	out := make([]Held, 0, len(list))
 	for _, c := range list {
 		out = append(out, Held{Coupon: c, State: c.State(now)})
@@ -225,7 +225,7 @@ type Listed struct {
 // Catalogue lists a channel's open offers, in file order, and only those
 // whose targeting admits virtualID when one is given (CPN-10).
 func (s *Service) Catalogue(sc *scenario.Scenario, channel, virtualID string) ([]Listed, error) {
-	now := s.Clock.Now()
+	now := clock.NowFor(s.Clock, channel)
 	out := []Listed{}
 	err := s.Store.ViewCoupons(channel, func(tx *state.CouponTx) error {
 		out = out[:0]
@@ -247,7 +247,7 @@ func (s *Service) Follow(sc *scenario.Scenario, channel, offerID, rawQuery strin
 	if !found {
 		return "", false, nil
 	}
-	click := model.CouponClick{Channel: channel, OfferID: offerID, Query: rawQuery, At: s.Clock.Now()}
+	click := model.CouponClick{Channel: channel, OfferID: offerID, Query: rawQuery, At: clock.NowFor(s.Clock, channel)}
 	if err := s.Store.RecordCouponClick(click); err != nil {
 		return "", true, err
 	}

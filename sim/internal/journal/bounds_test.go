@@ -58,7 +58,7 @@ func TestJournal_readersSkipUndecodableRecords(t *testing.T) {
 	if err := st.JournalAppend([]state.JournalRecord{{Seq: last + 1, At: time.Now(), Data: []byte{codecVersion, 0xff}}}, 0, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	j.seq = last + 1 // the writer is idle after the flush
+	j.next.Store(last + 1) // the writer is idle after the flush
 	serve(e, "/api/GetAuthToken", `{"a":2}`, nil)
 	p, err := j.Query(ctx, Filter{})
 	if err != nil {

@@ -67,13 +67,17 @@ type Journal struct {
 	dropped atomic.Uint64
 	skipped atomic.Uint64 // stored records readers could not decode
 	emptied atomic.Bool   // Reset emptied the store since the writer's last commit
+	freed   atomic.Int64  // bytes ResetChannel deleted since the writer's last commit
 	closeMu sync.RWMutex
 	closed  bool
-	seq     uint64   // writer goroutine only
-	size    int64    // stored bytes; writer goroutine only (and Reset, after a flush)
-	builder *Builder // writer goroutine only
-	obs     observers
-	taken   []*record // writer goroutine only: the batch, for the observers
+	// next numbers entries: an exchange as its answer starts (so the
+	// answer can carry its number), anything else as the writer takes it.
+	next     atomic.Uint64
+	answered answered
+	size     int64    // stored bytes; writer goroutine only (and Reset, after a flush)
+	builder  *Builder // writer goroutine only
+	obs      observers
+	taken    []*record // writer goroutine only: the batch, for the observers
 }
 
 // item is what the hot path hands to the writer: a raw exchange, or a
@@ -101,6 +105,26 @@ type Exchange struct {
 	// Dropped: the connection was closed unanswered on purpose.
 	Fault   string
 	Dropped bool
+	// Seq is the number the answer carried (SeqHeader); 0: numbered
+	// when stored.
+	Seq uint64
+	// WallAt is when it arrived on the wall clock (stamp).
+	WallAt time.Time
+}
+
+// stamp is the time an exchange arrived on its channel's clock: a
+// channel with a clock of its own has its entries stamped on it (the
+// channel is known only once the request is read, here).
+func (j *Journal) stamp(channel string, x *Exchange) time.Time {
+	cs, ok := j.opts.Clock.(*clock.Channels)
+	if !ok || x.WallAt.IsZero() {
+		return x.At
+	}
+	own, ok := cs.Own(channel)
+	if !ok {
+		return x.At
+	}
+	return own.Now().Add(-j.opts.Wall.Now().Sub(x.WallAt))
 }
 
 // Open starts a journal over store.
@@ -131,7 +155,8 @@ func Open(store *state.Store, opts Options) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{opts: opts, store: store, queue: make(chan item, opts.Queue), done: make(chan struct{}), seq: last, size: size, builder: NewBuilder()}
+	j := &Journal{opts: opts, store: store, queue: make(chan item, opts.Queue), done: make(chan struct{}), size: size, builder: NewBuilder()}
+	j.next.Store(last)
 	go j.write()
 	return j, nil
 }
@@ -264,9 +289,12 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	r := it.rec
 	if it.raw != nil {
 		r = j.builder.record(it.raw)
+		r.Seq = it.raw.Seq
+		r.At = j.stamp(r.Channel, it.raw)
 	}
-	j.seq++
-	r.Seq = j.seq
+	if r.Seq == 0 {
+		r.Seq = j.next.Add(1)
+	}
 	j.taken = append(j.taken, r)
 	data := r.appendBinary(make([]byte, 0, 256+len(r.ReqBody)+len(r.ResBody)))
 	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data}), waiters
@@ -288,7 +316,7 @@ func (j *Journal) commit(batch []state.JournalRecord) {
 	if j.emptied.Swap(false) {
 		j.size = 0 // an over-count at worst: the next trim corrects it
 	}
-	j.size += delta
+	j.size += delta - j.freed.Swap(0)
 	if j.size, err = j.store.JournalTrimBytes(j.size, j.opts.MaxBytes); err != nil {
 		j.opts.Logger.Error("journal: trim to the byte bound", "err", err)
 	}

@@ -22,12 +22,17 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			}
 			req := c.Request()
 			at, start := j.opts.Clock.Now(), j.opts.Wall.Now()
-			r := &Exchange{At: at, Listener: listener, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery}
+			r := &Exchange{At: at, WallAt: start, Listener: listener, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery}
 			if req.Body != nil && req.Body != http.NoBody {
 				r.RequestBody, r.RequestTrunc = PeekBody(req)
 			}
-			rec := &recorder{ResponseWriter: c.Response().Writer}
+			rec := &recorder{ResponseWriter: c.Response().Writer, j: j}
 			c.Response().Writer = rec
+			defer func() {
+				if rec.seq != 0 {
+					j.queued(rec.seq) // after the hand-off below, or on a panic
+				}
+			}()
 			if err := next(c); err != nil {
 				c.Error(err)
 			}
@@ -42,6 +47,7 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			r.RequestHeader = req.Header.Clone()
 			r.ResponseHeader = c.Response().Header().Clone()
 			r.ResponseBody, r.ResTrunc = rec.buf.Bytes(), rec.trunc
+			r.Seq = rec.seq
 			j.enqueue(item{raw: r})
 			return nil
 		}
@@ -71,6 +77,17 @@ type recorder struct {
 	http.ResponseWriter
 	buf   bytes.Buffer
 	trunc bool
+	j     *Journal
+	seq   uint64 // numbered as the answer starts (SeqHeader)
+}
+
+// WriteHeader numbers the exchange and says its number in the answer.
+func (w *recorder) WriteHeader(code int) {
+	if w.seq == 0 {
+		w.seq = w.j.begin()
+		w.Header().Set(SeqHeader, formatSeq(w.seq))
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *recorder) Write(p []byte) (int, error) {

@@ -22,6 +22,8 @@ type Filter struct {
 	After uint64
 	// Limit caps the page; 0 means no cap.
 	Limit int
+	// Where selects by the request's fields (where.go).
+	Where Where
 }
 
 // Match reports whether e passes f (After and Limit aside).
@@ -82,11 +84,17 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 		if !f.match(&rec) {
 			return true
 		}
+		e := rec.entry()
+		if len(f.Where) > 0 {
+			if failed, _ := f.Where.Fails(RequestDoc(&e)); failed != "" {
+				return true
+			}
+		}
 		if f.Limit > 0 && len(p.Entries) == f.Limit {
 			p.Next = p.Entries[len(p.Entries)-1].Seq
 			return false
 		}
-		p.Entries = append(p.Entries, rec.entry())
+		p.Entries = append(p.Entries, e)
 		return true
 	})
 	return p, err
@@ -108,4 +116,19 @@ func (j *Journal) Reset(ctx context.Context) error {
 	}
 	j.emptied.Store(true) // the writer zeroes its byte count
 	return nil
+}
+
+// ResetChannel drops the entries of one channel (by name or CHANNELID);
+// the other channels' stay.
+func (j *Journal) ResetChannel(ctx context.Context, channel string) error {
+	if err := j.Flush(ctx); err != nil {
+		return err
+	}
+	f := Filter{Channel: channel}
+	freed, err := j.store.JournalDelete(func(data []byte) bool {
+		var rec record
+		return rec.unmarshalBinary(data) == nil && f.match(&rec)
+	})
+	j.freed.Add(freed) // the writer takes it off its byte count
+	return err
 }

@@ -76,6 +76,10 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	if err := checkExpansion(name, root); err != nil {
 		return nil, err
 	}
+	root, err := resolveExtends(name, root, src, 0)
+	if err != nil {
+		return nil, err
+	}
 	upgrade(root)
 
 	var generic any
@@ -134,9 +138,13 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 		}
 		return nil, err
 	}
-	s.YAML = data
 	sum := sha256.Sum256(data)
 	s.SHA256 = hex.EncodeToString(sum[:])
+	if _, ext := extendsOf(doc.Content[0]); ext == nil {
+		s.YAML = data
+	} else if s.YAML, err = yaml.Marshal(root); err != nil {
+		return nil, Errors{{File: name, Msg: err.Error()}}
+	}
 	return s, nil
 }
 

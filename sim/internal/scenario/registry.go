@@ -35,6 +35,10 @@ type snapshot struct {
 type Registered struct {
 	model.Channel
 	Scenario string
+	// Own, when set, is the channel's own compiled scenario (a channel
+	// made like another, Scenario.Like); it governs the channel and is
+	// not listed among the loaded ones.
+	Own *Scenario
 }
 
 // NewRegistry returns a registry serving s.
@@ -101,6 +105,15 @@ func (d *Draft) Activate(name, channel string) error {
 	}
 	d.s.perChannel[channel] = name
 	return nil
+}
+
+// Like compiles a copy, for ch, of the channel named src as the draft
+// governs it (Scenario.Like).
+func (d *Draft) Like(src string, ch model.Channel) (*Scenario, Copied, error) {
+	if _, _, ok := d.s.lookup(func(c model.Channel) bool { return c.Name == src }); !ok {
+		return nil, Copied{}, fmt.Errorf("no channel named %q", src)
+	}
+	return d.s.activeFor(src).Like(src, ch)
 }
 
 // Register adds (or replaces, by name) a channel at run time. Its name and
@@ -183,6 +196,9 @@ func (sn *snapshot) sorted() []*Scenario {
 
 func (sn *snapshot) activeFor(name string) *Scenario {
 	for _, c := range sn.registered {
+		if c.Name == name && c.Own != nil {
+			return c.Own
+		}
 		if c.Name == name && c.Scenario != "" {
 			if s, ok := sn.loaded[c.Scenario]; ok {
 				return s

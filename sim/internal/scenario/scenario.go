@@ -103,10 +103,11 @@ type Scenario struct {
 	Location *time.Location
 	Channels []model.Channel
 	Source   string
-	// YAML is the file as loaded and SHA256 its hex digest: a recording
-	// names the scenario it was made against by both, and a replay
-	// fetches the target's copy (GET /__sim/scenarios/{name}).
-	YAML   []byte
+	// YAML is the scenario as in force: an overlay merged onto its base
+	// (GET /__sim/scenarios/{name}, rewardsim scenario show).
+	YAML []byte
+	// SHA256 is the hex digest of the file as loaded: a recording names
+	// the scenario it was made against by name and digest.
 	SHA256 string
 	// Faults is armed from the file's faults: its counters start afresh
 	// each time the scenario is loaded.
@@ -123,6 +124,9 @@ type Scenario struct {
 type Sources struct {
 	Files   fs.FS
 	Builtin fs.FS
+	// Base finds the YAML of the scenario an overlay extends, by name
+	// (overlay.go); nil: nothing can be extended.
+	Base func(name string) ([]byte, bool)
 }
 
 // FormatExpire renders a token expiry in the tokens.expireDateFormat switch's format.

@@ -54,19 +54,25 @@ func (s *Store) JournalAppendSized(recs []JournalRecord, maxEntries int, notBefo
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		delta = 0
 		b := tx.Bucket(bucketJournal)
+		n := journalLen(b)
 		for _, r := range recs {
 			v := make([]byte, 8+len(r.Data))
 			binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
 			copy(v[8:], r.Data)
-			if err := b.Put(seqKey(r.Seq), v); err != nil {
+			k := seqKey(r.Seq)
+			if b.Get(k) == nil {
+				n++
+			}
+			if err := b.Put(k, v); err != nil {
 				return err
 			}
 			delta += int64(8 + len(v))
 		}
 		excess := 0
-		if n := journalLen(b); maxEntries > 0 && n > maxEntries {
+		if maxEntries > 0 && n > maxEntries {
 			excess = n - maxEntries
 		}
+		defer func() { _ = b.SetSequence(uint64(n)) }() // the count, for journalLen
 		c := b.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.First() {
 			old := !notBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < notBefore.UnixNano()
@@ -74,6 +80,7 @@ func (s *Store) JournalAppendSized(recs []JournalRecord, maxEntries int, notBefo
 				break
 			}
 			delta -= int64(len(k) + len(v))
+			n--
 			if err := c.Delete(); err != nil {
 				return err
 			}
@@ -84,16 +91,45 @@ func (s *Store) JournalAppendSized(recs []JournalRecord, maxEntries int, notBefo
 	return delta, err
 }
 
-// journalLen counts records in O(1): sequence numbers are consecutive and
-// records are only ever dropped from the front.
+// journalLen counts records in O(1): the bucket's own sequence holds the
+// count, kept by every write (sequence numbers have gaps: an answer is
+// numbered before it is queued, and a channel's entries can be deleted).
+// A journal written before the count was kept is counted once.
 func journalLen(b *bolt.Bucket) int {
-	c := b.Cursor()
-	first, _ := c.First()
-	last, _ := c.Last()
-	if first == nil || last == nil {
+	if n := b.Sequence(); n > 0 {
+		return int(n)
+	}
+	if k, _ := b.Cursor().First(); k == nil {
 		return 0
 	}
-	return int(binary.BigEndian.Uint64(last)-binary.BigEndian.Uint64(first)) + 1
+	return b.Stats().KeyN
+}
+
+// JournalDelete drops every record whose stored bytes drop says to, in
+// one write transaction, and returns the bytes freed (keys and values).
+func (s *Store) JournalDelete(drop func(data []byte) bool) (int64, error) {
+	var freed int64
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		freed = 0
+		b := tx.Bucket(bucketJournal)
+		n := journalLen(b)
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; {
+			if len(v) < 8 || !drop(v[8:]) {
+				k, v = c.Next()
+				continue
+			}
+			freed += int64(len(k) + len(v))
+			n--
+			at := append([]byte(nil), k...)
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			k, v = c.Seek(at) // the next key: Next after Delete may skip one
+		}
+		return b.SetSequence(uint64(n))
+	})
+	return freed, err
 }
 
 // JournalCount is the number of stored records.
@@ -162,11 +198,17 @@ func (s *Store) JournalTrimBytes(size, maxBytes int64) (int64, error) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketJournal).Cursor()
 		k, v := c.First()
+		b := tx.Bucket(bucketJournal)
+		n := journalLen(b)
 		for ; k != nil && size > maxBytes; k, v = c.First() {
 			size -= int64(len(k) + len(v))
+			n--
 			if err := c.Delete(); err != nil {
 				return err
 			}
+		}
+		if err := b.SetSequence(uint64(max(n, 0))); err != nil {
+			return err
 		}
 		if k == nil {
 			size = 0 // empty: whatever the caller counted

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -24,7 +25,7 @@ func (s *Service) IssueSession(channel, virtualID string, ttl time.Duration) (mo
 	if err != nil {
 		return model.Session{}, err
 	}
-	now := s.clock.Now()
+	now := clock.NowFor(s.clock, channel)
 	sess := model.Session{ID: id, Channel: channel, VirtualID: virtualID, IssuedAt: now}
 	if ttl > 0 {
 		sess.ExpiresAt = now.Add(ttl)
@@ -55,7 +56,7 @@ func (s *Service) CheckSession(sessionID, virtualID, channel string) (model.Sess
 		return model.Session{}, &SessionRefused{"sessionId and virtualId do not match: the session was generated for another virtualId"}
 	case channel != "" && channel != sess.Channel:
 		return model.Session{}, &SessionRefused{fmt.Sprintf("the session belongs to channel %s, not %s", sess.Channel, channel)}
-	case !sess.ExpiresAt.IsZero() && !s.clock.Now().Before(sess.ExpiresAt):
+	case !sess.ExpiresAt.IsZero() && !clock.NowFor(s.clock, sess.Channel).Before(sess.ExpiresAt):
 		return model.Session{}, &SessionRefused{"the session has expired (sessions.ttl)"}
 	}
 	return sess, nil

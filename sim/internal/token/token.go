@@ -51,7 +51,7 @@ func (s *Service) Issue(kind model.TokenKind, channel, virtualID string, ttl tim
 	if err != nil {
 		return model.Token{}, err
 	}
-	now := s.clock.Now()
+	now := clock.NowFor(s.clock, channel)
 	t := model.Token{Value: v, Kind: kind, Channel: channel, VirtualID: virtualID, IssuedAt: now, ExpiresAt: now.Add(ttl)}
 	if err := s.store.PutToken(t); err != nil {
 		return model.Token{}, fmt.Errorf("store token: %w", err)
@@ -78,7 +78,7 @@ func (s *Service) Check(value string, want model.TokenKind) (model.Token, error)
 	if t.Kind != want {
 		return t, fmt.Errorf("%w: a %s token was sent where a %s token is due", ErrWrongKind, t.Kind, want)
 	}
-	if !s.clock.Now().Before(t.ExpiresAt) {
+	if !clock.NowFor(s.clock, t.Channel).Before(t.ExpiresAt) {
 		return t, ErrExpired
 	}
 	return t, nil

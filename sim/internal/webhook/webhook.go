@@ -226,7 +226,7 @@ func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 	if !slices.Contains(Reasons, r.Reason) {
 		return nil, bad("reason %q is not one of %v", r.Reason, Reasons)
 	}
-	now := s.o.Clock.Now()
+	now := clock.NowFor(s.o.Clock, r.Channel)
 	due := now
 	if r.At != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.At)
@@ -390,11 +390,11 @@ func (s *Scheduler) RunDue(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	now := s.o.Clock.Now()
 	var wg sync.WaitGroup
 	n := 0
 	errs := make([]error, len(all))
 	for i, p := range all {
+		now := clock.NowFor(s.o.Clock, p.Channel) // each channel's schedule runs on its own time
 		if p.State != Pending || p.Due.After(now) {
 			continue
 		}

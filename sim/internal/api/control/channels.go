@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
 type channelInfo struct {
@@ -41,11 +42,19 @@ func (a *API) RegisterChannel(c echo.Context) error {
 	if err := a.bind(c, "control.channel", &spec); err != nil {
 		return err
 	}
-	spec, err := a.plane.RegisterChannel(spec)
+	spec, copied, err := a.plane.RegisterChannelLike(spec)
 	if err != nil {
 		return refused(err)
 	}
-	return c.JSON(http.StatusCreated, channelInfo{spec.Name, spec.ChannelID, spec.WebhookURL, a.scenarios.ActiveFor(spec.Name).Name, "registered"})
+	info := channelInfo{spec.Name, spec.ChannelID, spec.WebhookURL, a.scenarios.ActiveFor(spec.Name).Name, "registered"}
+	if spec.Like == "" {
+		return c.JSON(http.StatusCreated, info)
+	}
+	return c.JSON(http.StatusCreated, struct {
+		channelInfo
+		Like   string          `json:"like"`
+		Copied scenario.Copied `json:"copied"`
+	}{info, spec.Like, copied})
 }
 
 // UnregisterChannel removes a channel registered at run time.

@@ -8,24 +8,45 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-func (a *API) clockBody(fired int) map[string]any {
+// clockBody is the clock of channel ("" the global one) as answered.
+func (a *API) clockBody(channel string, fired int) (map[string]any, error) {
 	v := a.plane.ClockView()
-	out := map[string]any{"now": v.Now, "mode": v.Mode, "offset": v.Offset.String()}
+	var out map[string]any
+	if channel != "" {
+		cv, own, err := a.plane.ChannelClockView(channel)
+		if err != nil {
+			return nil, refused(err)
+		}
+		v = cv
+		out = map[string]any{"channel": channel, "own": own}
+	} else {
+		out = map[string]any{}
+	}
+	out["now"], out["mode"], out["offset"] = v.Now, v.Mode, v.Offset.String()
 	if fired >= 0 {
 		out["firedWebhooks"] = fired
 	}
-	return out
+	return out, nil
 }
 
-// ShowClock tells the simulated time and how the clock runs.
-func (a *API) ShowClock(c echo.Context) error { return c.JSON(http.StatusOK, a.clockBody(-1)) }
+// ShowClock tells the simulated time and how the clock runs
+// (?channel=X: that channel's).
+func (a *API) ShowClock(c echo.Context) error {
+	body, err := a.clockBody(c.QueryParam("channel"), -1)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, body)
+}
 
-// SetClock sets the mode (real, offset, frozen) and/or the time.
+// SetClock sets the mode (real, offset, frozen) and/or the time, of the
+// global clock or, with "channel", of that channel's own.
 func (a *API) SetClock(c echo.Context) error {
 	var req struct {
-		Mode string    `json:"mode"`
-		Time time.Time `json:"time"`
-		By   string    `json:"by"`
+		Mode    string    `json:"mode"`
+		Time    time.Time `json:"time"`
+		By      string    `json:"by"`
+		Channel string    `json:"channel"`
 	}
 	if err := a.bind(c, "control.clock", &req); err != nil {
 		return err
@@ -33,16 +54,24 @@ func (a *API) SetClock(c echo.Context) error {
 	if req.By != "" {
 		return fail(http.StatusBadRequest, "by belongs to POST /__sim/clock/advance")
 	}
-	if err := a.plane.SetClock(req.Mode, req.Time); err != nil {
+	var err error
+	if req.Channel != "" {
+		err = a.plane.SetChannelClock(req.Channel, req.Mode, req.Time)
+	} else {
+		err = a.plane.SetClock(req.Mode, req.Time)
+	}
+	if err != nil {
 		return refused(err)
 	}
-	return a.afterClockMove(c)
+	return a.afterClockMove(c, req.Channel)
 }
 
-// AdvanceClock moves the clock by {"by": "90s"}.
+// AdvanceClock moves the clock by {"by": "90s"} (with "channel", that
+// channel's own clock).
 func (a *API) AdvanceClock(c echo.Context) error {
 	var req struct {
-		By string `json:"by"`
+		By      string `json:"by"`
+		Channel string `json:"channel"`
 	}
 	if err := a.bind(c, "control.clock", &req); err != nil {
 		return err
@@ -51,18 +80,27 @@ func (a *API) AdvanceClock(c echo.Context) error {
 	if err != nil || req.By == "" {
 		return fail(http.StatusBadRequest, "by %q is not a duration like 90s, 30m, 2h", req.By)
 	}
-	if err := a.plane.AdvanceClock(d); err != nil {
+	if req.Channel != "" {
+		err = a.plane.AdvanceChannelClock(req.Channel, d)
+	} else {
+		err = a.plane.AdvanceClock(d)
+	}
+	if err != nil {
 		return refused(err)
 	}
-	return a.afterClockMove(c)
+	return a.afterClockMove(c, req.Channel)
 }
 
 // afterClockMove fires the webhook pushes that became due before answering,
 // so a test that moves the clock sees them delivered.
-func (a *API) afterClockMove(c echo.Context) error {
+func (a *API) afterClockMove(c echo.Context, channel string) error {
 	fired, err := a.hooks.RunDue(context.WithoutCancel(c.Request().Context()))
 	if err != nil {
 		return internal(err)
 	}
-	return c.JSON(http.StatusOK, a.clockBody(fired))
+	body, err := a.clockBody(channel, fired)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, body)
 }

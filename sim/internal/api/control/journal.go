@@ -48,6 +48,13 @@ func filter(c echo.Context, defLimit, maxLimit int) (journal.Filter, error) {
 		}
 		f.After = n
 	}
+	for _, w := range q["where"] {
+		p, err := journal.ParseWhereText(w)
+		if err != nil {
+			return f, err
+		}
+		f.Where = append(f.Where, p)
+	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || (maxLimit > 0 && n > maxLimit) {
@@ -58,11 +65,32 @@ func filter(c echo.Context, defLimit, maxLimit int) (journal.Filter, error) {
 	return f, nil
 }
 
+// journalParams are the query parameters GET /__sim/journal knows.
+var journalParams = []string{"after", "channel", "endpoint", "from", "kind", "limit", "to", "virtualId", "where"}
+
+// strictQuery refuses a query parameter not in known: a misspelt filter
+// would otherwise select everything.
+func strictQuery(c echo.Context, known []string) error {
+	for name := range c.QueryParams() {
+		if !slices.Contains(known, name) {
+			return fmt.Errorf("unknown query parameter %q: known are %s", name, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
 // Journal is one page of the journal's entries, filtered.
 func (a *API) Journal(c echo.Context) error {
+	if err := strictQuery(c, journalParams); err != nil {
+		return badRequest(c, err.Error())
+	}
 	f, err := filter(c, defaultPage, maxPage)
 	if err != nil {
 		return badRequest(c, err.Error())
+	}
+	// Every exchange answered before this call is in the page.
+	if err := a.journal.Settle(c.Request().Context()); err != nil {
+		return err
 	}
 	p, err := a.journal.Query(c.Request().Context(), f)
 	if err != nil {
@@ -74,8 +102,18 @@ func (a *API) Journal(c echo.Context) error {
 	return c.JSON(http.StatusOK, p)
 }
 
-// ResetJournal empties the journal.
+// ResetJournal empties the journal, or with ?channel=X drops X's
+// entries only.
 func (a *API) ResetJournal(c echo.Context) error {
+	if err := strictQuery(c, []string{"channel"}); err != nil {
+		return badRequest(c, err.Error())
+	}
+	if ch := c.QueryParam("channel"); ch != "" {
+		if err := a.journal.ResetChannel(c.Request().Context(), ch); err != nil {
+			return internal(err)
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
 	if err := a.journal.Reset(c.Request().Context()); err != nil {
 		return err
 	}

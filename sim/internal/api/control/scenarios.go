@@ -115,13 +115,3 @@ func (a *API) activeScenarioFor(c echo.Context, ch string) error {
 // ScenarioSHA256Header carries the hex SHA-256 of a scenario's YAML as
 // loaded, so a replay can tell the target's copy from the recorded one.
 const ScenarioSHA256Header = "X-Rewardsim-Scenario-Sha256"
-
-// GetScenario answers a loaded scenario's YAML as it was loaded.
-func (a *API) GetScenario(c echo.Context) error {
-	s, ok := a.scenarios.ByName(c.Param("name"))
-	if !ok {
-		return fail(http.StatusNotFound, "no scenario named %q is loaded", c.Param("name"))
-	}
-	c.Response().Header().Set(ScenarioSHA256Header, s.SHA256)
-	return c.Blob(http.StatusOK, "application/yaml", s.YAML)
-}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 )
 
 // ResetState wipes one channel's state ({"channel": "X"}) or everyone's ({}).
@@ -37,7 +39,7 @@ func (a *API) ReadUser(c echo.Context) error {
 	if _, _, ok := a.scenarios.ByChannelName(ch); !ok {
 		return fail(http.StatusNotFound, "no channel named %q", ch)
 	}
-	out := map[string]any{"channel": ch, "virtualId": vid, "now": a.plane.Clock().Now()}
+	out := map[string]any{"channel": ch, "virtualId": vid, "now": clock.NowFor(a.plane.Clock(), ch)}
 	for _, r := range a.readers {
 		v, err := r.Read(ch, vid)
 		if err != nil {

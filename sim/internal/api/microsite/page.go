@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -150,7 +151,7 @@ func (h *handlers) tile(base string, sc *scenario.Scenario, card model.Card) til
 	}
 	if !card.ExpiresAt.IsZero() {
 		t.Expires = card.ExpiresAt.In(sc.Location).Format("2 Jan 2006, 15:04")
-		t.Expired = !t.Revealed && !h.Clock.Now().Before(card.ExpiresAt)
+		t.Expired = !t.Revealed && !clock.NowFor(h.Clock, card.Channel).Before(card.ExpiresAt)
 	}
 	if card.Reward != nil {
 		t.Offer, t.Fallback = card.Reward.Offer, card.Reward.Fallback

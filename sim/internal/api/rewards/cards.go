@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
@@ -112,7 +113,7 @@ func (h *handlers) getReward(c echo.Context, op contract.Op) error {
 	if _, err := time.ParseInLocation("02012006150405", when, sc.Location); err != nil {
 		switch sw.DateAndTime {
 		case scenario.DateTimeNow:
-			when = h.Cards.Clock.Now().In(sc.Location).Format("02012006150405")
+			when = clock.NowFor(h.Cards.Clock, req.ChannelName).In(sc.Location).Format("02012006150405")
 		case scenario.DateTimeAccept:
 		default:
 			return bad(fmt.Sprintf("dateandtime: %q is not DDMMYYYYHHMMSS", req.DateAndTime))

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim"
+)
+
+func newScenarioCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "scenario", Short: "Read scenarios: show"}
+	var cc controlClient
+	show := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print a scenario loaded in a running simulator (as in force, secrets masked), else an embedded one (default)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := cc.get(cmd.Context(), "/__sim/scenarios/"+url.PathEscape(args[0]), nil)
+			if err == nil {
+				_, err = cmd.OutOrStdout().Write(out)
+				return err
+			}
+			if b, ok := sim.EmbeddedScenario(args[0]); ok {
+				_, err = cmd.OutOrStdout().Write(b)
+				return err
+			}
+			return errors.Join(fmt.Errorf("no scenario named %q is embedded", args[0]), err)
+		},
+	}
+	addControlFlags(show, &cc)
+	cmd.AddCommand(show)
+	return cmd
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// errVerifyFailed exits 1 without a usage text: the near misses are printed.
+type errVerifyFailed struct{ msg string }
+
+func (e errVerifyFailed) Error() string { return e.msg }
+
+func newVerifyCmd() *cobra.Command {
+	var (
+		cc                     controlClient
+		channel, endpoint      string
+		where                  []string
+		times, atLeast, atMost int
+		since                  uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "verify --channel C --endpoint E [--where /ptr=value ...] [--times N | --at-least N | --at-most N] [--since SEQ]",
+		Short: "Assert how often a channel called an endpoint with a request like this; exits 1 printing the near misses",
+		Long: `Counts the channel's exchanges with the endpoint whose request passes every --where
+(a JSON pointer into the decoded BDATA, the JSON body or a GET's query: /ptr=value compares
+the text, /ptr~=regex matches), from journal sequence --since on (X-Rewardsim-Seq, inclusive).
+Without --times, --at-least or --at-most: at least once. Exit 0 when the count holds, 1 when not.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			body := map[string]any{"channel": channel}
+			if endpoint != "" {
+				body["endpoint"] = endpoint
+			}
+			if since > 0 {
+				body["since"] = since
+			}
+			for name, v := range map[string]int{"times": times, "atLeast": atLeast, "atMost": atMost} {
+				if v >= 0 {
+					body[name] = v
+				}
+			}
+			// /ptr=value compares the found value's text ({"text"}), so
+			// /coinsUsed=100 matches "100" and 100 alike.
+			w := map[string]any{}
+			for _, p := range where {
+				ptr, val, ok := strings.Cut(p, "=")
+				if !ok || !strings.HasPrefix(ptr, "/") {
+					return fmt.Errorf("--where %q: want /pointer=value or /pointer~=regex", p)
+				}
+				if re, isRe := strings.CutSuffix(ptr, "~"); isRe {
+					w[re] = map[string]string{"regex": val}
+				} else {
+					w[ptr] = map[string]string{"text": val}
+				}
+			}
+			if len(w) > 0 {
+				body["where"] = w
+			}
+			raw, _ := json.Marshal(body)
+			out, err := cc.do(cmd.Context(), http.MethodPost, "/__sim/verify", nil, "application/json", raw)
+			if err != nil {
+				return err
+			}
+			var v struct {
+				OK         bool     `json:"ok"`
+				Count      int      `json:"count"`
+				Matches    []uint64 `json:"matches"`
+				NearMisses []struct {
+					Seq      uint64 `json:"seq"`
+					Endpoint string `json:"endpoint"`
+					Failed   string `json:"failed"`
+				} `json:"nearMisses"`
+			}
+			if err := json.Unmarshal(out, &v); err != nil {
+				return fmt.Errorf("control API: %w", err)
+			}
+			if v.OK {
+				fmt.Fprintf(cmd.OutOrStdout(), "ok: %d matching (seq %v)\n", v.Count, v.Matches)
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "FAILED: %d matching (seq %v)\n", v.Count, v.Matches)
+			if len(v.NearMisses) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no near misses: the channel has no other exchanges in range")
+			} else {
+				fmt.Fprintln(cmd.OutOrStdout(), "near misses:")
+			}
+			for _, m := range v.NearMisses {
+				fmt.Fprintf(cmd.OutOrStdout(), "  seq %d %s: %s\n", m.Seq, m.Endpoint, m.Failed)
+			}
+			return errVerifyFailed{fmt.Sprintf("verify: %d matching exchanges do not satisfy the count", v.Count)}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&channel, "channel", "", "channel name or CHANNELID (required)")
+	f.StringVar(&endpoint, "endpoint", "", "operation name (fetchCouponCode) or path")
+	f.StringArrayVar(&where, "where", nil, "/json/pointer=value or /json/pointer~=regex (repeatable)")
+	f.IntVar(&times, "times", -1, "exactly N (0: never)")
+	f.IntVar(&atLeast, "at-least", -1, "at least N")
+	f.IntVar(&atMost, "at-most", -1, "at most N")
+	f.Uint64Var(&since, "since", 0, "count from this journal sequence on (X-Rewardsim-Seq), inclusive")
+	_ = cmd.MarkFlagRequired("channel")
+	cmd.MarkFlagsMutuallyExclusive("times", "at-least")
+	cmd.MarkFlagsMutuallyExclusive("times", "at-most")
+	addControlFlags(cmd, &cc)
+	return cmd
+}

@@ -1,0 +1,63 @@
+package journal
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// clause: SIM-4
+// Predicates read the request as meant (BDATA, JSON body, GET query),
+// compare typed values, text and regexes, and write out the first one
+// that fails.
+func TestWhere_SIM4_predicates(t *testing.T) {
+	bdata := json.RawMessage(`{"virtualId":"VU-1","amount":250.5,"ok":true,"a/b":{"c~d":["x","y"]}}`)
+	for _, tc := range []struct {
+		name   string
+		entry  Entry
+		where  string // JSON form
+		text   []string
+		failed string
+	}{
+		{"bdata string", Entry{Request: Message{BDATA: bdata}}, `{"/virtualId":"VU-1"}`, nil, ""},
+		{"bdata number", Entry{Request: Message{BDATA: bdata}}, `{"/amount":250.5,"/ok":true}`, nil, ""},
+		{"escaped pointer into an array", Entry{Request: Message{BDATA: bdata}}, `{"/a~1b/c~0d/1":"y"}`, nil, ""},
+		{"typed: a number is not its text", Entry{Request: Message{Body: json.RawMessage(`{"coinsUsed":"100"}`)}}, `{"/coinsUsed":100}`, nil, `/coinsUsed: want 100, got "100"`},
+		{"text form", Entry{Request: Message{Body: json.RawMessage(`{"coinsUsed":100}`)}}, `{}`, []string{"/coinsUsed=100"}, ""},
+		{"regex", Entry{Request: Message{Body: json.RawMessage(`{"v":"VIP-7"}`)}}, `{"/v":{"regex":"^VIP-"}}`, nil, ""},
+		{"regex fails", Entry{Request: Message{Body: json.RawMessage(`{"v":"VU-7"}`)}}, `{"/v":{"regex":"^VIP-"}}`, nil, `/v: want /^VIP-/ (regex), got "VU-7"`},
+		{"missing", Entry{Request: Message{Body: json.RawMessage(`{}`)}}, `{"/extTransactionId":"T-2"}`, nil, `/extTransactionId: want "T-2", got nothing`},
+		{"GET query", Entry{Method: "GET", Query: "limit=5&status=all"}, `{"/limit":{"text":"5"},"/status":"all"}`, nil, ""},
+		{"first failing in pointer order", Entry{Request: Message{Body: json.RawMessage(`{"a":1,"b":2}`)}}, `{"/b":3,"/a":0}`, nil, `/a: want 0, got 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m map[string]json.RawMessage
+			_ = json.Unmarshal([]byte(tc.where), &m)
+			w, err := ParseWhere(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.text {
+				p, err := ParseWhereText(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w = append(w, p)
+			}
+			if got, _ := w.Fails(RequestDoc(&tc.entry)); got != tc.failed {
+				t.Errorf("Fails = %q, want %q", got, tc.failed)
+			}
+		})
+	}
+	for _, bad := range []string{`{"x":"1"}`, `{"/x":{"regex":"("}}`, `{"/x":{"regex":"a","text":"b"}}`, `{"/x":[1]}`, `{"/x":null}`} {
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(bad), &m)
+		if _, err := ParseWhere(m); err == nil {
+			t.Errorf("ParseWhere(%s) accepted it", bad)
+		}
+	}
+	for _, bad := range []string{"x=1", "/x", "/x~=("} {
+		if _, err := ParseWhereText(bad); err == nil {
+			t.Errorf("ParseWhereText(%q) accepted it", bad)
+		}
+	}
+}
