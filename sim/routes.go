@@ -81,9 +81,9 @@ func (s *Sim) routes() ([]route, error) {
 		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
 		Version: s.version(), Durability: string(s.opts.Durability),
-		OpenAPI:        sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
+		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
+		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
 		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
-		Live:           s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth
