@@ -54,7 +54,7 @@ func (s *Sim) logEntry(e journal.Entry) {
 	if host == "" {
 		host = e.Listener
 	}
-	attrs := []any{"method", e.Method, "host", host, "path", e.Path, "endpoint", e.Endpoint,
+	attrs := []any{"method", e.Method, "host", host, "path", journal.MaskKnown(e.Path, journal.Fingerprint), "endpoint", e.Endpoint,
 		"channel", e.Channel, "status", e.Status, "outcome", e.Outcome, "latency_ms", e.LatencyMs, "fault", e.Fault, "seq", e.Seq}
 	if e.ErrorCode != "" {
 		attrs = append(attrs, "errorCode", e.ErrorCode)

@@ -8,7 +8,9 @@ package recording
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -130,6 +132,57 @@ func Parse(data []byte, set *schema.Set) (*Recording, error) {
 }
 
 // Marshal writes s as indented JSON.
+// WriteTo writes what Marshal returns, a step at a time, so the answer
+// of an export never exists whole in memory (issue 23).
+func (s *Recording) WriteTo(w io.Writer) (int64, error) {
+	head := *s
+	head.Steps = []Step{}
+	raw, err := head.Marshal()
+	if err != nil || len(s.Steps) == 0 {
+		n, werr := w.Write(raw)
+		return int64(n), errors.Join(err, werr)
+	}
+	// The empty list ends the head: "steps": []\n}\n.
+	raw = bytes.TrimSuffix(raw, []byte("[]\n}\n"))
+	bw := &countingWriter{w: w}
+	bw.write(raw)
+	bw.write([]byte("[\n"))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	for i := range s.Steps {
+		buf.Reset()
+		if err := enc.Encode(&s.Steps[i]); err != nil {
+			return bw.n, err
+		}
+		bw.write([]byte("    "))
+		bw.write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		if i < len(s.Steps)-1 {
+			bw.write([]byte(",\n"))
+		} else {
+			bw.write([]byte("\n"))
+		}
+	}
+	bw.write([]byte("  ]\n}\n"))
+	return bw.n, bw.err
+}
+
+type countingWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countingWriter) write(b []byte) {
+	if c.err != nil {
+		return
+	}
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	c.err = err
+}
+
 func (s *Recording) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -167,6 +167,9 @@ func (a *API) livePanels(ctx context.Context, v *dashView) error {
 		return err
 	}
 	es := p.Entries
+	for i := range es {
+		es[i] = es[i].Masked()
+	}
 	v.JournalStored, v.JournalDropped, v.FindingsOver = p.Stored, p.Dropped, len(es)
 	f := journal.Filter{Channel: v.Filter.Channel, VirtualID: v.Filter.VirtualID, Endpoint: v.Filter.Endpoint}
 	var flow []journal.Entry

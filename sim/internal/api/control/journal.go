@@ -149,11 +149,12 @@ func (a *API) Recording(c echo.Context) error {
 	}
 	rec := recording.Build(es, o)
 	rec.Against = a.against(es)
-	data, err := rec.Marshal()
-	if err != nil {
-		return err
-	}
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
+	es = nil // the entries are garbage once built, before the answer is written
+	res := c.Response()
+	res.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	res.WriteHeader(http.StatusOK)
+	_, err = rec.WriteTo(res)
+	return err
 }
 
 // Report is the conformance report (HTML for ?format=html or Accept: text/html).
