@@ -121,7 +121,7 @@ func Build(ctx context.Context, s Sources, channels []ChannelRef, q url.Values) 
 			return v, err
 		}
 		chsc := s.Scenarios.ActiveFor(ch.Name)
-		funnels, stocks, err := s.charts(chsc, ch.Name, s.Plane.Clock().Now())
+		funnels, stocks, err := s.charts(chsc, ch.Name, s.Plane.Clock().Now().In(chsc.Location)) // one timezone on the page: the scenario's
 		if err != nil {
 			return v, err
 		}
@@ -151,9 +151,15 @@ func (s Sources) livePanels(ctx context.Context, v *View) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range all {
+	loc := s.Scenarios.Active().Location // one timezone on the page: the scenario's, as the header
+	for i := range all {
+		p := &all[i] // decoded afresh by List: ours to change
+		p.Due = p.Due.In(loc)
+		for j := range p.Attempts {
+			p.Attempts[j].At = p.Attempts[j].At.In(loc)
+		}
 		if p.State == webhook.Pending {
-			v.Pending = append(v.Pending, p)
+			v.Pending = append(v.Pending, *p)
 		}
 	}
 	v.Pushes = all[max(0, len(all)-Recent):]

@@ -29,8 +29,23 @@ type Recording struct {
 	Description string    `json:"description,omitempty"`
 	RecordedAt  time.Time `json:"recordedAt,omitzero"`
 	// Masks extend the volatile fields of the answer schemas for this recording: field name to mask kind.
-	Masks map[string]MaskKind `json:"masks,omitempty"`
-	Steps []Step              `json:"steps"`
+	Masks   map[string]MaskKind `json:"masks,omitempty"`
+	Against *Against            `json:"against,omitempty"`
+	Steps   []Step              `json:"steps"`
+}
+
+// Against is what a recording was made against, so a replay can use the
+// same scenario and notice a target that differs.
+type Against struct {
+	// Scenario is the name of the scenario in force for the recorded
+	// channels, SHA256 the hex digest of its YAML as loaded.
+	Scenario string `json:"scenario"`
+	SHA256   string `json:"sha256,omitempty"`
+	// Channels are the recorded channels (names).
+	Channels []string `json:"channels,omitempty"`
+	// Faults are the run-time fault rules that applied to those channels
+	// (the control API's shape), without their counters.
+	Faults []json.RawMessage `json:"faults,omitempty"`
 }
 
 // Step is one request and the answer recorded for it.
