@@ -32,9 +32,17 @@ type Client struct {
 	HTTP *http.Client
 }
 
-// Do calls the control API and returns the answer body; an answer of 300
-// or above is an error carrying the simulator's message.
-func (c *Client) Do(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) ([]byte, error) {
+// Answer is one control call's answer, whatever its status.
+type Answer struct {
+	Status int
+	Body   []byte
+	Header http.Header
+}
+
+// Send makes one control call and returns its answer whatever its status,
+// for a caller that tells one refusal from another (a 404 from a 200);
+// only a call that could not be made or read is an error.
+func (c *Client) Send(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) (*Answer, error) {
 	u := strings.TrimRight(c.Base, "/") + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
@@ -62,14 +70,29 @@ func (c *Client) Do(ctx context.Context, method, path string, q url.Values, cont
 	if err != nil {
 		return nil, fmt.Errorf("control API: %w", err)
 	}
-	if res.StatusCode >= 300 {
-		var e struct{ Error string }
-		if json.Unmarshal(out, &e) == nil && e.Error != "" {
-			return nil, fmt.Errorf("control API answered %s %s with HTTP %d: %s", method, path, res.StatusCode, e.Error)
-		}
-		return nil, fmt.Errorf("control API answered %s %s with HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(out)))
+	return &Answer{Status: res.StatusCode, Body: out, Header: res.Header}, nil
+}
+
+// Get is Send for a GET.
+func (c *Client) Get(ctx context.Context, path string, q url.Values) (*Answer, error) {
+	return c.Send(ctx, http.MethodGet, path, q, "", nil)
+}
+
+// Do calls the control API and returns the answer body; an answer of 300
+// or above is an error carrying the simulator's message.
+func (c *Client) Do(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) ([]byte, error) {
+	a, err := c.Send(ctx, method, path, q, contentType, body)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	if a.Status >= 300 {
+		var e struct{ Error string }
+		if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
+			return nil, fmt.Errorf("control API answered %s %s with HTTP %d: %s", method, path, a.Status, e.Error)
+		}
+		return nil, fmt.Errorf("control API answered %s %s with HTTP %d: %s", method, path, a.Status, strings.TrimSpace(string(a.Body)))
+	}
+	return a.Body, nil
 }
 
 // PostJSON POSTs body as JSON and returns the answer body.
@@ -79,4 +102,26 @@ func (c *Client) PostJSON(ctx context.Context, path string, body any) ([]byte, e
 		return nil, err
 	}
 	return c.Do(ctx, http.MethodPost, path, nil, "application/json", raw)
+}
+
+// CallJSON sends in as JSON (nil sends no body) and decodes the answer
+// into out (nil ignores it).
+func (c *Client) CallJSON(ctx context.Context, method, path string, in, out any) error {
+	var raw []byte
+	contentType := ""
+	if in != nil {
+		var err error
+		if raw, err = json.Marshal(in); err != nil {
+			return err
+		}
+		contentType = "application/json"
+	}
+	data, err := c.Do(ctx, method, path, nil, contentType, raw)
+	if err != nil || out == nil {
+		return err
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("control API answered %s %s with what is not JSON: %w", method, path, err)
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -17,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rewardsim/rewardsim/scenarios"
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
@@ -60,7 +60,7 @@ func replaySource(o ReplayOptions, rec *recording.Recording, data []byte) string
 // againstScenario picks the YAML to copy: --scenario, else the target's
 // copy of the recorded scenario, else (a recording that names none) the
 // embedded default. It returns the differences it noticed.
-func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOptions, c controlCaller) (yml []byte, name string, diffs, notes []string, err error) {
+func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
 	if o.Scenario != nil {
 		return o.Scenario, "--scenario", nil, nil, nil
 	}
@@ -69,10 +69,11 @@ func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOpti
 		yml, err = fs.ReadFile(scenarios.FS, scenarios.Default)
 		return yml, "the embedded default scenario", nil, nil, err
 	}
-	status, body, hdr, err := c.get(ctx, "/__sim/scenarios/"+url.PathEscape(ag.Scenario))
+	a, err := c.Get(ctx, "/__sim/scenarios/"+url.PathEscape(ag.Scenario), nil)
 	if err != nil {
 		return nil, "", nil, nil, err
 	}
+	status, body := a.Status, a.Body
 	if status == http.StatusNotFound {
 		return nil, "", nil, nil, fmt.Errorf("recording %s was made against scenario %q (sha256 %s), which the target does not hold: load it there (rewardsim scenario upload, or POST /__sim/scenarios) or pass --scenario FILE",
 			rec.Name, ag.Scenario, short(ag.SHA256))
@@ -80,19 +81,19 @@ func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOpti
 	if status != http.StatusOK {
 		return nil, "", nil, nil, fmt.Errorf("reading scenario %q from the target: HTTP %d: %s", ag.Scenario, status, strings.TrimSpace(string(body)))
 	}
-	if got := hdr.Get("X-Rewardsim-Scenario-Sha256"); ag.SHA256 != "" && got != "" && got != ag.SHA256 {
+	if got := a.Header.Get("X-Rewardsim-Scenario-Sha256"); ag.SHA256 != "" && got != "" && got != ag.SHA256 {
 		notes = append(notes, fmt.Sprintf("the target's scenario %q changed since the recording (sha256 %s, recorded %s)", ag.Scenario, short(got), short(ag.SHA256)))
 	}
 	for _, ch := range ag.Channels {
-		st, body, _, err := c.get(ctx, "/__sim/scenarios/active?channel="+url.QueryEscape(ch))
+		active, err := c.Get(ctx, "/__sim/scenarios/active", url.Values{"channel": {ch}})
 		if err != nil {
 			return nil, "", nil, nil, err
 		}
-		var a struct {
+		var act struct {
 			Scenario struct{ Name string } `json:"scenario"`
 		}
-		if st == http.StatusOK && json.Unmarshal(body, &a) == nil && a.Scenario.Name != ag.Scenario {
-			diffs = append(diffs, fmt.Sprintf("the target runs scenario %q for %s; the recording was made against %q", a.Scenario.Name, ch, ag.Scenario))
+		if active.Status == http.StatusOK && json.Unmarshal(active.Body, &act) == nil && act.Scenario.Name != ag.Scenario {
+			diffs = append(diffs, fmt.Sprintf("the target runs scenario %q for %s; the recording was made against %q", act.Scenario.Name, ch, ag.Scenario))
 		}
 	}
 	if body, err = unmaskSecKeys(body, o.Secrets); err != nil {
@@ -158,18 +159,11 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // a recorded channel, the same rule on that channel's copy, and compares
 // the rules in force for the recorded channels with the recorded ones.
 // It returns the ids armed (to disarm after the replay).
-func copyFaults(ctx context.Context, rec *recording.Recording, iso *recording.Isolation, c controlCaller) (armed, diffs []string, err error) {
-	st, body, _, err := c.get(ctx, "/__sim/faults")
-	if err != nil || st != http.StatusOK {
-		if err == nil {
-			err = fmt.Errorf("GET /__sim/faults: HTTP %d", st)
-		}
-		return nil, nil, fmt.Errorf("reading the target's fault rules: %w", err)
-	}
+func copyFaults(ctx context.Context, rec *recording.Recording, iso *recording.Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
 	var list struct {
 		Rules []fault.Rule `json:"rules"`
 	}
-	if err := json.Unmarshal(body, &list); err != nil {
+	if err := c.CallJSON(ctx, http.MethodGet, "/__sim/faults", nil, &list); err != nil {
 		return nil, nil, fmt.Errorf("reading the target's fault rules: %w", err)
 	}
 	recorded := map[string]bool{}
@@ -193,9 +187,8 @@ func copyFaults(ctx context.Context, rec *recording.Recording, iso *recording.Is
 			continue // an unscoped rule applies to the copies as it is
 		}
 		r.ID, r.Channel = "", copyTo
-		data, _ := json.Marshal(r)
 		var got fault.Rule
-		if err := c.callJSON(ctx, http.MethodPost, "/__sim/faults", data, &got); err != nil {
+		if err := c.CallJSON(ctx, http.MethodPost, "/__sim/faults", r, &got); err != nil {
 			return armed, nil, fmt.Errorf("copying a fault rule onto %s: %w", copyTo, err)
 		}
 		armed = append(armed, got.ID)
@@ -235,23 +228,4 @@ func short(sum string) string {
 		return sum[:12]
 	}
 	return sum
-}
-
-func (c controlCaller) get(ctx context.Context, path string) (int, []byte, http.Header, error) {
-	res, err := c.send(ctx, http.MethodGet, path, "", nil)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	return res.StatusCode, data, res.Header, err
-}
-
-// callJSON is call, decoding the answer into out.
-func (c controlCaller) callJSON(ctx context.Context, method, path string, body []byte, out any) error {
-	data, err := c.do(ctx, method, path, echoJSON, body)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(data, out)
 }

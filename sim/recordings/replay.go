@@ -177,19 +177,19 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		if o.Control == "" {
 			return nil, errors.New("an isolated replay needs the target's control API (Control), or Shared to replay into the recorded channels")
 		}
-		c := controlCaller{base: strings.TrimRight(o.Control, "/"), token: o.ControlToken, http: o.HTTP}
+		c := &controlapi.Client{Base: o.Control, Token: o.ControlToken, HTTP: o.HTTP}
 		yml, against, diffs, notes, err := againstScenario(ctx, rec, o, c)
 		if err != nil {
 			return nil, err
 		}
-		iso, err := isolate(ctx, yml, replaySource(o, rec, recordingJSON), o)
+		iso, err := isolate(ctx, c, yml, replaySource(o, rec, recordingJSON), o.RunID)
 		if err != nil {
 			return nil, err
 		}
 		armed, faultDiffs, err := copyFaults(ctx, rec, iso, c)
 		defer func() {
 			for _, id := range armed { // the copies' rules go with the replay
-				_ = c.call(context.WithoutCancel(ctx), http.MethodDelete, "/__sim/faults/"+url.PathEscape(id), echoJSON, nil)
+				_, _ = c.Do(context.WithoutCancel(ctx), http.MethodDelete, "/__sim/faults/"+url.PathEscape(id), nil, "", nil)
 			}
 		}()
 		if err != nil {
@@ -224,12 +224,11 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 
 // isolate loads and activates the recording's own copy of the scenario
 // on the target and resets its channels' state.
-func isolate(ctx context.Context, yml []byte, source string, o ReplayOptions) (*recording.Isolation, error) {
-	iso, err := recording.Isolate(yml, source, o.RunID)
+func isolate(ctx context.Context, c *controlapi.Client, yml []byte, source, runID string) (*recording.Isolation, error) {
+	iso, err := recording.Isolate(yml, source, runID)
 	if err != nil {
 		return nil, err
 	}
-	c := &controlapi.Client{Base: o.Control, Token: o.ControlToken, HTTP: o.HTTP}
 	names := slices.Sorted(maps.Values(iso.Channels))
 	q := url.Values{"name": {iso.Scenario + ".yaml"}}
 	if _, err := c.Do(ctx, http.MethodPost, "/__sim/scenarios", q, "application/yaml", iso.YAML); err != nil {
@@ -245,51 +244,6 @@ func isolate(ctx context.Context, yml []byte, source string, o ReplayOptions) (*
 		}
 	}
 	return iso, nil
-}
-
-const echoJSON = "application/json"
-
-// controlCaller makes the few control calls a replay needs.
-type controlCaller struct {
-	base, token string
-	http        *http.Client
-}
-
-func (c controlCaller) call(ctx context.Context, method, path, contentType string, body []byte) error {
-	_, err := c.do(ctx, method, path, contentType, body)
-	return err
-}
-
-func (c controlCaller) do(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
-	res, err := c.send(ctx, method, path, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	if res.StatusCode >= 300 {
-		return nil, fmt.Errorf("%s %s: HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(data)))
-	}
-	return data, nil
-}
-
-// send makes one control call with the token; body may be nil.
-func (c controlCaller) send(ctx context.Context, method, path, contentType string, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	hc := c.http
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	return hc.Do(req)
 }
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an
