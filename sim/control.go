@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,7 +17,9 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
-// ControlOptions configure the control plane (SIM-2, SIM-3, WH-*).
+// ControlOptions configure the control plane (SIM-2, SIM-3): who may
+// call it and how often scenario files are looked at. The webhook pushes
+// it schedules are configured by WebhookOptions.
 type ControlOptions struct {
 	// Token, if set, is required on every control call but /__sim/health.
 	Token string
@@ -26,23 +27,9 @@ type ControlOptions struct {
 	// the control API answers to; any other Host header is refused, which
 	// stops DNS rebinding (docs/security.md).
 	AllowedHosts []string
-	// WebhookDeadline is how long a webhook receiver has to answer; 0: 5s.
-	WebhookDeadline time.Duration
-	// WebhookWait is how long scheduling a push, moving the clock or
-	// POST /__sim/webhooks/run waits for the attempts of the pushes that
-	// became due before answering (they run in the background anyway);
-	// 0: 500ms. A receiver that never answers cannot hold a call longer.
-	WebhookWait time.Duration
-	// WebhookTick is how often (real time) due pushes are looked for; 0: 250ms.
-	WebhookTick time.Duration
 	// ScenarioPoll is how often (real time) scenario files on disk are
 	// checked for changes (hot reload); 0: 1s; negative: never.
 	ScenarioPoll time.Duration
-	// Invalidator marks an offer's delivered coupons invalidated when a
-	// COUPON_INVALIDATED push fires (WH-4); nil: none (the coupons area wires it).
-	Invalidator Invalidator
-	// WebhookClient sends pushes; nil: a plain http.Client.
-	WebhookClient *http.Client
 }
 
 // maxStateCards bounds the cards a state read lists for one user.
@@ -71,7 +58,7 @@ func (s *Sim) startLoops() {
 		cancel()
 		s.loops.Wait()
 	}
-	tick := s.opts.Control.WebhookTick
+	tick := s.opts.Webhooks.Tick
 	if tick <= 0 {
 		tick = 250 * time.Millisecond
 	}

@@ -12,7 +12,7 @@ func (s *Sim) coupons() *coupons.Service {
 }
 
 // couponInvalidator lets a fired COUPON_INVALIDATED push mark the offer's
-// delivered coupons (WH-4); it is the default Options.Control.Invalidator.
+// delivered coupons (WH-4); it is the default Options.Webhooks.Invalidator.
 type couponInvalidator struct{ s *Sim }
 
 func (ci couponInvalidator) InvalidateOffer(channel, offerID string, at time.Time, reason string) error {

@@ -72,6 +72,8 @@ type Options struct {
 	Rand io.Reader
 	// Control configures the control plane (see control.go).
 	Control ControlOptions
+	// Webhooks configure the webhook pushes (see webhooks.go).
+	Webhooks WebhookOptions
 	// Server bounds connections, request times and the shutdown wait
 	// of Serve.
 	Server ServerOptions

@@ -285,7 +285,7 @@ func (f *fakeInvalidator) got() []string {
 // an unknown eventType invalidates nothing.
 func TestWebhook_WH3_WH4_duplicatesUnknownTypesInvalidation(t *testing.T) {
 	inv := &fakeInvalidator{}
-	s := simtest.New(t, simtest.WithControl(sim.ControlOptions{Invalidator: inv}))
+	s := simtest.New(t, simtest.WithWebhooks(sim.WebhookOptions{Invalidator: inv}))
 	rc := newReceiver(t, answerLater)
 	registerChannel(t, s, "CIW", 0, rc.URL)
 

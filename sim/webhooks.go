@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
@@ -11,7 +12,28 @@ import (
 // The webhook wiring of the composition root: the scheduler built from
 // the scenarios in force, its attempts journaled.
 
-// MaxWebhookDeadline bounds ControlOptions.WebhookDeadline and every
+// WebhookOptions configure the webhook pushes (WH-*): how they are sent,
+// how long a receiver and a control call wait, and what a fired
+// COUPON_INVALIDATED push changes.
+type WebhookOptions struct {
+	// Deadline is how long a webhook receiver has to answer; 0: 5s.
+	Deadline time.Duration
+	// Wait is how long scheduling a push, moving the clock or
+	// POST /__sim/webhooks/run waits for the attempts of the pushes that
+	// became due before answering (they run in the background anyway);
+	// 0: 500ms. A receiver that never answers cannot hold a call longer.
+	Wait time.Duration
+	// Tick is how often (real time) due pushes are looked for; 0: 250ms.
+	Tick time.Duration
+	// Client sends pushes; nil: a plain http.Client.
+	Client *http.Client
+	// Invalidator marks an offer's delivered coupons invalidated when a
+	// COUPON_INVALIDATED push fires (WH-4); nil: the simulator's own
+	// coupon store.
+	Invalidator Invalidator
+}
+
+// MaxWebhookDeadline bounds WebhookOptions.Deadline and every
 // push's deadline (it holds one delivery worker that long).
 const MaxWebhookDeadline = webhook.MaxDeadline
 
@@ -24,14 +46,14 @@ type Invalidator interface {
 // retry switches come from the scenarios in force; every attempt is
 // journaled.
 func (s *Sim) newWebhooks() *webhook.Scheduler {
-	o := s.opts.Control
+	o := s.opts.Webhooks
 	if o.Invalidator == nil {
 		o.Invalidator = couponInvalidator{s}
 	}
 	reg := s.plane.Scenarios()
 	return webhook.New(webhook.Options{
-		Store: s.store, Clock: s.opts.Clock, Invalidator: o.Invalidator, Client: o.WebhookClient,
-		Rand: s.opts.Rand, Deadline: o.WebhookDeadline, Log: s.log, OnAttempt: s.journalWebhook,
+		Store: s.store, Clock: s.opts.Clock, Invalidator: o.Invalidator, Client: o.Client,
+		Rand: s.opts.Rand, Deadline: o.Deadline, Log: s.log, OnAttempt: s.journalWebhook,
 		Channel: func(name string) (webhook.Channel, bool) {
 			c, _, ok := reg.ByChannelName(name)
 			sc := reg.ActiveFor(name)
@@ -55,9 +77,9 @@ func (s *Sim) journalWebhook(p webhook.Push, a webhook.Attempt) {
 	})
 }
 
-// webhookWait is ControlOptions.WebhookWait with its default.
+// webhookWait is WebhookOptions.Wait with its default.
 func (s *Sim) webhookWait() time.Duration {
-	if w := s.opts.Control.WebhookWait; w > 0 {
+	if w := s.opts.Webhooks.Wait; w > 0 {
 		return w
 	}
 	return 500 * time.Millisecond

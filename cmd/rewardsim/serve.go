@@ -69,7 +69,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		if err != nil || d <= 0 || d > sim.MaxWebhookDeadline {
 			return fmt.Errorf("--webhook-deadline %q is not a positive duration of at most %s", cfg.WebhookDeadline, sim.MaxWebhookDeadline)
 		}
-		opts.Control.WebhookDeadline = d
+		opts.Webhooks.Deadline = d
 	}
 	opts.Server = sim.ServerOptions{
 		ReadTimeout: cfg.Server.ReadTimeout, WriteTimeout: cfg.Server.WriteTimeout, IdleTimeout: cfg.Server.IdleTimeout,

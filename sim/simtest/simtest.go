@@ -80,6 +80,7 @@ type config struct {
 	dataDir      string
 	clock        *Clock
 	control      sim.ControlOptions
+	webhooks     sim.WebhookOptions
 	journal      sim.JournalOptions
 	state        sim.StateOptions
 }
@@ -102,9 +103,13 @@ func WithDataDir(dir string) Option { return func(c *config) { c.dataDir = dir }
 // WithClock shares a fake clock, for restart tests.
 func WithClock(clk *Clock) Option { return func(c *config) { c.clock = clk } }
 
-// WithControl sets the control-plane options (token, webhook deadline,
-// invalidator, hot-reload poll).
+// WithControl sets the control-plane options (token, allowed hosts,
+// hot-reload poll).
 func WithControl(o sim.ControlOptions) Option { return func(c *config) { c.control = o } }
+
+// WithWebhooks sets the webhook options (receiver deadline, wait, tick,
+// client, invalidator). A Wait of 0 here is 10s, not the server's 500ms.
+func WithWebhooks(o sim.WebhookOptions) Option { return func(c *config) { c.webhooks = o } }
 
 // WithJournal bounds (or disables) the journal of exchanges.
 func WithJournal(o sim.JournalOptions) Option { return func(c *config) { c.journal = o } }
@@ -184,12 +189,12 @@ func start(opts []Option, tempDir func() (string, error), report func(error)) (*
 	if err != nil {
 		return nil, err
 	}
-	if cfg.control.WebhookWait == 0 {
+	if cfg.webhooks.Wait == 0 {
 		// A test's receivers are local: wait for their attempts, so an
 		// answer shows them (the server's default is shorter).
-		cfg.control.WebhookWait = 10 * time.Second
+		cfg.webhooks.Wait = 10 * time.Second
 	}
-	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Journal: cfg.journal, State: cfg.state})
+	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Webhooks: cfg.webhooks, Journal: cfg.journal, State: cfg.state})
 	if err != nil {
 		return nil, err
 	}
