@@ -73,11 +73,6 @@ func (c *Client) Send(ctx context.Context, method, path string, q url.Values, co
 	return &Answer{Status: res.StatusCode, Body: out, Header: res.Header}, nil
 }
 
-// Get is Send for a GET.
-func (c *Client) Get(ctx context.Context, path string, q url.Values) (*Answer, error) {
-	return c.Send(ctx, http.MethodGet, path, q, "", nil)
-}
-
 // Do calls the control API and returns the answer body; an answer of 300
 // or above is an error carrying the simulator's message.
 func (c *Client) Do(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) ([]byte, error) {

@@ -68,7 +68,7 @@ func TestSend(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Client{Base: srv.URL + "/", Token: tc.token}
-			a, err := c.Get(ctx, tc.path, tc.q)
+			a, err := c.Send(ctx, http.MethodGet, tc.path, tc.q, "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -69,7 +69,7 @@ func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOpti
 		yml, err = fs.ReadFile(scenarios.FS, scenarios.Default)
 		return yml, "the embedded default scenario", nil, nil, err
 	}
-	a, err := c.Get(ctx, "/__sim/scenarios/"+url.PathEscape(ag.Scenario), nil)
+	a, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/"+url.PathEscape(ag.Scenario), nil, "", nil)
 	if err != nil {
 		return nil, "", nil, nil, err
 	}
@@ -85,7 +85,7 @@ func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOpti
 		notes = append(notes, fmt.Sprintf("the target's scenario %q changed since the recording (sha256 %s, recorded %s)", ag.Scenario, short(got), short(ag.SHA256)))
 	}
 	for _, ch := range ag.Channels {
-		active, err := c.Get(ctx, "/__sim/scenarios/active", url.Values{"channel": {ch}})
+		active, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/active", url.Values{"channel": {ch}}, "", nil)
 		if err != nil {
 			return nil, "", nil, nil, err
 		}
