@@ -508,8 +508,8 @@ func TestServe_SIM1_scenarioOverlay(t *testing.T) {
 }
 
 // clause: SIM-4
-// `rewardsim verify` exits 0 when the count holds and 1 printing the
-// near misses.
+// `rewardsim verify` exits 0 when the count holds, 1 printing the near
+// misses, 2 when it could not ask.
 func TestServe_SIM4_verifyCommand(t *testing.T) {
 	bin := issue20Binary(t)
 	sv := startBinary(t, bin, t.TempDir())
@@ -527,6 +527,8 @@ func TestServe_SIM4_verifyCommand(t *testing.T) {
 		{[]string{"--where", "/extTransactionId=T-2", "--times", "1"}, 1, `/extTransactionId: want "T-2", got "T-1"`},
 		{[]string{"--times", "0"}, 1, "near misses:"},
 		{[]string{"--at-most", "0", "--since", strconv.FormatUint(seq+1, 10)}, 0, "ok: 0 matching"},
+		{[]string{"--where", "extTransactionId=T-1"}, 2, "want /pointer=value"},
+		{[]string{"--endpoint", "fetchCoupon"}, 2, `endpoint "fetchCoupon" is not an operation name`},
 	} {
 		args := append([]string{"verify", "--channel", "CI-CLI", "--endpoint", "fetchCouponCode"}, tc.args...)
 		out, code := cli(t, bin, env, args...)
