@@ -488,7 +488,7 @@ func TestServe_SIM1_scenarioOverlay(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	_ = os.WriteFile(bad, []byte("extends: default\nname: bad\nfaults:\n  - {id: x, endpoint: NoSuchOp, action: {kind: internal-error}}\n"), 0o644)
 	out, code2 := cli(t, bin, nil, "validate", bad)
-	if code2 != 1 || !strings.Contains(out, bad+":4: /faults/3/endpoint") {
+	if code2 != 1 || !strings.Contains(out, bad+":4: /faults/0/endpoint") {
 		t.Errorf("validate of a bad overlay: exit %d\n%s\nwant the problem at line 4", code2, out)
 	}
 	good := filepath.Join(dir, "good.yaml")

@@ -72,10 +72,12 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	if err := checkExpansion(name, root); err != nil {
 		return nil, err
 	}
+	overlay := root
 	root, err := resolveExtends(name, root, src, 0)
 	if err != nil {
 		return nil, err
 	}
+	inherited := seqLen(root, "faults") - seqLen(overlay, "faults")
 	upgrade(root)
 
 	var generic any
@@ -102,7 +104,7 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 			}
 			out = append(out, &Error{File: name, Line: lineOf(root, at), Path: at, Msg: p.Message})
 		}
-		return nil, out
+		return nil, overlayPaths(out, inherited)
 	}
 
 	var f File
@@ -112,6 +114,10 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	}
 	s, err := compile(name, root, f, src)
 	if err != nil {
+		var es Errors
+		if errors.As(err, &es) {
+			return nil, overlayPaths(es, inherited)
+		}
 		return nil, err
 	}
 	if _, ext := extendsOf(doc.Content[0]); ext == nil {
