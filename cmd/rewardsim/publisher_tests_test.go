@@ -365,7 +365,7 @@ func TestServe_SIM4_watermarksAndStrictJournal(t *testing.T) {
 // Advancing one channel's clock expires its user tokens and no other
 // channel's; its journal entries are stamped on its own time; the global
 // clock moves only the channels without a clock of their own; a
-// channel's clock survives a restart.
+// channel's clock survives a restart and can be handed back.
 func TestServe_SIM3_channelClock(t *testing.T) {
 	bin, data := issue20Binary(t), t.TempDir()
 	sv := startBinary(t, bin, data)
@@ -439,6 +439,13 @@ func TestServe_SIM3_channelClock(t *testing.T) {
 	}
 	if code, body := sv.call(t, "GET", "/__sim/clock?channel=NOPE", nil); code != http.StatusNotFound {
 		t.Errorf("clock of an unknown channel: %d %s", code, body)
+	}
+	// Handed back, CI-K1 follows the global clock again (frozen at 2030).
+	if got := sv.ctl(t, "DELETE", "/__sim/clock?channel=CI-K1", nil); got["own"] != false || !strings.HasPrefix(got["now"].(string), "2030-01-01") {
+		t.Errorf("DELETE /__sim/clock?channel=CI-K1: %v", got)
+	}
+	if code, body := sv.call(t, "DELETE", "/__sim/clock?channel=CI-K1", nil); code != http.StatusNotFound {
+		t.Errorf("a second DELETE: %d %s", code, body)
 	}
 }
 
