@@ -230,6 +230,9 @@ func (j *Journal) RecordWebhook(a WebhookAttempt) {
 		ReqHeader: MaskHeader(a.RequestHeader), ResHeader: MaskHeader(a.ResponseHeader),
 		ReqBody: a.RequestBody, ResBody: a.ResponseBody,
 	}
+	// Numbered as it is handed over, like an answer as it starts, so the
+	// journal's order is the order things happened.
+	r.Seq = j.next.Add(1)
 	j.enqueue(item{rec: r})
 }
 

@@ -48,6 +48,9 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			r.ResponseHeader = c.Response().Header().Clone()
 			r.ResponseBody, r.ResTrunc = rec.buf.Bytes(), rec.trunc
 			r.Seq = rec.seq
+			if r.Seq == 0 { // no answer was started (a drop): numbered as handed over
+				r.Seq = j.next.Add(1)
+			}
 			j.enqueue(item{raw: r})
 			return nil
 		}
