@@ -1,8 +1,10 @@
-# rewardsim for those who build with Docker: multi-stage, static (CGO off),
-# no base image at run time, non-root. NOT built by this repository's tests
-# (the machine has no Docker engine): `make image` assembles the tested image
+# rewardsim for those who build with Docker: the :<version>-static variant
+# (multi-stage, static, CGO off, signing with Go's crypto/rsa), no base
+# image at run time, non-root. NOT built by this repository's tests
+# (its golang:1.26 stage needs a registry): `make image` assembles the image
 # in Go instead, with the same configuration (a test in .ci/tools/image checks
-# that this file agrees with it). See docs/ci.md.
+# that this file agrees with it), and make test runs that image in podman.
+# See docs/ci.md.
 #
 #   docker build --build-arg VERSION=$(git describe --tags --always) -t rewardsim .
 #   docker run --rm -p 8080:8080 -p 8090:8090 rewardsim

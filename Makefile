@@ -19,7 +19,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps load image dist
+.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -33,13 +33,14 @@ build:
 # an independent validator and every recorded answer against it; then a
 # short coverage-guided fuzz of the envelope and the plain-JSON (coupon
 # host, GetReward, SDK) decoders. Browser tests, the libcrypto identity
-# test and the Java and Node publisher kit must run here, not skip:
-# browser-deps, crypto-deps and kit-deps install what is missing; the
+# test and the Java and Node libraries (make java, make node; their
+# suites in clients/) must run here, not skip: browser-deps, crypto-deps,
+# kit-deps and java-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps image
+test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
-	cd $(TOOLS) && REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image $(GO) test -count=1 ./...
+	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image REWARDSIM_IMAGE_STATIC=$(CURDIR)/dist/image-static $(GO) test -count=1 ./...
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sim/ || exit 1; done
 
 lint:
@@ -112,26 +113,115 @@ kit-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless nodejs; \
 	fi
 	@node -e 'if (+process.versions.node.split(".")[0] < 18) { console.error("node >= 18 needed for fetch"); process.exit(1) }'
+	@if ! command -v npm >/dev/null; then \
+	  echo "installing Debian's npm for make node"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
+	fi
 
-# The container image, assembled in Go without a daemon or base image:
-# dist/image/rewardsim-image.tar (docker load) and dist/image/oci/ (OCI layout).
-image:
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/rewardsim ./cmd/rewardsim
+# The JDK and Debian's JUnit 5 jars (there is no Maven repository to
+# download from) for make java and the Java library's tests.
+.PHONY: java-deps java node
+JUNIT_JARS := /usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/junit-platform-commons.jar
+java-deps: kit-deps
+	@if [ ! -f /usr/share/java/junit-jupiter-api.jar ] || [ ! -f /usr/share/java/junit-platform-console-standalone.jar ] || \
+	    ! command -v jar >/dev/null; then \
+	  echo "installing Debian's junit5 and openjdk-17-jdk-headless for make java"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq junit5 openjdk-17-jdk-headless; \
+	fi
+
+# The Java library (clients/java, docs/java.md): dist/java/rewardsim.jar,
+# its -sources.jar and pom.xml, with the JDK's javac and jar only.
+JAVA_VERSION ?= 0.1.0
+java: java-deps
+	rm -rf dist/java bin/java && mkdir -p dist/java bin/java/classes
+	javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d bin/java/classes -cp $(JUNIT_JARS) $$(find clients/java/src/main/java -name '*.java' | sort)
+	jar --create --file dist/java/rewardsim.jar -C bin/java/classes .
+	jar --create --file dist/java/rewardsim-sources.jar -C clients/java/src/main/java .
+	sed 's/@VERSION@/$(JAVA_VERSION)/' clients/java/pom.xml > dist/java/pom.xml
+
+# The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz.
+node: kit-deps
+	rm -rf dist/node && mkdir -p dist/node
+	cd clients/node && npm pack --silent --pack-destination $(CURDIR)/dist/node >/dev/null
+	mv dist/node/rewardsim-*.tgz dist/node/rewardsim.tgz
+
+# The private podman engine of .ci/engine/up (installs podman and runc
+# when missing) and Debian's docker-compose, for the image's tests in a
+# real engine (.ci/tools/engine, docs/ci.md).
+engine-deps:
+	.ci/engine/up >/dev/null
+	@if ! command -v docker-compose >/dev/null; then \
+	  echo "installing Debian's docker-compose for the compose recipe of docs/ci.md"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose; \
+	fi
+
+# openapi-typescript and TypeScript (pinned), cached under bin/npm, for
+# the generator test of .ci/tools/openapi; Debian's npm when missing.
+NPM_TOOLS := openapi-typescript@7.13.0 typescript@5.9.3
+gen-deps:
+	@if ! command -v npm >/dev/null; then \
+	  echo "installing Debian's npm for the OpenAPI generator test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
+	fi
+	@if [ ! -x bin/npm/node_modules/.bin/openapi-typescript ] || [ ! -x bin/npm/node_modules/.bin/tsc ] || \
+	    [ "$$(cat bin/npm/.pinned 2>/dev/null)" != "$(NPM_TOOLS)" ]; then \
+	  mkdir -p bin/npm && npm install --prefix bin/npm --no-audit --no-fund --loglevel=error $(NPM_TOOLS) && \
+	  echo "$(NPM_TOOLS)" > bin/npm/.pinned; \
+	fi
+
+# The container images, assembled in Go without a daemon or base image
+# (docs/ci.md): dist/image/ holds rewardsim:<version> (and :latest), a cgo
+# binary that signs with libcrypto, with the ELF loader, libc and
+# libcrypto taken from Debian's libc6 and libssl3 .debs (apt-get download,
+# dpkg-deb -x, cached under bin/image-libs/); dist/image-static/ holds
+# rewardsim:<version>-static, the pure-Go static binary. Each folder has
+# rewardsim-image.tar (docker load) and oci/ (OCI layout). The libcrypto
+# image is built for the machine's own architecture (cgo).
+IMAGE_LIBS := bin/image-libs/$(IMAGE_ARCH)
+image-libs:
+	@if ! ls $(IMAGE_LIBS)/debs/libc6_*.deb $(IMAGE_LIBS)/debs/libssl3_*.deb >/dev/null 2>&1; then \
+	  echo "downloading Debian's libc6 and libssl3 .debs for the image"; \
+	  mkdir -p $(IMAGE_LIBS)/debs && cd $(IMAGE_LIBS)/debs && \
+	  { apt-get download libc6:$(IMAGE_ARCH) libssl3:$(IMAGE_ARCH) 2>/dev/null || \
+	    { apt-get update -qq && apt-get download libc6:$(IMAGE_ARCH) libssl3:$(IMAGE_ARCH); }; }; \
+	fi
+	rm -rf $(IMAGE_LIBS)/root && for d in $(IMAGE_LIBS)/debs/*.deb; do dpkg-deb -x $$d $(IMAGE_LIBS)/root; done
+
+image: crypto-deps image-libs
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/rewardsim-static ./cmd/rewardsim
+	cd $(TOOLS) && $(GO) run ./cmd/mkimage -binary $(CURDIR)/bin/linux-$(IMAGE_ARCH)/rewardsim-static -arch $(IMAGE_ARCH) \
+	  -version $(VERSION) -revision $(COMMIT) -suffix -static -out $(CURDIR)/dist/image-static
+	CGO_ENABLED=1 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/linux-$(IMAGE_ARCH)/rewardsim ./cmd/rewardsim
 	cd $(TOOLS) && $(GO) run ./cmd/mkimage -binary $(CURDIR)/bin/linux-$(IMAGE_ARCH)/rewardsim -arch $(IMAGE_ARCH) \
-	  -version $(VERSION) -revision $(COMMIT) -out $(CURDIR)/dist/image
+	  -version $(VERSION) -revision $(COMMIT) -libs $(CURDIR)/$(IMAGE_LIBS)/root -out $(CURDIR)/dist/image
 
-# Release archives for linux, darwin and windows on amd64 and arm64, and
-# SHA256SUMS; then verified: six archives, every checksum, and the host's
-# binary out of its archive reporting this version.
+# Signed throughput of both images side by side in the engine
+# (docs/performance.md): IMAGELOADFLAGS: -duration, -rounds, -conns, -cpus.
+IMAGELOADFLAGS ?=
+image-load: image
+	eval "$$(.ci/engine/up)" && podman load -i dist/image/rewardsim-image.tar >/dev/null && \
+	  podman load -i dist/image-static/rewardsim-image.tar >/dev/null && \
+	  cd $(TOOLS) && $(GO) run ./cmd/imageload -image rewardsim:$(VERSION) -image rewardsim:$(VERSION)-static $(IMAGELOADFLAGS)
+
+# Release archives for linux, darwin and windows on amd64 and arm64 (or
+# only PLATFORMS, e.g. PLATFORMS=linux/amd64), and SHA256SUMS; then
+# verified: one archive per platform, every checksum, and the host's
+# binary out of its archive reporting this version. Each archive stands
+# alone: binary, README, docs/, certs/, default scenario (docs/ci.md).
+PLATFORMS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64
 dist:
 	rm -f dist/*.tar.gz dist/*.zip dist/SHA256SUMS
-	cd $(TOOLS) && $(GO) run ./cmd/mkdist -version $(VERSION) -commit $(COMMIT) -date $(DATE) -out $(CURDIR)/dist
+	cd $(TOOLS) && $(GO) run ./cmd/mkdist -version $(VERSION) -commit $(COMMIT) -date $(DATE) -platforms $(PLATFORMS) -out $(CURDIR)/dist
 	cd dist && sha256sum -c SHA256SUMS
-	test "$$(ls dist/*.tar.gz dist/*.zip | wc -l)" -eq 6
-	tmp=$$(mktemp -d) && tar -xzf dist/rewardsim_$(VERSION)_linux_$(IMAGE_ARCH).tar.gz -C $$tmp && \
-	  $$tmp/rewardsim version | grep -qx 'rewardsim $(VERSION)' && rm -rf $$tmp && echo "dist: 6 archives verified"
+	test "$$(ls dist/*.tar.gz dist/*.zip 2>/dev/null | wc -l)" -eq "$$(echo $(PLATFORMS) | tr ',' '\n' | wc -l)"
+	@if [ -f dist/rewardsim_$(VERSION)_linux_$(IMAGE_ARCH).tar.gz ]; then \
+	  tmp=$$(mktemp -d) && tar -xzf dist/rewardsim_$(VERSION)_linux_$(IMAGE_ARCH).tar.gz -C $$tmp && \
+	  $$tmp/rewardsim version | grep -qx 'rewardsim $(VERSION)' && rm -rf $$tmp && echo "dist: host archive runs"; \
+	fi
+	@echo "dist: $$(ls dist/*.tar.gz dist/*.zip 2>/dev/null | wc -l) archive(s) verified"
 
 clean:
+	-.ci/engine/down --purge
 	rm -rf bin dist rewardsim-data
 
 # Replay every recording under fixtures/sessions/ against a running

@@ -4,10 +4,14 @@ package certs
 
 import "embed"
 
-// FS holds the PEM files.
+// FS holds every form of both pairs (PEM, DER, PKCS#12) and README.md,
+// so a container user can fetch them from GET /__sim/certs/.
 //
-//go:embed *.key *.crt
+//go:embed *.key *.crt *.der *.p12 README.md
 var FS embed.FS
+
+// P12Password opens both .p12 keystores (test-only, public on purpose).
+const P12Password = "rewardsim-test-only"
 
 // Names of the embedded files.
 const (

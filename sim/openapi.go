@@ -20,3 +20,12 @@ func OpenAPI(version, serverURL string) ([]byte, error) {
 		ServerURL: cmp.Or(serverURL, DefaultServerURL),
 	})
 }
+
+// DefaultControlURL is where `rewardsim serve` answers the control API by default.
+const DefaultControlURL = "http://127.0.0.1:8090"
+
+// ControlOpenAPI describes the control API's routes (GET
+// /__sim/openapi-control.json).
+func ControlOpenAPI(version string, routes []openapi.ControlRoute) ([]byte, error) {
+	return openapi.ControlDocument(routes, schemas.FS, openapi.Info{Version: cmp.Or(version, "(devel)")}, DefaultControlURL)
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/openapi"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
@@ -71,6 +72,9 @@ func (s *Sim) routes() ([]route, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Filled from the table below before anything is served; the control
+	// API's own OpenAPI document is drawn from it on first request.
+	var controlRoutes []openapi.ControlRoute
 	page, scratch, launch := microsite.Pages(ms)
 	image, assets := microsite.Assets()
 	ctl := control.New(control.Options{
@@ -79,10 +83,11 @@ func (s *Sim) routes() ([]route, error) {
 		Version: s.version(), Durability: string(s.opts.Durability),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
 		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
+		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth
-	return append(ops, []route{
+	all := append(ops, []route{
 		{public, http.MethodGet, cards.ImpressionPath, rewards.Tracking(rw, cards.Impression)},
 		{public, http.MethodGet, cards.ClickPath, rewards.Tracking(rw, cards.Click)},
 		{public, http.MethodGet, microsite.ImagePath, image},
@@ -96,7 +101,10 @@ func (s *Sim) routes() ([]route, error) {
 
 		{Control, http.MethodGet, "/__sim/health", ctl.Health},
 		{Control, http.MethodGet, "/__sim/openapi.json", ctl.OpenAPIDoc},
+		{Control, http.MethodGet, "/__sim/openapi-control.json", ctl.OpenAPIControlDoc},
 		{Control, http.MethodGet, "/__sim/certs/service.pem", auth(ctl.ServiceCert)},
+		{Control, http.MethodGet, "/__sim/certs/", auth(ctl.ListCerts)},
+		{Control, http.MethodGet, "/__sim/certs/:name", auth(ctl.CertFile)},
 		{Control, http.MethodGet, "/__sim/", auth(ctl.Dashboard)},
 		{Control, http.MethodGet, "/__sim/dashboard", auth(ctl.Dashboard)},
 		{Control, http.MethodGet, "/__sim/scenarios", auth(ctl.ListScenarios)},
@@ -137,7 +145,13 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/cards/:rewardId", auth(ctl.Card)},
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},
 		{Control, anyMethod, "/__sim/*", auth(ctl.NotFound)},
-	}...), nil
+	}...)
+	for _, r := range all {
+		if r.host == Control {
+			controlRoutes = append(controlRoutes, openapi.ControlRoute{Method: r.method, Path: r.path})
+		}
+	}
+	return all, nil
 }
 
 // bindOps routes every operation of ops to its host's handler, behind

@@ -54,6 +54,11 @@ func TestControlGuard_refusesCrossOriginAndSimpleWrites(t *testing.T) {
 		{"null Origin", "/__sim/state/reset", "", "", map[string]string{"Origin": "null"}, 403},
 		{"DNS-rebound Host", "/__sim/faults", "application/json", fault, map[string]string{"Host": "attacker.example:" + port(host)}, 403},
 		{"DNS-rebound read", "/__sim/journal", "", "", map[string]string{"Host": "attacker.example"}, 403},
+		{"DNS-rebound name under a service label", "/__sim/journal", "", "", map[string]string{"Host": "rewardsim.attacker.example:8090"}, 403},
+		// A service name is accepted as Host, and the write checks still hold.
+		{"service name, cross-site", "/__sim/faults", "application/json", fault, map[string]string{"Host": "rewardsim:8090", "Sec-Fetch-Site": "cross-site"}, 403},
+		{"service name, foreign Origin", "/__sim/faults", "application/json", fault, map[string]string{"Host": "rewardsim:8090", "Origin": "http://attacker.example"}, 403},
+		{"service name, text/plain", "/__sim/faults", "text/plain", fault, map[string]string{"Host": "rewardsim:8090"}, 415},
 	}
 	before := controlFingerprint(t, s)
 	for _, c := range cases {
@@ -85,6 +90,8 @@ func TestControlGuard_refusesCrossOriginAndSimpleWrites(t *testing.T) {
 		{"JSON, same origin", "/__sim/faults", "application/json; charset=utf-8", fault, map[string]string{"Origin": s.ControlURL, "Sec-Fetch-Site": "same-origin"}, 201},
 		{"configured host", "/__sim/clock/advance", "application/json", `{"by":"1m"}`, map[string]string{"Host": "sim.ci.example"}, 200},
 		{"localhost", "/__sim/clock/advance", "application/json", `{"by":"1m"}`, map[string]string{"Host": "localhost:" + port(host)}, 200},
+		{"service name (compose, GitLab alias)", "/__sim/clock/advance", "application/json", `{"by":"1m"}`, map[string]string{"Host": "rewardsim:8090"}, 200},
+		{"service name, same origin", "/__sim/clock/advance", "application/json", `{"by":"1m"}`, map[string]string{"Host": "rewardsim-1:8090", "Origin": "http://rewardsim-1:8090"}, 200},
 		{"bodyless POST", "/__sim/webhooks/run", "", "", nil, 200},
 	} {
 		if st, out := rawControl(t, s, http.MethodPost, c.path, c.ctype, c.body, c.header); st != c.want {

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,16 +24,13 @@ func newHealthcheckCmd() *cobra.Command {
 		Short: "Exit 0 if the simulator's /__sim/health answers ok (the container image's health check)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			host, port, err := net.SplitHostPort(addr)
+			base, err := controlBase(addr)
 			if err != nil {
-				return fmt.Errorf("--control %q: %w", addr, err)
-			}
-			if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-				host = "127.0.0.1" // a wildcard listener answers on loopback
+				return err
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/__sim/health", nil)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/__sim/health", nil)
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {
 				return err
@@ -46,6 +45,31 @@ func newHealthcheckCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&addr, "control", cmp.Or(os.Getenv("REWARDSIM_CONTROL_LISTEN"), "127.0.0.1:8090"),
-		"the control listener's address [env REWARDSIM_CONTROL_LISTEN]")
+		"the control listener: host:port or a URL such as http://rewardsim:8090 [env REWARDSIM_CONTROL_LISTEN]")
 	return cmd
+}
+
+// controlBase turns --control (host:port, as REWARDSIM_CONTROL_LISTEN
+// says it, or a URL, as the docs' $CONTROL says it) into a base URL; a
+// wildcard or empty host means this machine's loopback.
+func controlBase(addr string) (string, error) {
+	scheme, hostport := "http", addr
+	if strings.Contains(addr, "://") {
+		u, err := url.Parse(addr)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return "", fmt.Errorf("--control %q: not an http(s) URL or host:port", addr)
+		}
+		scheme, hostport = u.Scheme, u.Host
+		if u.Port() == "" {
+			hostport = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+		}
+	}
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return "", fmt.Errorf("--control %q: %w (give host:port or a URL)", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1" // a wildcard listener answers on loopback
+	}
+	return scheme + "://" + net.JoinHostPort(host, port), nil
 }

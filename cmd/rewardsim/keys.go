@@ -13,12 +13,13 @@ import (
 	"github.com/spf13/cobra"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
 
+	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 )
 
-// P12Password protects every PKCS#12 file `rewardsim keys` writes. It is
-// public on purpose: these keys are test-only (certs/README.md).
-const P12Password = "rewardsim-test-only"
+// P12Password protects every PKCS#12 file `rewardsim keys` writes: the
+// one password of certs/ too.
+const P12Password = certs.P12Password
 
 // keyForms are the files written for one key pair, so each stack finds the
 // form it reads natively (certs/README.md says which wants which).

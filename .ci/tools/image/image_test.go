@@ -7,14 +7,9 @@ package image
 import (
 	"archive/tar"
 	"bytes"
-	"crypto"
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/x509"
 	"debug/elf"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"io"
 	"net"
@@ -34,6 +29,7 @@ import (
 
 	"rewardsim.invalid/ci-tools/internal/ociimage"
 	"rewardsim.invalid/ci-tools/internal/repo"
+	"rewardsim.invalid/ci-tools/internal/signcheck"
 )
 
 // imageEnv names the folder `make image` wrote; unset, the test builds
@@ -61,7 +57,7 @@ func imageDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ociimage.Write(img, dir, "rewardsim", "v0.0.0-imagetest"); err != nil {
+	if err := ociimage.Write(img, dir, "rewardsim", "v0.0.0-imagetest", ""); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -103,8 +99,17 @@ func loadBoth(t *testing.T, dir string) v1.Image {
 	return fromLayout
 }
 
+// Both images of `make image`: the libcrypto one (dist/image) and the
+// static one (REWARDSIM_IMAGE_STATIC, dist/image-static), when given.
 func TestImageRunsFromItsLayers(t *testing.T) {
-	img := loadBoth(t, imageDir(t))
+	t.Run("image", func(t *testing.T) { runFromLayers(t, imageDir(t)) })
+	if dir := os.Getenv("REWARDSIM_IMAGE_STATIC"); dir != "" {
+		t.Run("static", func(t *testing.T) { runFromLayers(t, dir) })
+	}
+}
+
+func runFromLayers(t *testing.T, dir string) {
+	img := loadBoth(t, dir)
 	cf, err := img.ConfigFile()
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +147,7 @@ func TestImageRunsFromItsLayers(t *testing.T) {
 	root := t.TempDir()
 	unpack(t, img, root)
 	bin := filepath.Join(root, c.Entrypoint[0])
-	checkStatic(t, bin)
+	checkLinkage(t, root, bin)
 
 	// The image's environment, with what `docker run -e` would change
 	// for a shared machine: free ports (the host stays 0.0.0.0) and the
@@ -196,7 +201,11 @@ func TestImageRunsFromItsLayers(t *testing.T) {
 	if err != nil || res.StatusCode != 200 || ans.SIGN == "" {
 		t.Fatalf("getSecuredReferenceToken: HTTP %d %+v %v", res.StatusCode, ans, err)
 	}
-	if err := verify(servicePub(t, control), ans.BDATA, ans.SIGN); err != nil {
+	pub, err := signcheck.ServicePub(control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := signcheck.Verify(pub, ans.BDATA, ans.SIGN); err != nil {
 		t.Fatalf("answer signature: %v", err)
 	}
 	raw, _ := base64.StdEncoding.DecodeString(ans.BDATA)
@@ -238,24 +247,70 @@ func unpack(t *testing.T, img v1.Image, root string) {
 				t.Fatal(err)
 			}
 			f.Close()
+		case tar.TypeSymlink: // the ELF loader's link in the libcrypto image
+			if err := os.Symlink(h.Linkname, dst); err != nil {
+				t.Fatal(err)
+			}
 		default:
 			t.Fatalf("unexpected entry %s of type %c", h.Name, h.Typeflag)
 		}
 	}
 }
 
-// checkStatic fails if the binary asks for a dynamic loader (CGO on).
-func checkStatic(t *testing.T, bin string) {
+// checkLinkage passes a static binary, or a dynamic one whose ELF
+// interpreter, libc and libcrypto are all in the image's root (the
+// libcrypto image carries them from Debian's packages).
+func checkLinkage(t *testing.T, root, bin string) {
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	interp := ""
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			t.Fatalf("%s is dynamically linked", bin)
+			data := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(data, 0); err != nil {
+				t.Fatal(err)
+			}
+			interp = strings.TrimRight(string(data), "\x00")
 		}
 	}
+	if interp == "" {
+		return // static
+	}
+	needed, _ := f.ImportedLibraries()
+	for _, want := range append([]string{interp, "libcrypto.so.3"}, needed...) {
+		if !inRoot(root, want) {
+			t.Errorf("dynamic binary needs %s, which the image lacks", want)
+		}
+	}
+}
+
+// inRoot finds a library in the image's root by path or by name under
+// the multiarch library folders, following links inside the root.
+func inRoot(root, lib string) bool {
+	if strings.HasPrefix(lib, "/") {
+		p := filepath.Join(root, lib)
+		for i := 0; i < 8; i++ {
+			fi, err := os.Lstat(p)
+			if err != nil {
+				return false
+			}
+			if fi.Mode()&os.ModeSymlink == 0 {
+				return true
+			}
+			target, _ := os.Readlink(p)
+			if !strings.HasPrefix(target, "/") {
+				target = filepath.Join(filepath.Dir(strings.TrimPrefix(p, root)), target)
+			}
+			p = filepath.Join(root, target)
+		}
+		return false
+	}
+	found, _ := filepath.Glob(filepath.Join(root, "*", "lib", "*-linux-gnu", lib))
+	more, _ := filepath.Glob(filepath.Join(root, "lib", "*-linux-gnu", lib))
+	return len(found)+len(more) > 0
 }
 
 // loopback turns a wildcard listener's URL into one on 127.0.0.1.
@@ -269,34 +324,6 @@ func loopback(t *testing.T, u string) string {
 		t.Fatalf("listener %s is not on the image's wildcard address", u)
 	}
 	return "http://127.0.0.1:" + port
-}
-
-func servicePub(t *testing.T, control string) *rsa.PublicKey {
-	res, err := http.Get(control + "/__sim/certs/service.pem")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	block, _ := pem.Decode(data)
-	if block == nil {
-		t.Fatalf("service.pem: %s", data)
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert.PublicKey.(*rsa.PublicKey)
-}
-
-// verify checks SHA256withRSA over the BDATA string, as the contract signs.
-func verify(pub *rsa.PublicKey, bdata, sign string) error {
-	sig, err := base64.StdEncoding.DecodeString(sign)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256([]byte(bdata))
-	return rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], sig)
 }
 
 // The Dockerfile (not built here: no engine) says what the Go-built image

@@ -145,6 +145,11 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 // fetchServed runs `rewardsim serve` on free loopback ports and GETs the
 // served document.
 func fetchServed(t *testing.T, bin string) []byte {
+	return fetchServedPath(t, bin, "/__sim/openapi.json")
+}
+
+// fetchServedPath GETs path from the control API of a fresh serve.
+func fetchServedPath(t *testing.T, bin, path string) []byte {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
 	urls, stop, err := repo.StartServe(cmd)
@@ -153,14 +158,14 @@ func fetchServed(t *testing.T, bin string) []byte {
 	}
 	defer stop()
 	control := urls["control"]
-	res, err := http.Get(control + "/__sim/openapi.json")
+	res, err := http.Get(control + path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
-		t.Fatalf("GET /__sim/openapi.json: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+		t.Fatalf("GET %s: %d %s", path, res.StatusCode, res.Header.Get("Content-Type"))
 	}
 	return body
 }

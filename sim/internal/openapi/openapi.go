@@ -22,6 +22,49 @@ type Info struct {
 	ServerURL string
 }
 
+// hostServers names an operation's host as its path item's server: the
+// URL is a variable per host, defaulting to the one listener, so a
+// generator (or a user) points each host at its own base URL.
+func hostServers(h contract.Host, serverURL string) []any {
+	return []any{map[string]any{
+		"url":         "{" + string(h) + "BaseUrl}",
+		"description": string(h) + " host (rewardsim serves all three on one listener unless split)",
+		"variables": map[string]any{
+			string(h) + "BaseUrl": map[string]any{
+				"default":     serverURL,
+				"description": "Base URL of the " + string(h) + " host",
+			},
+		},
+	}}
+}
+
+// webhooks is the coupon-status push the simulator sends to a channel's
+// registered URL (WH-1): described from the receiving side.
+func (b *builder) webhooks() (map[string]any, error) {
+	event, err := b.ref("control.webhook.event")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"couponStatus": map[string]any{
+			"post": map[string]any{
+				"operationId": "couponStatusPush",
+				"summary":     "COUPON_INVALIDATED push to the channel's registered webhook URL (WH-1)",
+				"description": "Sent by the service (here, by rewardsim when a push is due). Answer with a JSON object whose status is \"OK\"; " +
+					"anything else, or a slow answer, is recorded as a finding and retried by the push's policy (WH-2). " +
+					"The same referenceId can arrive twice and eventType can be one you do not know (WH-3).",
+				"requestBody": map[string]any{"required": true, "content": jsonContent(event)},
+				"responses": map[string]any{
+					"200": response("Receipt", map[string]any{
+						"type": "object", "required": []string{"status"},
+						"properties": map[string]any{"status": map[string]any{"const": "OK"}},
+					}),
+				},
+			},
+		},
+	}, nil
+}
+
 // queryParams are the query parameters of plain GET operations; the
 // contract table names bodies, not queries (LIST-1).
 var queryParams = map[string][]param{
@@ -38,17 +81,39 @@ type param struct{ name, description string }
 func Document(ops []contract.Op, schemas fs.FS, info Info) ([]byte, error) {
 	b := &builder{files: schemas, components: map[string]any{}}
 	paths := map[string]any{}
+	pathHost := map[string]contract.Host{}
 	for _, op := range ops {
 		item, _ := paths[op.Path].(map[string]any)
 		if item == nil {
 			item = map[string]any{}
 			paths[op.Path] = item
+			pathHost[op.Path] = op.Host
+		}
+		if pathHost[op.Path] != op.Host {
+			pathHost[op.Path] = "" // served on two hosts: servers go per operation
 		}
 		o, err := b.operation(op)
 		if err != nil {
 			return nil, fmt.Errorf("operation %s: %w", op.Name, err)
 		}
+		o["servers"] = hostServers(op.Host, info.ServerURL)
 		item[strings.ToLower(op.Method)] = o
+	}
+	for path, h := range pathHost {
+		if h == "" {
+			continue
+		}
+		item := paths[path].(map[string]any)
+		item["servers"] = hostServers(h, info.ServerURL)
+		for k, o := range item {
+			if op, ok := o.(map[string]any); ok && k != "servers" {
+				delete(op, "servers")
+			}
+		}
+	}
+	hooks, err := b.webhooks()
+	if err != nil {
+		return nil, err
 	}
 	doc := map[string]any{
 		"openapi":           "3.1.0",
@@ -60,7 +125,10 @@ func Document(ops []contract.Op, schemas fs.FS, info Info) ([]byte, error) {
 				"Signed operations carry an envelope {CHANNELID, SIGN, BDATA}: BDATA is the base64 of the JSON payload " +
 				"(its schema is the contentSchema of BDATA) and SIGN is SHA256withRSA over the BDATA string, by the " +
 				"publisher's key on requests and by the service key (GET /__sim/certs/service.pem) on answers. " +
-				"Each operation's tag names its host (rewards, bank, hotdeals); `rewardsim serve` answers all three on one listener.",
+				"Each operation's tag and its path item's servers name its host (rewards, bank, hotdeals; server variables " +
+				"rewardsBaseUrl, bankBaseUrl, hotdealsBaseUrl); `rewardsim serve` answers all three on one listener. " +
+				"The coupon-status push the service sends is under webhooks. The control API of the simulator is " +
+				"described by a second document, GET /__sim/openapi-control.json.",
 		},
 		"servers": []any{map[string]any{"url": info.ServerURL, "description": "rewardsim serve (rewards, bank and hotdeals on one listener)"}},
 		"tags": []any{
@@ -68,7 +136,8 @@ func Document(ops []contract.Op, schemas fs.FS, info Info) ([]byte, error) {
 			map[string]any{"name": string(contract.Bank), "description": "bank (session) host"},
 			map[string]any{"name": string(contract.Hotdeals), "description": "hotdeals (coupon) host"},
 		},
-		"paths": paths,
+		"paths":    paths,
+		"webhooks": hooks,
 		"components": map[string]any{
 			"schemas":         b.components,
 			"securitySchemes": securitySchemes,

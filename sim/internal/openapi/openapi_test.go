@@ -69,3 +69,87 @@ func resolves(doc map[string]any, ref string) bool {
 	}
 	return true
 }
+
+// Every public path item names its host as a server whose URL is a
+// variable per host, and the coupon-status push is under webhooks.
+func TestDocumentServersPerHostAndWebhooks(t *testing.T) {
+	data, err := openapi.Document(contract.Ops, schemas.FS, openapi.Info{Version: "v", ServerURL: "http://127.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths    map[string]map[string]json.RawMessage
+		Webhooks map[string]struct {
+			Post struct {
+				RequestBody struct {
+					Content map[string]struct{ Schema map[string]string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range contract.Ops {
+		var servers []struct {
+			URL       string
+			Variables map[string]struct{ Default string }
+		}
+		if err := json.Unmarshal(doc.Paths[op.Path]["servers"], &servers); err != nil || len(servers) != 1 {
+			t.Errorf("%s: path item servers %s", op.Path, doc.Paths[op.Path]["servers"])
+			continue
+		}
+		v := string(op.Host) + "BaseUrl"
+		if servers[0].URL != "{"+v+"}" || servers[0].Variables[v].Default != "http://127.0.0.1:8080" {
+			t.Errorf("%s (%s host): server %+v", op.Path, op.Host, servers[0])
+		}
+	}
+	push := doc.Webhooks["couponStatus"].Post.RequestBody.Content["application/json"].Schema["$ref"]
+	if push != "#/components/schemas/control.webhook.event" {
+		t.Errorf("webhooks.couponStatus body is %q", push)
+	}
+}
+
+// The control document has every route but the catch-alls, each with a
+// unique operationId and its path parameters.
+func TestControlDocumentCoversItsRoutes(t *testing.T) {
+	routes := []openapi.ControlRoute{
+		{"GET", "/__sim/health"}, {"POST", "/__sim/faults"}, {"DELETE", "/__sim/faults/:id"},
+		{"GET", "/__sim/state/users/:channel/:virtualId"}, {"GET", "/__sim/"}, {"ANY", "/__sim/*"},
+	}
+	data, err := openapi.ControlDocument(routes, schemas.FS, openapi.Info{Version: "v"}, "http://127.0.0.1:8090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string
+			Parameters  []struct{ Name, In string }
+			RequestBody *struct {
+				Content map[string]struct{ Schema map[string]string }
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Paths) != 5 {
+		t.Fatalf("paths %v, want the 5 non-catch-all routes", doc.Paths)
+	}
+	ids := map[string]bool{}
+	for path, item := range doc.Paths {
+		for method, o := range item {
+			if ids[o.OperationID] || o.OperationID == "" {
+				t.Errorf("%s %s: operationId %q not unique", method, path, o.OperationID)
+			}
+			ids[o.OperationID] = true
+		}
+	}
+	u := doc.Paths["/__sim/state/users/{channel}/{virtualId}"]["get"]
+	if len(u.Parameters) != 2 || u.Parameters[1].Name != "virtualId" || u.Parameters[1].In != "path" {
+		t.Errorf("path parameters %+v", u.Parameters)
+	}
+	if f := doc.Paths["/__sim/faults"]["post"]; f.RequestBody == nil || f.RequestBody.Content["application/json"].Schema["$ref"] != "#/components/schemas/control.fault" {
+		t.Errorf("POST /__sim/faults body %+v", f.RequestBody)
+	}
+}

@@ -1,6 +1,10 @@
 // Command mkdist cross-compiles rewardsim for linux, darwin and windows on
-// amd64 and arm64 (static, CGO off) into release archives and a
-// SHA256SUMS file in sha256sum's format (make dist; `sha256sum -c` checks it).
+// amd64 and arm64 (static, CGO off), or the -platforms given, into release
+// archives and a SHA256SUMS file in sha256sum's format (make dist;
+// `sha256sum -c` checks it). Each archive stands alone: the binary, the
+// README, docs/, certs/ (every form of the test-only keys, PKCS#12
+// included, with their README), the default scenario and the license,
+// so every link of its README resolves inside it.
 package main
 
 import (
@@ -14,35 +18,41 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"rewardsim.invalid/ci-tools/internal/repo"
 )
 
-var targets = [][2]string{
-	{"linux", "amd64"}, {"linux", "arm64"},
-	{"darwin", "amd64"}, {"darwin", "arm64"},
-	{"windows", "amd64"}, {"windows", "arm64"},
-}
+const allPlatforms = "linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64"
 
 func main() {
 	version := flag.String("version", "dev", "version stamped into the binaries and archive names")
 	commit := flag.String("commit", "unknown", "source revision stamped into the binaries")
 	date := flag.String("date", "unknown", "build date stamped into the binaries")
 	out := flag.String("out", "dist", "folder for the archives and SHA256SUMS")
+	platforms := flag.String("platforms", allPlatforms, "comma-separated GOOS/GOARCH pairs to build")
 	flag.Parse()
-	if err := run(*version, *commit, *date, *out); err != nil {
+	if err := run(*version, *commit, *date, *out, *platforms); err != nil {
 		fmt.Fprintln(os.Stderr, "mkdist:", err)
 		os.Exit(1)
 	}
 }
 
-func run(version, commit, date, out string) error {
+func run(version, commit, date, out, platforms string) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	var targets [][2]string
+	for _, p := range strings.Split(platforms, ",") {
+		goos, goarch, ok := strings.Cut(strings.TrimSpace(p), "/")
+		if !ok || !strings.Contains(allPlatforms, goos+"/"+goarch) {
+			return fmt.Errorf("platform %q: want one of %s", p, allPlatforms)
+		}
+		targets = append(targets, [2]string{goos, goarch})
+	}
+	kit, err := kitFiles(root)
 	if err != nil {
 		return err
 	}
@@ -69,7 +79,7 @@ func run(version, commit, date, out string) error {
 		if err != nil {
 			return err
 		}
-		files := []file{{exe, 0o755, data}, {"README.md", 0o644, readme}}
+		files := append([]file{{exe, 0o755, data}}, kit...)
 		name := fmt.Sprintf("rewardsim_%s_%s_%s", version, goos, goarch)
 		var archive []byte
 		if goos == "windows" {
@@ -89,6 +99,51 @@ func run(version, commit, date, out string) error {
 		fmt.Println("mkdist:", filepath.Join(out, name))
 	}
 	return os.WriteFile(filepath.Join(out, "SHA256SUMS"), sums.Bytes(), 0o644)
+}
+
+// kitFiles are what every archive holds beside the binary, read from the
+// checkout: the README, docs/*.md, certs/ (not its Go file), the default
+// scenario and the license, when the repository has one.
+func kitFiles(root string) ([]file, error) {
+	var files []file
+	add := func(rel string) error {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			return err
+		}
+		files = append(files, file{filepath.ToSlash(rel), 0o644, data})
+		return nil
+	}
+	for _, rel := range []string{"README.md", "scenarios/default.yaml"} {
+		if err := add(rel); err != nil {
+			return nil, err
+		}
+	}
+	for _, lic := range []string{"LICENSE", "LICENSE.md", "NOTICE"} {
+		if _, err := os.Stat(filepath.Join(root, lic)); err == nil {
+			if err := add(lic); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, dir := range []string{"docs", "certs"} {
+		entries, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.IsDir() || strings.HasSuffix(e.Name(), ".go") {
+				continue
+			}
+			if dir == "docs" && !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			if err := add(dir + "/" + e.Name()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return files, nil
 }
 
 type file struct {

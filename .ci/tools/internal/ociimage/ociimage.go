@@ -1,7 +1,10 @@
 // Package ociimage assembles rewardsim's OCI image without a Docker daemon
-// or a base image: one layer holding the static binary, a passwd entry for
-// the non-root user and the /data volume, on go-containerregistry's
-// empty.Image. Write stores it as a docker-loadable tarball and an OCI layout.
+// or a base image: one layer holding the binary, a passwd entry for the
+// non-root user and the /data volume, on go-containerregistry's
+// empty.Image, plus (for the cgo binary that signs with libcrypto) the
+// shared libraries it needs, taken from Debian's .deb files as distroless
+// images are made. Write stores it as a docker-loadable tarball and an OCI
+// layout.
 package ociimage
 
 import (
@@ -10,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -33,11 +38,26 @@ const (
 	LayoutDir   = "oci"
 )
 
+// Entry is one more file or symbolic link of the layer (Name without a
+// leading slash).
+type Entry struct {
+	Name string
+	Mode int64
+	Data []byte
+	Link string // a symbolic link's target, when set
+}
+
 // Build assembles the image around a static linux binary built for arch.
 func Build(bin []byte, arch, version, revision string) (v1.Image, error) {
+	return BuildWith(bin, arch, version, revision, nil)
+}
+
+// BuildWith is Build with extra entries in the layer: the shared
+// libraries of a dynamically linked binary.
+func BuildWith(bin []byte, arch, version, revision string, extra []Entry) (v1.Image, error) {
 	// A fixed timestamp keeps the layer's digest a function of its content.
 	epoch := time.Unix(0, 0).UTC()
-	layerTar, err := rootfs(bin, epoch)
+	layerTar, err := rootfs(bin, extra, epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -64,13 +84,15 @@ func Build(bin []byte, arch, version, revision string) (v1.Image, error) {
 }
 
 // Write stores img in out as TarballName (docker load; tagged
-// repo:version and repo:latest) and as an OCI layout in LayoutDir.
-func Write(img v1.Image, out, repo, version string) error {
+// repo:version and repo:latest, each with suffix such as "-static") and as
+// an OCI layout in LayoutDir.
+func Write(img v1.Image, out, repo, version, suffix string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	refs := map[name.Reference]v1.Image{}
-	for _, t := range []string{repo + ":" + version, repo + ":latest"} {
+	version += suffix
+	for _, t := range []string{repo + ":" + version, repo + ":latest" + suffix} {
 		tag, err := name.NewTag(t)
 		if err != nil {
 			return err
@@ -121,8 +143,8 @@ func Config(version, revision string) v1.Config {
 }
 
 // rootfs is the layer: the binary, a passwd and group naming the
-// non-root user, and /data and /tmp owned so that user can write.
-func rootfs(bin []byte, mtime time.Time) ([]byte, error) {
+// non-root user, /data and /tmp owned so that user can write, and extra.
+func rootfs(bin []byte, extra []Entry, mtime time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dir := func(name string, mode int64, uid int) error {
@@ -148,6 +170,25 @@ func rootfs(bin []byte, mtime time.Time) ([]byte, error) {
 		func() error { return file(BinaryPath[1:], 0o755, bin) },
 		func() error { return dir(DataDir[1:], 0o755, UID) },
 	}
+	made := map[string]bool{"etc": true, "tmp": true, "usr": true, "usr/local": true, "usr/local/bin": true, DataDir[1:]: true}
+	for _, e := range extra {
+		steps = append(steps, func() error {
+			var parents []string
+			for d := path.Dir(e.Name); d != "." && !made[d]; d = path.Dir(d) {
+				parents = append([]string{d}, parents...)
+			}
+			for _, d := range parents {
+				made[d] = true
+				if err := dir(d, 0o755, 0); err != nil {
+					return err
+				}
+			}
+			if e.Link != "" {
+				return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: e.Name, Linkname: e.Link, Mode: 0o777, ModTime: mtime})
+			}
+			return file(e.Name, e.Mode, e.Data)
+		})
+	}
 	for _, s := range steps {
 		if err := s(); err != nil {
 			return nil, err
@@ -157,4 +198,44 @@ func rootfs(bin []byte, mtime time.Time) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// sharedLibs are the files a cgo rewardsim needs from Debian's libc6 and
+// libssl3 packages: the ELF interpreter, libc, libcrypto (loaded with
+// dlopen) and the packages' copyright files.
+var sharedLibs = regexp.MustCompile(`(^|/)(ld-linux[^/]*\.so\.[0-9]+|libc\.so\.6|libcrypto\.so\.3)$|^usr/share/doc/(libc6|libssl3)/copyright$`)
+
+// LibsFrom reads the shared libraries out of root, where the .deb files
+// were unpacked (dpkg-deb -x), keeping symbolic links as links.
+func LibsFrom(root string) ([]Entry, error) {
+	var out []Entry
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if !sharedLibs.MatchString(rel) {
+			return nil
+		}
+		if d.Type()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			out = append(out, Entry{Name: rel, Link: target})
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, Entry{Name: rel, Mode: int64(info.Mode().Perm()), Data: data})
+		return nil
+	})
+	if err == nil && len(out) < 4 {
+		err = fmt.Errorf("%s holds %d of the shared libraries (ld-linux, libc.so.6, libcrypto.so.3): unpack libc6 and libssl3 there", root, len(out))
+	}
+	return out, err
 }

@@ -52,6 +52,8 @@ type Options struct {
 	Durability string
 	// OpenAPI renders the OpenAPI document of the public surface.
 	OpenAPI func() ([]byte, error)
+	// OpenAPIControl renders the OpenAPI document of the control API.
+	OpenAPIControl func() ([]byte, error)
 	// Coupons draws each offer's stock over time on the dashboard.
 	Coupons *coupons.Service
 	// Live streams journal entries to dashboards (GET /__sim/live).
@@ -65,21 +67,22 @@ type Options struct {
 // the services behind it own what they change. The composition root
 // routes it (sim/routes.go lists every route).
 type API struct {
-	plane     *controlplane.Plane
-	scenarios *scenario.Registry
-	hooks     *webhook.Scheduler
-	journal   *journal.Journal
-	cards     *cards.Service
-	readers   []Reader
-	schemas   *schema.Set
-	certPEM   []byte
-	token     string
-	version   string
-	durable   string
-	openAPI   func() ([]byte, error)
-	live      *Live
-	deadline  time.Duration
-	coupons   *coupons.Service
+	plane          *controlplane.Plane
+	scenarios      *scenario.Registry
+	hooks          *webhook.Scheduler
+	journal        *journal.Journal
+	cards          *cards.Service
+	readers        []Reader
+	schemas        *schema.Set
+	certPEM        []byte
+	token          string
+	version        string
+	durable        string
+	openAPI        func() ([]byte, error)
+	openAPIControl func() ([]byte, error)
+	live           *Live
+	deadline       time.Duration
+	coupons        *coupons.Service
 }
 
 // New returns the control API's handlers.
@@ -87,7 +90,7 @@ func New(o Options) *API {
 	return &API{
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
-		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI,
+		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI, openAPIControl: o.OpenAPIControl,
 		live: o.Live, deadline: o.WebhookDeadline, coupons: o.Coupons,
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -14,9 +15,15 @@ import (
 // DNS-rebound names from reaching it at all. It runs before the token
 // check, on every control route:
 //
-//   - Host must be an IP literal, localhost (or *.localhost), or one of
-//     allowedHosts. A rebinding attack always carries the attacker's own
-//     name in Host, so IP literals are safe to accept.
+//   - Host must be an IP literal, localhost (or *.localhost), a
+//     single-label name (rewardsim, the name compose, GitLab services:
+//     and Kubernetes give a container), this machine's own host name, or
+//     one of allowedHosts. A rebinding attack always carries the
+//     attacker's own name in Host, and that name is one the attacker can
+//     answer for in public DNS: a name under a registered domain, so with
+//     a dot. IP literals, single labels (resolved only by hosts files,
+//     container DNS and search domains, none of them the attacker's) and
+//     the machine's own name are safe to accept.
 //   - A write (any method but GET, HEAD, OPTIONS) is refused when the
 //     browser says it is cross-origin: Sec-Fetch-Site other than
 //     same-origin or none, or an Origin whose host is not Host.
@@ -26,6 +33,9 @@ import (
 //     and multipart bodies, and a body with no type, are refused.
 func Guard(allowedHosts []string) echo.MiddlewareFunc {
 	allowed := map[string]bool{}
+	if own, err := os.Hostname(); err == nil {
+		allowedHosts = append([]string{own}, allowedHosts...)
+	}
 	for _, h := range allowedHosts {
 		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
 			allowed[h] = true
@@ -35,7 +45,7 @@ func Guard(allowedHosts []string) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			if !hostAllowed(req.Host, allowed) {
-				return fail(http.StatusForbidden, "host %q is not loopback, an IP address or one of control-allowed-hosts", req.Host)
+				return fail(http.StatusForbidden, "host %q is not loopback, an IP address, a single-label name, this machine's name or one of control-allowed-hosts", req.Host)
 			}
 			switch req.Method {
 			case http.MethodGet, http.MethodHead, http.MethodOptions:
@@ -82,10 +92,24 @@ func hostAllowed(hostport string, allowed map[string]bool) bool {
 		h = host
 	}
 	h = strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
-	if net.ParseIP(h) != nil || h == "localhost" || strings.HasSuffix(h, ".localhost") {
+	if net.ParseIP(h) != nil || h == "localhost" || strings.HasSuffix(h, ".localhost") || singleLabel(h) {
 		return true
 	}
 	return allowed[h] || allowed[strings.ToLower(hostport)]
+}
+
+// singleLabel reports whether h is one DNS label: a service or container
+// name, never a name in a public domain.
+func singleLabel(h string) bool {
+	if h == "" || len(h) > 63 {
+		return false
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func sameOrigin(origin, host string) bool {

@@ -16,3 +16,13 @@ func (a *API) OpenAPIDoc(c echo.Context) error {
 	}
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
 }
+
+// OpenAPIControlDoc is GET /__sim/openapi-control.json: the control API
+// itself, for generators (no token, as openapi.json).
+func (a *API) OpenAPIControlDoc(c echo.Context) error {
+	data, err := a.openAPIControl()
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
+}

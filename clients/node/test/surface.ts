@@ -1,0 +1,50 @@
+// The surface of issue 21 in TypeScript: type-checked (tsc --noEmit) against
+// the package's declarations in make test; never run.
+import { AssertionError } from "node:assert";
+import { attachRewardsim, Channel, Publisher, RewardsimError, startRewardsim, WebhookInbox } from "rewardsim";
+import { RewardsimContainer, StartedRewardsimContainer } from "rewardsim/testcontainers";
+
+export async function surface(): Promise<void> {
+  const sim = await startRewardsim();
+  const url: string = sim.publicUrl + sim.controlUrl;
+  const ch: Channel = await sim.newChannel();
+  const name: string = ch.name;
+  const pub: Publisher = ch.publisher;
+  const coupon = await pub.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: "VU-1", extTransactionId: "T-1", coinsUsed: 100 });
+  const code: unknown = coupon.coupon_code;
+  const ref: string = await pub.referenceToken();
+  await pub.getReward({ virtualId: "VU-1", extTransactionId: "TXN-1", amount: 10 });
+  const token: string = await pub.userToken("VU-1");
+  const cards = await pub.cards(token);
+  await pub.reveal({ userToken: token, virtualId: "VU-1", rewardId: cards[0].rewardId });
+  const session: string = await pub.sessionId("VU-1");
+  const coupons = await pub.userCoupons("VU-1");
+  const res = await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": "T-1" }, times: 1 });
+  const count: number = res.count;
+  await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": { regex: "^T-" } }, atLeast: 1, since: pub.lastSeq ?? 0 });
+  await ch.advanceClock("1h");
+  await ch.fault({ endpoint: "GenerateSessionInfoV2", times: 1, action: { kind: "internal-error" } });
+  await ch.reset();
+  const inbox: WebhookInbox = await ch.webhookInbox();
+  const push = await inbox.next("COUPON_INVALIDATED", { timeout: 5000 });
+  try {
+    await pub.fetchCoupon({ offerId: "OFFER-VIP", virtualId: "VU-1", extTransactionId: "T-2", coinsUsed: 500 });
+  } catch (e) {
+    if (e instanceof RewardsimError) {
+      const why: string | null = e.reason;
+      const status: number = e.status;
+      const errorCode: string | null = e.errorCode;
+      void [why, status, errorCode];
+    } else if (e instanceof AssertionError) {
+      throw e;
+    }
+  }
+  await sim.close();
+  const attached = await attachRewardsim("http://127.0.0.1:8080", "http://127.0.0.1:8090");
+  await attached.close();
+  const container: StartedRewardsimContainer = await new RewardsimContainer().start();
+  const ch2: Channel = await container.newChannel();
+  const urls: string = container.publicUrl + container.controlUrl;
+  await container.stop();
+  void [url, name, code, ref, session, coupons, count, push, ch2, urls];
+}

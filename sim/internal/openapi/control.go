@@ -1,0 +1,155 @@
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+)
+
+// ControlRoute is one route of the control API, as the simulator serves
+// it (echo's form: ":name" for a path parameter).
+type ControlRoute struct{ Method, Path string }
+
+// controlBodies names the JSON Schema of each control write's JSON body.
+var controlBodies = map[string]string{
+	"POST /__sim/channels":                 "control.channel",
+	"POST /__sim/clock":                    "control.clock",
+	"POST /__sim/clock/advance":            "control.clock",
+	"POST /__sim/faults":                   "control.fault",
+	"POST /__sim/scenarios":                "control.scenario",
+	"POST /__sim/scenarios/:name/activate": "control.activate",
+	"POST /__sim/state/reset":              "control.activate",
+	"POST /__sim/webhooks":                 "control.webhook",
+}
+
+// controlAnswers names the schema of an answer where one is written.
+var controlAnswers = map[string]string{
+	"GET /__sim/certs/":       "control.certs",
+	"GET /__sim/webhooks/:id": "control.webhook.push",
+}
+
+// controlTypes are the answers that are not JSON.
+var controlTypes = map[string]string{
+	"GET /__sim/":                  "text/html",
+	"GET /__sim/dashboard":         "text/html",
+	"GET /__sim/report.html":       "text/html",
+	"GET /__sim/metrics":           "text/plain",
+	"GET /__sim/live":              "text/event-stream",
+	"GET /__sim/diagram.svg":       "image/svg+xml",
+	"POST /__sim/diagram.svg":      "image/svg+xml",
+	"GET /__sim/certs/service.pem": "application/x-pem-file",
+	"GET /__sim/certs/:name":       "application/octet-stream",
+}
+
+var pathParam = regexp.MustCompile(`:([A-Za-z]+)`)
+
+// ControlDocument describes the control API (tag "control") as an OpenAPI
+// 3.1 document: every route the simulator serves, its path parameters,
+// the schema of each JSON write body, and control.error for refusals.
+// Catch-all routes (method "ANY", "/__sim/*") are the API's 404 and left out.
+func ControlDocument(routes []ControlRoute, schemas fs.FS, info Info, controlURL string) ([]byte, error) {
+	b := &builder{files: schemas, components: map[string]any{}}
+	errRef, err := b.ref("control.error")
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]any{}
+	for _, r := range routes {
+		if r.Method == "ANY" || strings.Contains(r.Path, "*") {
+			continue
+		}
+		key := r.Method + " " + r.Path
+		path := pathParam.ReplaceAllString(r.Path, "{$1}")
+		item, _ := paths[path].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[path] = item
+		}
+		o := map[string]any{
+			"operationId": operationID(r),
+			"tags":        []string{"control"},
+			"summary":     key,
+			"description": "See docs/control-api.md. Needs the control token when serve has one (X-Rewardsim-Control-Token or Authorization: Bearer), " +
+				"and passes the guard: Host loopback, an IP, a single-label name or an allowed host; writes JSON or YAML, never cross-origin.",
+		}
+		var params []any
+		for _, m := range pathParam.FindAllStringSubmatch(r.Path, -1) {
+			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+		}
+		if params != nil {
+			o["parameters"] = params
+		}
+		if name, ok := controlBodies[key]; ok {
+			ref, err := b.ref(name)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			content := jsonContent(ref)
+			if key == "POST /__sim/scenarios" {
+				content["application/yaml"] = map[string]any{"schema": map[string]any{"type": "string", "description": "a scenario file (docs/scenarios.md)"}}
+			}
+			o["requestBody"] = map[string]any{"required": false, "content": content}
+		}
+		var answer any = map[string]any{}
+		if name, ok := controlAnswers[key]; ok {
+			if answer, err = b.ref(name); err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+		}
+		ok := map[string]any{"description": "Done", "content": jsonContent(answer)}
+		if t, found := controlTypes[key]; found {
+			ok["content"] = map[string]any{t: map[string]any{"schema": map[string]any{"type": "string"}}}
+		}
+		o["responses"] = map[string]any{
+			"2XX": ok,
+			"4XX": response("Refused: the control error shape", errRef),
+		}
+		item[strings.ToLower(r.Method)] = o
+	}
+	doc := map[string]any{
+		"openapi":           "3.1.0",
+		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+		"info": map[string]any{
+			"title":       "rewardsim control API",
+			"version":     info.Version,
+			"description": "The simulator's own API under /__sim/: scenarios, channels, state, clock, faults, webhooks, journal, recordings, reports, test-only keys.",
+		},
+		"servers": []any{map[string]any{
+			"url": "{controlBaseUrl}", "description": "the control listener",
+			"variables": map[string]any{"controlBaseUrl": map[string]any{"default": controlURL}},
+		}},
+		"tags":  []any{map[string]any{"name": "control", "description": "rewardsim's control API"}},
+		"paths": paths,
+		"components": map[string]any{
+			"schemas": b.components,
+			"securitySchemes": map[string]any{
+				"controlToken": map[string]any{"type": "apiKey", "in": "header", "name": "X-Rewardsim-Control-Token"},
+			},
+		},
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+// operationID is a stable identifier from the method and path:
+// GET /__sim/faults/:id -> getFaultsById.
+func operationID(r ControlRoute) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(r.Method))
+	for _, seg := range strings.Split(strings.TrimPrefix(r.Path, "/__sim"), "/") {
+		if seg == "" {
+			continue
+		}
+		if strings.HasPrefix(seg, ":") {
+			seg = "by-" + seg[1:]
+		}
+		for _, part := range strings.FieldsFunc(seg, func(r rune) bool { return r == '-' || r == '.' || r == '_' }) {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	if b.Len() == len(r.Method) {
+		b.WriteString("Root")
+	}
+	return b.String()
+}
