@@ -78,8 +78,8 @@ func PeekBody(req *http.Request) ([]byte, bool) {
 // recorder keeps a copy of the first MaxBodyKept bytes of the answer.
 type recorder struct {
 	http.ResponseWriter
-	buf   bytes.Buffer
-	trunc bool
+	buf      bytes.Buffer
+	trunc    bool
 	j        *Journal
 	seq      uint64 // the exchange's number (SeqHeader)
 	answered bool   // its answer has started: pending until handed over
