@@ -31,6 +31,11 @@ type ControlOptions struct {
 	AllowedHosts []string
 	// WebhookDeadline is how long a webhook receiver has to answer; 0: 5s.
 	WebhookDeadline time.Duration
+	// WebhookWait is how long scheduling a push, moving the clock or
+	// POST /__sim/webhooks/run waits for the attempts of the pushes that
+	// became due before answering (they run in the background anyway);
+	// 0: 500ms. A receiver that never answers cannot hold a call longer.
+	WebhookWait time.Duration
 	// WebhookTick is how often (real time) due pushes are looked for; 0: 250ms.
 	WebhookTick time.Duration
 	// ScenarioPoll is how often (real time) scenario files on disk are
@@ -44,7 +49,7 @@ type ControlOptions struct {
 }
 
 // MaxWebhookDeadline bounds ControlOptions.WebhookDeadline and every
-// push's deadline (deliveries run one at a time).
+// push's deadline (it holds one delivery worker that long).
 const MaxWebhookDeadline = webhook.MaxDeadline
 
 // Invalidator marks an offer's delivered coupons invalidated from at.
@@ -218,4 +223,12 @@ func (s *Sim) journalWebhook(p webhook.Push, a webhook.Attempt) {
 		Status: a.Status, ResponseBody: []byte(a.Body),
 		Latency: time.Duration(a.LatencyMs * float64(time.Millisecond)), Err: a.Error,
 	})
+}
+
+// webhookWait is ControlOptions.WebhookWait with its default.
+func (s *Sim) webhookWait() time.Duration {
+	if w := s.opts.Control.WebhookWait; w > 0 {
+		return w
+	}
+	return 500 * time.Millisecond
 }

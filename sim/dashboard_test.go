@@ -52,13 +52,20 @@ func TestDashboard_readOnlyOverview(t *testing.T) {
 			`<tr data-user="dash-b"><td><a href="/__sim/dashboard?channel=DEMOBANK&amp;virtualId=dash-b">dash-b</a></td><td class="n unscratched">1</td><td class="n revealed">0</td>`,
 			`data-slot="journal"`, `data-slot="faults"`, `data-slot="webhooks"`, `data-slot="report"`,
 			`<tr data-fault="dash-fault">`, `<tr data-push="` + push.ID + `" data-state="pending"`, `<tr data-finding="AUTH-1">`,
-			`data-endpoint="GetReward" data-status="401"`, `virtualId=dash-x">dash-x</a></td><td class="s4">401</td>`,
+			`data-endpoint="GetReward" data-status="401" data-outcome="refusal"`, `virtualId=dash-x">dash-x</a></td><td class="w o-refusal" title="wrong token type`,
+			`">401 refusal</td>`, "Coloured by contract outcome",
+			// One timezone on the page, the scenario's: a push's due time too.
+			`00:00:00 &#43;05:30</td></tr>`,
 			// The deadline in force, not the scenario's 0 ("use the default").
 			"deadline: 5s", `<b class="channel-scenario">default</b>`,
 		} {
 			if !strings.Contains(page, want) {
 				t.Errorf("%s lacks %s", path, want)
 			}
+		}
+		// A switch nobody set is not shown as an empty string.
+		if strings.Contains(page, `replay: ""`) {
+			t.Errorf("%s shows the former switch name replay", path)
 		}
 		// The SVG namespace is a name, not a fetch.
 		page = strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, "")

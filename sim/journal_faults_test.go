@@ -89,6 +89,15 @@ func TestReport_CPN4_REV2_dropRetryAndSecondReveal(t *testing.T) {
 	if err := claim("TX-D1"); err == nil {
 		t.Fatal("the dropped claim was answered")
 	}
+	// The server journals the dropped claim once its handler returns,
+	// which can be after the client saw the connection close: wait for
+	// it, so the retry is journaled after it (a real retry waits too).
+	for deadline := time.Now().Add(5 * time.Second); len(journal(t, s, "endpoint=fetchCouponCode").Entries) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the dropped claim was never journaled")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	if err := claim("TX-D2"); err != nil {
 		t.Fatal(err)
 	}

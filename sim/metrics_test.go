@@ -9,6 +9,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	jrnl "github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/publisher"
 )
 
 // clause: SIM-3, SIM-4, WH-2
@@ -26,6 +29,15 @@ func TestMetrics_countersMatchTheJournal(t *testing.T) {
 	if res, _, _ := e.s.Client.GetReward(e.ctx, e.refToken(e.s.Client), e.req("m-fault", "UPI")); res == nil {
 		t.Fatal("faulted GetReward: no answer")
 	}
+	// A coupon errorCode under the contract, injected and real.
+	ctlOK(t, e.s, http.StatusCreated, "POST", "/__sim/faults", map[string]any{
+		"endpoint": "fetchCouponCode", "virtualId": "m-ex", "action": map[string]any{"kind": "coupon-error", "errorCode": "COUPON_EXHAUSTED"}})
+	if _, err := e.s.Client.FetchCouponCode(e.ctx, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "m-ex", ExtTransactionID: "TX-M-1", CoinsUsed: "100"}); err == nil {
+		t.Fatal("the coupon-error fault did not fire")
+	}
+	if _, err := e.s.Client.FetchCouponCode(e.ctx, publisher.CouponRequest{OfferID: "NO-SUCH-OFFER", VirtualID: "m-b", ExtTransactionID: "TX-M-2", CoinsUsed: "100"}); err == nil {
+		t.Fatal("an unknown offer was claimed")
+	}
 	if res, err := http.Get(e.s.RewardsURL + "/no/such/path"); err == nil {
 		res.Body.Close()
 	}
@@ -41,11 +53,8 @@ func TestMetrics_countersMatchTheJournal(t *testing.T) {
 		t.Fatalf("journal: HTTP %d", st)
 	}
 	var page struct {
-		Entries []struct {
-			Kind, Listener, Host, Endpoint, Fault, Error string
-			Status                                       int
-		}
-		Stored int
+		Entries []jrnl.Entry
+		Stored  int
 	}
 	decodeInto(t, raw, &page)
 	want := map[string]float64{}
@@ -59,7 +68,7 @@ func TestMetrics_countersMatchTheJournal(t *testing.T) {
 			if ep == "" {
 				ep = "other"
 			}
-			want[fmt.Sprintf("rewardsim_requests_total{endpoint=%s,host=%s,status=%d}", ep, host, en.Status)]++
+			want[fmt.Sprintf("rewardsim_requests_total{endpoint=%s,error_code=%s,host=%s,outcome=%s,status=%d}", ep, en.ErrorCode, host, en.Outcome, en.Status)]++
 			want[fmt.Sprintf("rewardsim_request_duration_seconds{endpoint=%s,host=%s}", ep, host)]++
 			if en.Fault != "" {
 				want[fmt.Sprintf("rewardsim_faults_fired_total{endpoint=%s,fault=%s}", ep, en.Fault)]++
@@ -74,6 +83,16 @@ func TestMetrics_countersMatchTheJournal(t *testing.T) {
 	}
 	if want["rewardsim_webhook_attempts_total{outcome=refused}"] != 1 {
 		t.Fatalf("the run journaled no refused webhook attempt: %v", want)
+	}
+	for _, k := range []string{
+		"rewardsim_requests_total{endpoint=fetchCouponCode,error_code=COUPON_EXHAUSTED,host=hotdeals,outcome=fault,status=200}",
+		"rewardsim_requests_total{endpoint=fetchCouponCode,error_code=INVALID_OFFER,host=hotdeals,outcome=refusal,status=200}",
+		"rewardsim_requests_total{endpoint=GetReward,error_code=,host=rewards,outcome=fault,status=500}",
+		"rewardsim_requests_total{endpoint=GetReward,error_code=,host=rewards,outcome=success,status=200}",
+	} {
+		if want[k] == 0 {
+			t.Errorf("the run journaled no %s: %v", k, want)
+		}
 	}
 	if want["rewardsim_faults_fired_total{endpoint=GetReward,fault=internal-error}"] != 1 {
 		t.Fatalf("the run journaled no internal-error fault on GetReward: %v", want)

@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"log/slog"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -42,20 +41,27 @@ func (s *Sim) observe() {
 // closing the servers of Handler(Control); Serve does so itself.
 func (s *Sim) EndStreams() { s.live.Close() }
 
-// logEntry writes the one info line of a request or webhook attempt.
+// logEntry writes the one info line of a request or webhook attempt:
+// its latency in milliseconds, its contract outcome and, when the answer
+// said no, why.
 func (s *Sim) logEntry(e journal.Entry) {
-	latency := time.Duration(e.LatencyMs * float64(time.Millisecond))
 	if e.Kind == journal.KindWebhook {
 		s.log.Info("webhook", "url", e.Path, "channel", e.Channel, "status", e.Status,
-			"outcome", metrics.WebhookOutcome(e), "latency", latency, "error", e.Error)
+			"outcome", e.Outcome, "latency_ms", e.LatencyMs, "error", e.Error)
 		return
 	}
 	host := e.Host
 	if host == "" {
 		host = e.Listener
 	}
-	attrs := []any{"method", e.Method, "host", host, "path", e.Path, "endpoint", e.Endpoint,
-		"channel", e.Channel, "status", e.Status, "latency", latency, "fault", e.Fault, "seq", e.Seq}
+	attrs := []any{"method", e.Method, "host", host, "path", journal.MaskKnown(e.Path, journal.Fingerprint), "endpoint", e.Endpoint,
+		"channel", e.Channel, "status", e.Status, "outcome", e.Outcome, "latency_ms", e.LatencyMs, "fault", e.Fault, "seq", e.Seq}
+	if e.ErrorCode != "" {
+		attrs = append(attrs, "errorCode", e.ErrorCode)
+	}
+	if e.Outcome != journal.OutcomeSuccess && e.Reason != "" {
+		attrs = append(attrs, "reason", e.Reason)
+	}
 	if e.VirtualID != "" {
 		attrs = append(attrs, "virtualId", e.VirtualID)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewardsim/rewardsim/sim"
 	"github.com/rewardsim/rewardsim/sim/simtest"
@@ -34,6 +35,18 @@ func TestRecording_SIM4_webhookPushReplaysCleanTwice(t *testing.T) {
 	rec := simtest.New(t, simtest.WithScenarioYAML(yaml))
 	fullFlow(t, rec.Client)
 	schedule(t, rec, map[string]any{"channel": "DEMOBANK", "offerId": "OFFER-DEMO", "reason": "BRAND_CALLED_OUT"})
+	// The push is delivered in the background: wait for its journal entry,
+	// so the recording holds it before the getUserCoupons that follows.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, raw := ctl(t, rec, "GET", "/__sim/journal?kind=webhook", nil)
+		var page struct{ Entries []json.RawMessage }
+		if json.Unmarshal(raw, &page) == nil && len(page.Entries) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the push was not journaled")
+		}
+	}
 	list, err := rec.Client.UserCoupons(context.Background(), "VU-1", "OFFER-DEMO")
 	if err != nil || len(list) != 1 || list[0].State != "invalidated" {
 		t.Fatalf("getUserCoupons after the push: %v %+v", err, list)

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/certs"
-	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
@@ -52,6 +51,13 @@ type ReplayOptions struct {
 	// instance (two pipelines); replays with the same RunID reuse their
 	// channels, reset first.
 	RunID string
+	// Source is the file the recording was read from: with the
+	// content's hash it names the replay's channel copy, so two files
+	// never share one (default: the recording's name).
+	Source string
+	// Prepared, if set, hears of the copy and of the ways the target
+	// differs from what was recorded, before the first step.
+	Prepared func(ReplayPrepared)
 	// PublisherKeyPEM re-signs envelopes whose payload changed through
 	// captured values; nil means the embedded test-only publisher key.
 	PublisherKeyPEM []byte
@@ -74,6 +80,8 @@ type ReplayStep struct {
 	Status      int
 	Elapsed     time.Duration
 	Differences int
+	// Diff is the step's differences, readable ("" when none).
+	Diff string
 }
 
 // ReplayResult is the outcome of a replay.
@@ -81,8 +89,10 @@ type ReplayResult struct {
 	Name        string
 	Steps       int
 	Differences int
-	// Channels are the channels replayed into (the copies when isolated).
+	// Channels are the channels replayed into (the copies when isolated);
+	// Scenario is the copy's name.
 	Channels []string
+	Scenario string
 	// Report is the readable diff (or "no difference").
 	Report string
 }
@@ -149,21 +159,42 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		Control: strings.TrimRight(o.Control, "/"), ControlToken: o.ControlToken}
 	if o.Step != nil {
 		ro.Step = func(r recording.StepReport) {
-			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences)})
+			var diff strings.Builder
+			for _, d := range r.Differences {
+				fmt.Fprintf(&diff, "- %s\n", d)
+			}
+			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences), Diff: diff.String()})
 		}
 	}
 	if o.Waiting != nil {
 		ro.Waiting = func(st *recording.Step, d time.Duration) { o.Waiting(st.ID+" "+st.Label(), d) }
 	}
 	var channels []string
+	var before []recording.Difference
+	copyName := ""
 	if !o.Shared {
 		if o.Control == "" {
 			return nil, errors.New("an isolated replay needs the target's control API (Control), or Shared to replay into the recorded channels")
 		}
-		iso, err := isolate(ctx, rec, o)
+		c := controlCaller{base: strings.TrimRight(o.Control, "/"), token: o.ControlToken, http: o.HTTP}
+		yml, against, diffs, notes, err := againstScenario(ctx, rec, o, c)
 		if err != nil {
 			return nil, err
 		}
+		iso, err := isolate(ctx, yml, replaySource(o, rec, recordingJSON), o)
+		if err != nil {
+			return nil, err
+		}
+		armed, faultDiffs, err := copyFaults(ctx, rec, iso, c)
+		defer func() {
+			for _, id := range armed { // the copies' rules go with the replay
+				_ = c.call(context.WithoutCancel(ctx), http.MethodDelete, "/__sim/faults/"+url.PathEscape(id), echoJSON, nil)
+			}
+		}()
+		if err != nil {
+			return nil, err
+		}
+		diffs = append(diffs, faultDiffs...)
 		if err := iso.Rewrite(rec, key); err != nil {
 			return nil, err
 		}
@@ -172,27 +203,28 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 			channels = append(channels, n)
 		}
 		slices.Sort(channels)
+		copyName = iso.Scenario
+		for _, d := range diffs {
+			before = append(before, recording.Difference{Step: "-", Label: "before the first step", Where: "target", Note: d})
+		}
+		if o.Prepared != nil {
+			o.Prepared(ReplayPrepared{Scenario: iso.Scenario, Channels: maps.Clone(iso.Channels), Against: against, Differences: diffs, Notes: notes})
+		}
 	}
 	res, err := recording.Replay(ctx, rec, targets, ro)
 	if err != nil {
 		return nil, err
 	}
+	res.Differences = append(before, res.Differences...)
 	var buf bytes.Buffer
 	res.Format(&buf, rec.Name)
-	return &ReplayResult{Name: rec.Name, Steps: res.Steps, Differences: len(res.Differences), Channels: channels, Report: buf.String()}, nil
+	return &ReplayResult{Name: rec.Name, Steps: res.Steps, Differences: len(res.Differences), Channels: channels, Scenario: copyName, Report: buf.String()}, nil
 }
 
 // isolate loads and activates the recording's own copy of the scenario
 // on the target and resets its channels' state.
-func isolate(ctx context.Context, rec *recording.Recording, o ReplayOptions) (*recording.Isolation, error) {
-	yml := o.Scenario
-	if yml == nil {
-		var err error
-		if yml, err = fs.ReadFile(scenarios.FS, scenarios.Default); err != nil {
-			return nil, err
-		}
-	}
-	iso, err := recording.Isolate(yml, rec.Name, o.RunID)
+func isolate(ctx context.Context, yml []byte, source string, o ReplayOptions) (*recording.Isolation, error) {
+	iso, err := recording.Isolate(yml, source, o.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -223,11 +255,32 @@ type controlCaller struct {
 }
 
 func (c controlCaller) call(ctx context.Context, method, path, contentType string, body []byte) error {
+	_, err := c.do(ctx, method, path, contentType, body)
+	return err
+}
+
+func (c controlCaller) do(ctx context.Context, method, path, contentType string, body []byte) ([]byte, error) {
+	res, err := c.send(ctx, method, path, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode >= 300 {
+		return nil, fmt.Errorf("%s %s: HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(data)))
+	}
+	return data, nil
+}
+
+// send makes one control call with the token; body may be nil.
+func (c controlCaller) send(ctx context.Context, method, path, contentType string, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	req.Header.Set("Content-Type", contentType)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
@@ -235,16 +288,7 @@ func (c controlCaller) call(ctx context.Context, method, path, contentType strin
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	if res.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(data)))
-	}
-	return nil
+	return hc.Do(req)
 }
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an

@@ -126,6 +126,26 @@ func TestReport_SIM6_findingsProvokedThroughTheEndpoints(t *testing.T) {
 					t.Fatal(err) // a second coupon (purchaseLimit 2): the user paid twice
 				}
 			}},
+		{"CPN-3 claims with new ids after COUPON_EXHAUSTED", "CPN-3", "claim-after-terminal-error", 2,
+			changedScenario(t, "faults:\n", "faults:\n  - {endpoint: fetchCouponCode, virtualId: VU-EX, action: {kind: coupon-error, errorCode: COUPON_EXHAUSTED}}\n"),
+			func(t *testing.T, s *simtest.Server, _, _ string) {
+				for _, tx := range []string{"TX-EX-1", "TX-EX-2", "TX-EX-3"} {
+					if _, err := s.Client.FetchCouponCode(ctx, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-EX", ExtTransactionID: tx, CoinsUsed: "100"}); err == nil {
+						t.Fatal("the coupon-error fault did not answer COUPON_EXHAUSTED")
+					}
+				}
+			}},
+		{"TOK-4 a user token used past its expiry, twice", "TOK-4", "expired-token", 2, nil,
+			func(t *testing.T, s *simtest.Server, ref, user string) {
+				cards := cardsFor(t, s.Client, ref, "VU-1", 1)
+				fireImpressions(t, s.Client, cards)
+				s.Clock.Advance(31 * time.Minute) // userTTL 30m
+				for range 2 {
+					if res, _, err := s.Client.FetchRewardInfo(ctx, user, "VU-1", cards[0].RewardID); err == nil || res.StatusCode != http.StatusUnauthorized {
+						t.Fatalf("FetchRewardInfo with an expired token: %v", err)
+					}
+				}
+			}},
 		{"TRK-1 cards listed, impressions never fired", "TRK-1", "tracklink-never-fired", 2, nil,
 			func(t *testing.T, s *simtest.Server, ref, user string) {
 				cardsFor(t, s.Client, ref, "VU-1", 2)

@@ -82,11 +82,13 @@ func (s *Sim) routes() ([]route, error) {
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
 		Version: s.version(), Durability: string(s.opts.Durability),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
-		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
+		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), WebhookWait: s.webhookWait(), Coupons: hd.Coupons,
 		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth
+	// Calls that read the whole journal share a small bound (429 beyond).
+	heavy := func(h echo.HandlerFunc) echo.HandlerFunc { return auth(ctl.Heavy(h)) }
 	all := append(ops, []route{
 		{public, http.MethodGet, cards.ImpressionPath, rewards.Tracking(rw, cards.Impression)},
 		{public, http.MethodGet, cards.ClickPath, rewards.Tracking(rw, cards.Click)},
@@ -105,8 +107,8 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/certs/service.pem", auth(ctl.ServiceCert)},
 		{Control, http.MethodGet, "/__sim/certs/", auth(ctl.ListCerts)},
 		{Control, http.MethodGet, "/__sim/certs/:name", auth(ctl.CertFile)},
-		{Control, http.MethodGet, "/__sim/", auth(ctl.Dashboard)},
-		{Control, http.MethodGet, "/__sim/dashboard", auth(ctl.Dashboard)},
+		{Control, http.MethodGet, "/__sim/", heavy(ctl.Dashboard)},
+		{Control, http.MethodGet, "/__sim/dashboard", heavy(ctl.Dashboard)},
 		{Control, http.MethodGet, "/__sim/scenarios", auth(ctl.ListScenarios)},
 		{Control, http.MethodPost, "/__sim/scenarios", auth(ctl.LoadScenario)},
 		{Control, http.MethodGet, "/__sim/scenarios/active", auth(ctl.ActiveScenario)},
@@ -132,15 +134,15 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/journal", auth(ctl.Journal)},
 		{Control, http.MethodDelete, "/__sim/journal", auth(ctl.ResetJournal)},
 		{Control, http.MethodPost, "/__sim/verify", auth(ctl.Verify)},
-		{Control, http.MethodGet, "/__sim/recording", auth(ctl.Recording)},
-		{Control, http.MethodGet, "/__sim/session", auth(ctl.Recording)}, // the former name
-		{Control, http.MethodGet, "/__sim/report", auth(ctl.Report)},
-		{Control, http.MethodGet, "/__sim/report.html", auth(ctl.ReportHTML)},
+		{Control, http.MethodGet, "/__sim/recording", heavy(ctl.Recording)},
+		{Control, http.MethodGet, "/__sim/session", heavy(ctl.Recording)}, // the former name
+		{Control, http.MethodGet, "/__sim/report", heavy(ctl.Report)},
+		{Control, http.MethodGet, "/__sim/report.html", heavy(ctl.ReportHTML)},
 		{Control, http.MethodGet, "/__sim/tracking", auth(ctl.Tracking)},
 		{Control, http.MethodGet, "/__sim/metrics", auth(echo.WrapHandler(s.metrics.Handler()))},
 		{Control, http.MethodGet, "/__sim/live", auth(ctl.LiveStream)},
-		{Control, http.MethodGet, "/__sim/diagram.svg", auth(ctl.Diagram)},
-		{Control, http.MethodPost, "/__sim/diagram.svg", auth(ctl.RecordingDiagram)},
+		{Control, http.MethodGet, "/__sim/diagram.svg", heavy(ctl.Diagram)},
+		{Control, http.MethodPost, "/__sim/diagram.svg", heavy(ctl.RecordingDiagram)},
 		{Control, http.MethodGet, "/__sim/notifications", auth(ctl.Notifications)},
 		{Control, http.MethodGet, "/__sim/cards/:rewardId", auth(ctl.Card)},
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},

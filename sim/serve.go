@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -24,10 +23,16 @@ type ServerOptions struct {
 	// IdleTimeout closes a keep-alive connection idle this long (default 60s).
 	IdleTimeout time.Duration
 	// MaxConns caps the open connections of each public listener (default
-	// 1024); MaxControlConns the control listener's (default 64). Beyond
-	// the cap, new connections wait in the kernel's backlog until one
-	// closes, so a flood of one listener leaves the others answering.
+	// 1024); MaxControlConns the control listener's (default 64). At the
+	// cap the oldest idle keep-alive connection is closed to admit a new
+	// one; with none idle, a few reserved connections beyond the cap
+	// serve only health and small control calls (see connGate).
 	MaxConns, MaxControlConns int
+	// MaxLiveStreams bounds the open GET /__sim/live streams of a
+	// listener (default 16), MaxLiveStreamsPerClient those of one client
+	// address (default 4). Streams are counted apart from MaxConns, so
+	// dashboards (or a page opening a hundred of them) never fill the cap.
+	MaxLiveStreams, MaxLiveStreamsPerClient int
 	// ShutdownTimeout is how long Serve waits for requests in flight when
 	// it stops (default 5s); those still running are cut, logged, and
 	// Serve returns ErrRequestsCut.
@@ -41,6 +46,8 @@ const (
 	DefaultIdleTimeout     = 60 * time.Second
 	DefaultMaxConns        = 1024
 	DefaultMaxControlConns = 64
+	DefaultMaxLiveStreams  = 16
+	DefaultMaxLivePerAddr  = 4
 	DefaultShutdownTimeout = 5 * time.Second
 )
 
@@ -60,6 +67,12 @@ func (o ServerOptions) withDefaults() ServerOptions {
 	if o.MaxControlConns <= 0 {
 		o.MaxControlConns = DefaultMaxControlConns
 	}
+	if o.MaxLiveStreams <= 0 {
+		o.MaxLiveStreams = DefaultMaxLiveStreams
+	}
+	if o.MaxLiveStreamsPerClient <= 0 {
+		o.MaxLiveStreamsPerClient = DefaultMaxLivePerAddr
+	}
 	return o
 }
 
@@ -67,21 +80,24 @@ func (o ServerOptions) withDefaults() ServerOptions {
 // and were cut without an answer.
 var ErrRequestsCut = errors.New("requests were cut at the shutdown deadline")
 
-// newServer builds one listener's server, with its connection cap and
+// newServer builds one listener's server, with its connection gate and
 // the record of requests in flight.
-func (s *Sim) newServer(h Host, ln net.Listener, o ServerOptions, live *inFlight) (*http.Server, net.Listener) {
+func (s *Sim) newServer(h Host, o ServerOptions, live *inFlight) *http.Server {
 	limit := o.MaxConns
 	if h == Control {
 		limit = o.MaxControlConns
 	}
+	g := newConnGate(limit, o)
 	srv := &http.Server{
-		Handler:           live.wrap(string(h), s.handlers[h]),
+		Handler:           g.wrap(live.wrap(string(h), s.handlers[h])),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       o.ReadTimeout,
 		WriteTimeout:      o.WriteTimeout,
 		IdleTimeout:       o.IdleTimeout,
+		ConnState:         g.state,
+		ConnContext:       g.connContext,
 	}
-	return srv, &limitListener{Listener: ln, slots: make(chan struct{}, limit)}
+	return srv
 }
 
 // inFlight records the requests being served, so a shutdown can say what
@@ -155,51 +171,4 @@ func (s *Sim) shutdown(servers map[Host]*http.Server, o ServerOptions, live *inF
 		_ = srv.Close()
 	}
 	return fmt.Errorf("%w (%d, after %s): %s", ErrRequestsCut, len(cut), o.ShutdownTimeout, strings.Join(cut, "; "))
-}
-
-// limitListener accepts at most cap(slots) connections at once; Accept
-// waits for a slot. (golang.org/x/net/netutil.LimitListener does the
-// same; this is its few lines without the dependency.)
-type limitListener struct {
-	net.Listener
-	slots chan struct{}
-	once  sync.Once
-	done  chan struct{}
-}
-
-func (l *limitListener) Accept() (net.Conn, error) {
-	l.once.Do(func() { l.done = make(chan struct{}) })
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
-}
-
-func (l *limitListener) Close() error {
-	l.once.Do(func() { l.done = make(chan struct{}) })
-	select {
-	case <-l.done:
-	default:
-		close(l.done)
-	}
-	return l.Listener.Close()
-}
-
-type limitConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
 }

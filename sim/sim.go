@@ -356,6 +356,13 @@ func loadScenario(path string, set *schema.Set) (*scenario.Scenario, error) {
 // parser to refuse an over-long file by name, without reading all of it
 // (or forever, from a device).
 func readBounded(file string, limit int) ([]byte, error) {
+	// Opening a FIFO or a device blocks or never ends: refuse anything
+	// but a regular file before opening it (issue 23).
+	if info, err := os.Stat(file); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", file, info.Mode().Type())
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -413,7 +420,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 			return fmt.Errorf("%s listener: %w", h, err)
 		}
 		bound[h] = ln.Addr().String()
-		servers[h], lns[h] = s.newServer(h, ln, o, live)
+		servers[h], lns[h] = s.newServer(h, o, live), ln
 		// Open dashboards end their event streams, so shutdown need not wait for them.
 		servers[h].RegisterOnShutdown(s.EndStreams)
 	}

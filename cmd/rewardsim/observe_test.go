@@ -32,17 +32,24 @@ func TestServeLogsOneJSONLinePerRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill() }()
+	// Every line on standard output is JSON too, the listeners' included.
 	urls := map[string]string{}
 	sc := bufio.NewScanner(stdout)
 	for len(urls) < 2 && sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 5 && f[2] == "listening" {
-			urls[f[1]] = f[4]
+		var m struct{ Msg, Listener, URL string }
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("standard output line is not JSON: %v: %s", err, sc.Text())
+		}
+		if m.Msg == "listening" {
+			urls[m.Listener] = m.URL
 		}
 	}
 	if len(urls) < 2 {
 		t.Fatalf("serve did not report its listeners")
 	}
-	go func() { _, _ = bufio.NewReader(stdout).WriteTo(nopWriter{}) }()
+	var rest bytes.Buffer
+	restDone := make(chan struct{})
+	go func() { _, _ = rest.ReadFrom(stdout); close(restDone) }()
 
 	do := func(method, url, origin, body string) *http.Response {
 		req, _ := http.NewRequest(method, url, strings.NewReader(body))
@@ -73,13 +80,17 @@ func TestServeLogsOneJSONLinePerRequest(t *testing.T) {
 		t.Fatalf("journal: HTTP %d", res.StatusCode)
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
+	<-restDone
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve did not exit cleanly: %v\n%s", err, stderr.String())
 	}
 
 	var started, stopped map[string]any
 	var reqs []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()+rest.String()), "\n") {
+		if line == "" {
+			continue
+		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("log line is not JSON: %v: %s", err, line)
@@ -103,7 +114,7 @@ func TestServeLogsOneJSONLinePerRequest(t *testing.T) {
 	if len(reqs) != requests {
 		t.Fatalf("%d request lines, want %d:\n%s", len(reqs), requests, stderr.String())
 	}
-	for _, k := range []string{"method", "host", "path", "channel", "status", "latency", "fault", "level", "time"} {
+	for _, k := range []string{"method", "host", "path", "channel", "status", "outcome", "latency_ms", "fault", "level", "time"} {
 		if _, ok := reqs[0][k]; !ok {
 			t.Errorf("request line lacks %q: %v", k, reqs[0])
 		}
@@ -111,8 +122,17 @@ func TestServeLogsOneJSONLinePerRequest(t *testing.T) {
 	if reqs[0]["path"] != "/api/getSecuredReferenceToken" || reqs[0]["host"] != "rewards" || reqs[0]["method"] != "POST" || reqs[0]["level"] != "INFO" {
 		t.Errorf("first request line = %v", reqs[0])
 	}
-	if reqs[2]["path"] != "/no/such/path" || reqs[2]["status"] != 404.0 {
+	if reqs[2]["path"] != "/no/such/path" || reqs[2]["status"] != 404.0 || reqs[2]["outcome"] != "refusal" {
 		t.Errorf("third request line = %v", reqs[2])
+	}
+	// The refused calls say why; latency is a number of milliseconds.
+	for _, r := range reqs[:2] {
+		if r["outcome"] != "refusal" || r["reason"] == nil || r["reason"] == "" {
+			t.Errorf("a refused call's line without its reason: %v", r)
+		}
+	}
+	if ms, ok := reqs[0]["latency_ms"].(float64); !ok || ms <= 0 || ms > 10_000 {
+		t.Errorf("latency_ms = %v, want milliseconds", reqs[0]["latency_ms"])
 	}
 }
 

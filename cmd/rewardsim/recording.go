@@ -27,7 +27,7 @@ func newReplayCmd() *cobra.Command {
 		ctl                                         controlClient
 		target, keyPath, scenarioPath, runID, junit string
 		secrets, masks                              []string
-		shared, verbose                             bool
+		shared, verbose, junitSteps                 bool
 		parallel                                    int
 	)
 	cmd := &cobra.Command{
@@ -78,10 +78,10 @@ It prints a line per recording (per step with -v), notes a step that waits long
 			if parallel < 1 {
 				parallel = 1
 			}
-			rows := replayAll(cmd, files, o, parallel, verbose)
+			rows := replayAll(cmd, files, o, parallel, verbose, junitSteps)
 			printSummary(cmd.OutOrStdout(), rows)
 			if junit != "" {
-				if err := writeReplayJUnit(junit, rows); err != nil {
+				if err := writeReplayJUnit(junit, rows, junitSteps); err != nil {
 					return err
 				}
 			}
@@ -106,6 +106,7 @@ It prints a line per recording (per step with -v), notes a step that waits long
 	fl.IntVar(&parallel, "parallel", 1, "replay this many recordings at once")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "print every step")
 	fl.StringVar(&junit, "junit", "", "also write JUnit XML to this file: a test case per recording, the difference as the failure message")
+	fl.BoolVar(&junitSteps, "junit-steps", false, "with --junit, a test case per step (classname replay.<file>), not per recording")
 	fl.StringVar(&keyPath, "key", "", "publisher private key, PEM, to re-sign envelopes (default: the embedded test-only DEMOBANK key)")
 	fl.StringArrayVar(&secrets, "secret", nil, "a credential the recording holds as a fingerprint, such as APPKEY:SECKEY (repeatable; default: the default scenario's DEMOBANK keys)")
 	fl.StringArrayVar(&masks, "mask", nil, "FIELD=value|digits|url|ignore|none: extend or override the masks (repeatable)")
@@ -143,13 +144,16 @@ type replayRow struct {
 	res        *sim.ReplayResult
 	err        error
 	elapsed    time.Duration
+	// steps and before are kept for --junit-steps.
+	steps  []sim.ReplayStep
+	before []string
 }
 
 func (r replayRow) ok() bool { return r.err == nil && r.res.OK() }
 
 // replayAll replays files, parallel at once, printing progress as each
 // step and recording ends; rows come back in file order.
-func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel int, verbose bool) []replayRow {
+func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel int, verbose, keepSteps bool) []replayRow {
 	w := cmd.OutOrStdout()
 	var mu sync.Mutex
 	say := func(format string, a ...any) {
@@ -167,8 +171,30 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 		go func(r *replayRow) {
 			defer func() { <-sem; wg.Done() }()
 			ro := o
-			if verbose {
+			ro.Source = r.file
+			ro.Prepared = func(p sim.ReplayPrepared) {
+				if verbose {
+					var chs []string
+					for from, to := range p.Channels {
+						chs = append(chs, from+" as "+to)
+					}
+					sort.Strings(chs)
+					say("  %s: into %s, a copy of %s (%s)\n", r.name, p.Scenario, p.Against, strings.Join(chs, ", "))
+				}
+				r.before = p.Differences
+				for _, d := range p.Differences {
+					say("  %s: DIFFERENT TARGET: %s\n", r.name, d)
+				}
+				for _, d := range p.Notes {
+					say("  %s: note: %s\n", r.name, d)
+				}
+			}
+			if verbose || keepSteps {
 				ro.Step = func(s sim.ReplayStep) {
+					r.steps = append(r.steps, s)
+					if !verbose {
+						return
+					}
 					verdict := "ok"
 					if s.Differences > 0 {
 						verdict = fmt.Sprintf("%d difference(s)", s.Differences)
@@ -225,12 +251,16 @@ func printSummary(w io.Writer, rows []replayRow) {
 	fmt.Fprintf(w, "%d recording(s), %d passed, %d failed\n", len(rows), len(rows)-failed, failed)
 }
 
-func writeReplayJUnit(path string, rows []replayRow) error {
+func writeReplayJUnit(path string, rows []replayRow, perStep bool) error {
 	s := junitSuite{Name: "rewardsim replay"}
 	var total time.Duration
 	for _, r := range rows {
 		total += r.elapsed
-		c := junitCase{Name: r.name, ClassName: "replay." + r.file, Time: seconds(r.elapsed)}
+		if perStep && r.err == nil {
+			s.Cases = append(s.Cases, stepCases(r)...)
+			continue
+		}
+		c := junitCase{Name: filepath.Base(r.file), ClassName: replayClass(r.file), Time: seconds(r.elapsed)}
 		switch {
 		case r.err != nil:
 			c.Error = &junitProblem{Message: r.err.Error(), Type: "replay error", Text: r.err.Error()}
@@ -247,6 +277,39 @@ func writeReplayJUnit(path string, rows []replayRow) error {
 		return err
 	}
 	return writeFile(path, data)
+}
+
+// stepCases are a recording's JUnit cases with --junit-steps: one per
+// step, classname the recording's, and one for the target when it
+// differed from what was recorded before the first step.
+func stepCases(r replayRow) []junitCase {
+	class := replayClass(r.file) + "." + strings.ReplaceAll(r.name, ".", "_")
+	var out []junitCase
+	if len(r.before) > 0 {
+		text := strings.Join(r.before, "\n")
+		out = append(out, junitCase{Name: "target", ClassName: class, Time: seconds(0),
+			Failure: &junitProblem{Message: fmt.Sprintf("%d difference(s) before the first step", len(r.before)), Type: "difference", Text: text}})
+	}
+	for _, st := range r.steps {
+		c := junitCase{Name: st.ID + " " + st.Label, ClassName: class, Time: seconds(st.Elapsed)}
+		if st.Differences > 0 {
+			c.Failure = &junitProblem{Message: fmt.Sprintf("%d difference(s) from the recording", st.Differences), Type: "difference", Text: st.Diff}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// replayClass is a recording's JUnit classname: "replay", or
+// "replay.<folder>" (the folder holding the file, its dots made
+// underscores, since CI systems such as Jenkins split classnames at dots
+// into packages).
+func replayClass(file string) string {
+	dir := filepath.Base(filepath.Dir(file))
+	if dir == "." || dir == "/" || dir == "" {
+		return "replay"
+	}
+	return "replay." + strings.ReplaceAll(dir, ".", "_")
 }
 
 func newRecordCmd() *cobra.Command {
@@ -419,7 +482,7 @@ func newReportCmd() *cobra.Command {
 			}
 			failing := 0
 			for _, f := range r.Findings {
-				fmt.Fprintf(w, "%-7s %-6s x%d  %s\n        e.g. #%d %s %s: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail)
+				fmt.Fprintf(w, "%-7s %-6s x%d  %s\n        e.g. #%d %s %s: %s\n        advice: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail, f.Advice)
 				if failOn != "none" && severityRank[f.Severity] >= min {
 					failing++
 				}

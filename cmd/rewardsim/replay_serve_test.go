@@ -87,7 +87,7 @@ func TestReplayCmd_SIM4_realServeOnTheRealClock(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "full-flow: 13 steps, no difference") || !strings.Contains(out, "2 recording(s), 2 passed, 0 failed") {
 			t.Fatalf("round %d: exit %d\n%s", round, code, out)
 		}
-		if cases := readJUnit(t, junit); len(cases) != 2 || cases["full-flow"] != "" || cases["token-flow"] != "" {
+		if cases := readJUnit(t, junit); len(cases) != 2 || cases["full-flow.json"] != "" || cases["token-flow.json"] != "" {
 			t.Fatalf("round %d JUnit: %v", round, cases)
 		}
 	}
@@ -139,7 +139,7 @@ func TestReplayCmd_SIM4_realServeOnTheRealClock(t *testing.T) {
 		!strings.Contains(out, `replayed: "40% off your next coffee"`) || !strings.Contains(out, "0 passed, 1 failed") {
 		t.Fatalf("changed scenario: exit %d\n%s", code, out)
 	}
-	if cases := readJUnit(t, junit); !strings.Contains(cases["full-flow"], "bdata /offerTitle") {
+	if cases := readJUnit(t, junit); !strings.Contains(cases["full-flow.json"], "bdata /offerTitle") {
 		t.Fatalf("changed scenario JUnit: %v", cases)
 	}
 

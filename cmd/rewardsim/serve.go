@@ -105,8 +105,19 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 			hosts = append(hosts, string(h))
 		}
 		sort.Strings(hosts)
+		// With --log-format json every line on either stream is JSON (a
+		// container merges them); the text line stays for scripts.
+		var says *slog.Logger
+		if cfg.LogFormat == "json" {
+			says = slog.New(slog.NewJSONHandler(cmd.OutOrStdout(), nil))
+		}
 		for _, h := range hosts {
-			fmt.Fprintf(cmd.OutOrStdout(), "rewardsim: %s listening on http://%s\n", h, bound[sim.Host(h)])
+			url := "http://" + bound[sim.Host(h)]
+			if says != nil {
+				says.Info("listening", "listener", h, "url", url)
+				continue
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "rewardsim: %s listening on %s\n", h, url)
 		}
 	})
 }

@@ -82,3 +82,55 @@ func TestValidate_SIM1_sameWordsAsTheControlAPI(t *testing.T) {
 		t.Errorf("validate: %v\n%s", err, out)
 	}
 }
+
+// clause: SIM-1
+// Issue 24: `rewardsim validate` (the built binary) reports every problem
+// of a file in one pass and in line order, schema and compiler alike;
+// enumerations are checked (a coupon errorCode, a fault kind, a switch
+// value) and a near miss gets "did you mean"; an unknown key names the
+// known ones; no message is a raw pattern.
+func TestValidate_SIM1_onePassLineOrderDidYouMean(t *testing.T) {
+	bin := buildBinary(t)
+	file := filepath.Join(t.TempDir(), "typos.yaml")
+	yaml := `version: 1
+name: typos
+switches:
+  cards:
+    secondRevael: failure
+    dateandtime: rejct
+channels:
+  - name: DEMOBANK
+    certificateFile: builtin:publisher-dev.crt
+campaigns:
+  - {id: C1, channel: NOBANK, pool: P1}
+faults:
+  - endpoint: fetchCouponCode
+    action: {kind: coupon-error, errorCode: COUPON_EXAUSTED}
+  - endpoint: GetReward
+    action: {kind: not-elgible}
+`
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := cli(t, bin, nil, "validate", file)
+	want := []string{
+		`:5: /switches/cards/secondRevael: unknown key "secondRevael"; did you mean secondReveal?`,
+		`:6: /switches/cards/dateandtime: "rejct" is not one of reject, now, accept; did you mean reject?`,
+		`:11: /campaigns/0`, // the compiler's check of the same pass
+		`:14: /faults/0/action/errorCode: "COUPON_EXAUSTED" is not one of`,
+		`did you mean COUPON_EXHAUSTED?`,
+		`:16: /faults/1/action/kind: "not-elgible" is not one of`,
+		`did you mean not-eligible?`,
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("exit %d: want %q after offset %d (line order)\n%s", code, w, at, out)
+		}
+		at += i + len(w)
+	}
+	if code != 1 || strings.Contains(out, "must match pattern") || strings.Contains(out, "additionalProperties") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

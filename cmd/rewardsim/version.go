@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
 
 	"github.com/rewardsim/rewardsim/sim"
 )
@@ -53,20 +54,44 @@ func (b buildInfo) String() string {
 	return fmt.Sprintf("rewardsim %s\ncommit: %s\nbuilt: %s\ngo: %s\n", b.Version, b.Commit, b.Date, b.Go)
 }
 
+// newVersionCmd reads the same settings as serve (flags, REWARDSIM_*
+// environment, --config file), so the crypto line says what serve would
+// use with them: REWARDSIM_CRYPTO=go rewardsim version says go.
 func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
+	v := viper.New()
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print version, commit, build date, Go version and the RSA back end serve would use",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// What `serve --crypto auto` picks on this machine: libcrypto
-			// when it loads (loaded here, synchronously), else crypto/rsa.
-			back := sim.CryptoLibcrypto
-			if err := sim.UseCrypto(sim.CryptoLibcrypto); err != nil {
-				back = sim.CryptoGo + " (" + err.Error() + ")"
+			cfg, err := readServeConfig(cmd, v)
+			if err != nil {
+				return err
 			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "%scrypto: %s\n", readBuildInfo(), back)
+			back := cryptoBackend(cfg.Crypto)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%scrypto: %s\n", readBuildInfo(), back)
 			return err
 		},
 	}
+	bindServeFlags(cmd, v)
+	return cmd
+}
+
+// cryptoBackend is the RSA back end serve picks for a crypto setting:
+// go is go; libcrypto and auto load libcrypto (here, synchronously) and
+// say why not when it does not load.
+func cryptoBackend(setting string) string {
+	switch setting {
+	case sim.CryptoGo:
+		return sim.CryptoGo
+	case sim.CryptoLibcrypto, sim.CryptoAuto, "":
+		if err := sim.UseCrypto(sim.CryptoLibcrypto); err != nil {
+			if setting == sim.CryptoLibcrypto {
+				return "none: serve would refuse to start (" + err.Error() + ")"
+			}
+			return sim.CryptoGo + " (" + err.Error() + ")"
+		}
+		return sim.CryptoLibcrypto
+	}
+	return "none: serve would refuse --crypto " + setting
 }

@@ -36,6 +36,15 @@ func TestVersionFromLdflags(t *testing.T) {
 	case !strings.HasPrefix(crypto, "crypto: libcrypto\n") && !strings.HasPrefix(crypto, "crypto: go ("):
 		t.Errorf("rewardsim version crypto line = %q", crypto)
 	}
+	// It reads serve's settings (issue 23): the environment and the flag.
+	env := exec.Command(bin, "version")
+	env.Env = append(os.Environ(), "REWARDSIM_CRYPTO=go")
+	if out, err := env.Output(); err != nil || !strings.HasSuffix(string(out), "crypto: go\n") {
+		t.Errorf("REWARDSIM_CRYPTO=go rewardsim version = %q, %v; want crypto: go", out, err)
+	}
+	if out, err := exec.Command(bin, "version", "--crypto", "go").Output(); err != nil || !strings.HasSuffix(string(out), "crypto: go\n") {
+		t.Errorf("rewardsim version --crypto go = %q, %v; want crypto: go", out, err)
+	}
 	cmd, urls := startServe(t, bin, t.TempDir())
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
 	res, err := http.Get(urls["control"] + "/__sim/health")

@@ -184,6 +184,11 @@ func start(opts []Option, tempDir func() (string, error), report func(error)) (*
 	if err != nil {
 		return nil, err
 	}
+	if cfg.control.WebhookWait == 0 {
+		// A test's receivers are local: wait for their attempts, so an
+		// answer shows them (the server's default is shorter).
+		cfg.control.WebhookWait = 10 * time.Second
+	}
 	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Journal: cfg.journal, State: cfg.state})
 	if err != nil {
 		return nil, err

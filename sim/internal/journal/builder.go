@@ -43,6 +43,8 @@ func (b *Builder) record(x *Exchange) *record {
 	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok && r.Fault == "" {
 		r.Fault = f
 	}
+	learnFrom(x.ResponseBody, "")
+	learnFrom(x.RequestBody, "")
 	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.RequestHeader.Get("X-Channelid"), x.RequestBody)
 	b.link(r, x)
 	return r

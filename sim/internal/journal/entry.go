@@ -59,6 +59,11 @@ type Entry struct {
 	Dropped bool `json:"dropped,omitempty"`
 	// Error is a transport error of a webhook attempt.
 	Error string `json:"error,omitempty"`
+	// Outcome is what the answer meant under the contract (success,
+	// refusal, fault, transport; outcome.go); ErrorCode the coupon
+	// errorCode the answer carried, if any.
+	Outcome   string `json:"outcome"`
+	ErrorCode string `json:"errorCode,omitempty"`
 }
 
 // Message is one side of an exchange. Secrets in headers are replaced by

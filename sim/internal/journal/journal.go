@@ -60,16 +60,17 @@ type Options struct {
 
 // Journal is the bounded log. It is safe for concurrent use.
 type Journal struct {
-	opts    Options
-	store   *state.Store
-	queue   chan item
-	done    chan struct{}
-	dropped atomic.Uint64
-	skipped atomic.Uint64 // stored records readers could not decode
-	emptied atomic.Bool   // Reset emptied the store since the writer's last commit
-	freed   atomic.Int64  // bytes ResetChannel deleted since the writer's last commit
-	closeMu sync.RWMutex
-	closed  bool
+	opts        Options
+	store       *state.Store
+	queue       chan item
+	done        chan struct{}
+	dropped     atomic.Uint64
+	queuedBytes atomic.Int64  // bytes of the bodies waiting in queue
+	skipped     atomic.Uint64 // stored records readers could not decode
+	emptied     atomic.Bool   // Reset emptied the store since the writer's last commit
+	freed       atomic.Int64  // bytes ResetChannel deleted since the writer's last commit
+	closeMu     sync.RWMutex
+	closed      bool
 	// next numbers entries: an exchange as it arrives (so its answer can
 	// carry its number), a webhook attempt as it is handed over.
 	next     atomic.Uint64
@@ -169,11 +170,33 @@ func (j *Journal) enqueue(it item) {
 	if j.closed || j.opts.Disabled {
 		return
 	}
+	n := it.bytes()
+	// The queue is bounded in bytes too: 8,192 entries of 64 KiB bodies
+	// were half a gigabyte under a flood of large POSTs (issue 23).
+	if j.queuedBytes.Add(n) > maxQueuedBytes {
+		j.queuedBytes.Add(-n)
+		j.dropped.Add(1)
+		return
+	}
 	select {
 	case j.queue <- it:
 	default:
+		j.queuedBytes.Add(-n)
 		j.dropped.Add(1)
 	}
+}
+
+// maxQueuedBytes bounds the bodies waiting for the writer.
+const maxQueuedBytes = 16 << 20
+
+func (it item) bytes() int64 {
+	switch {
+	case it.raw != nil:
+		return int64(len(it.raw.RequestBody) + len(it.raw.ResponseBody))
+	case it.rec != nil:
+		return int64(len(it.rec.ReqBody) + len(it.rec.ResBody))
+	}
+	return 0
 }
 
 // Dropped is how many entries were dropped because the queue was full.
@@ -289,6 +312,7 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	if it.flush != nil {
 		return batch, append(waiters, it.flush)
 	}
+	j.queuedBytes.Add(-it.bytes())
 	r := it.rec
 	if it.raw != nil {
 		r = j.builder.record(it.raw)

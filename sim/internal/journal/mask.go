@@ -22,19 +22,29 @@ var (
 // same secret keeps the same fingerprint, so a reader can still follow a
 // token from the answer that handed it out to the calls that used it.
 func (e Entry) Masked() Entry {
-	e.Query = MaskQuery(e.Query, Fingerprint)
+	learnFrom(e.Response.Body, e.Response.Text)
+	learnFrom(e.Response.BDATA, "")
+	e.Query = MaskKnown(MaskQuery(e.Query, Fingerprint), Fingerprint)
+	e.Path = MaskKnown(e.Path, Fingerprint)
 	e.Request, e.Response = e.Request.masked(), e.Response.masked()
 	return e
 }
 
 func (m Message) masked() Message {
-	if masked := maskJSON(m.BDATA); !bytes.Equal(masked, m.BDATA) {
+	if len(m.Header) > 0 {
+		h := make(map[string]string, len(m.Header))
+		for k, v := range m.Header {
+			h[k] = MaskKnown(v, Fingerprint)
+		}
+		m.Header = h
+	}
+	if masked := maskKnownBytes(maskJSON(m.BDATA)); !bytes.Equal(masked, m.BDATA) {
 		// The envelope's base64 BDATA carries the same secrets: it is
 		// re-encoded from the masked payload (so its SIGN no longer holds).
 		m.BDATA = masked
 		m.Body = bdataField.ReplaceAll(m.Body, []byte(`"BDATA":"`+base64.StdEncoding.EncodeToString(masked)+`"`))
 	}
-	m.Body = maskJSON(m.Body)
+	m.Body = maskKnownBytes(maskJSON(m.Body))
 	m.Text = MaskText(m.Text, Fingerprint)
 	return m
 }
@@ -50,7 +60,7 @@ func MaskText(s string, with func(secret string) string) string {
 		m := secretJSON.FindStringSubmatch(pair)
 		return `"` + m[1] + `":"` + with(m[2]) + `"`
 	})
-	s = MaskQuery(s, with)
+	s = MaskKnown(MaskQuery(s, with), with)
 	return secretAttr.ReplaceAllStringFunc(s, func(kv string) string {
 		p := secretAttr.FindStringSubmatch(kv)
 		return p[1] + with(p[2])

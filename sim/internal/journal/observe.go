@@ -42,9 +42,11 @@ func (j *Journal) notify(rs []*record) {
 	}
 }
 
-// summary is the entry of r without its messages.
+// summary is the entry of r without its messages (its outcome read from
+// the answer).
 func (r *record) summary() Entry {
-	return Entry{
+	kind, code := r.outcome()
+	return Entry{Outcome: kind, ErrorCode: code,
 		Seq: r.Seq, Kind: r.Kind, At: r.At, LatencyMs: float64(r.LatencyUs) / 1000,
 		Listener: r.Listener, Host: r.Host, Endpoint: r.Endpoint, Method: r.Method, Path: r.Path, Query: r.Query,
 		Channel: r.Channel, ChannelID: r.ChannelID, VirtualID: r.VirtualID, Status: r.Status,

@@ -60,6 +60,9 @@ type Page struct {
 	Dropped uint64 `json:"dropped"`
 }
 
+// scanPage is how many records one read transaction of Query visits.
+const scanPage = 512
+
 // Query flushes pending entries, then returns the page f selects.
 func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 	if err := j.Flush(ctx); err != nil {
@@ -73,30 +76,50 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 	if f.After == math.MaxUint64 { // nothing can come after the last possible number
 		return p, nil
 	}
-	err = j.store.JournalScan(f.After+1, func(r state.JournalRecord) bool {
-		var rec record
-		if rec.unmarshalBinary(r.Data) != nil {
-			// A record this build cannot decode (corrupt, or written by
-			// another codec version) is skipped, not fatal to every reader.
-			j.skipped.Add(1)
-			return true
+	// The scan runs in pages, each its own short read transaction: a
+	// long one (an export of the whole journal) kept bbolt from reusing
+	// the pages the writer frees, and journal.db grew past twice its
+	// bound (issue 23: 193 MiB at 64 MiB).
+	from, done := f.After+1, false
+	for !done && err == nil {
+		if err = ctx.Err(); err != nil {
+			break
 		}
-		if !f.match(&rec) {
-			return true
-		}
-		e := rec.entry()
-		if len(f.Where) > 0 {
-			if failed, _ := f.Where.Fails(RequestDoc(&e)); failed != "" {
+		n, last := 0, uint64(0)
+		err = j.store.JournalScan(from, func(r state.JournalRecord) bool {
+			if n == scanPage {
+				return false
+			}
+			n, last = n+1, r.Seq
+			var rec record
+			if rec.unmarshalBinary(r.Data) != nil {
+				// A record this build cannot decode (corrupt, or written by
+				// another codec version) is skipped, not fatal to every reader.
+				j.skipped.Add(1)
 				return true
 			}
+			if !f.match(&rec) {
+				return true
+			}
+			e := rec.entry()
+			if len(f.Where) > 0 {
+				if failed, _ := f.Where.Fails(RequestDoc(&e)); failed != "" {
+					return true
+				}
+			}
+			if f.Limit > 0 && len(p.Entries) == f.Limit {
+				p.Next = p.Entries[len(p.Entries)-1].Seq
+				done = true
+				return false
+			}
+			p.Entries = append(p.Entries, e)
+			return true
+		})
+		if n < scanPage {
+			done = true
 		}
-		if f.Limit > 0 && len(p.Entries) == f.Limit {
-			p.Next = p.Entries[len(p.Entries)-1].Seq
-			return false
-		}
-		p.Entries = append(p.Entries, e)
-		return true
-	})
+		from = last + 1
+	}
 	return p, err
 }
 

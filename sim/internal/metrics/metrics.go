@@ -56,8 +56,8 @@ func New(src Sources) *Metrics {
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rewardsim_requests_total",
-			Help: "Requests to the public hosts, by host, contract endpoint (\"other\" for tracking, assets and unknown paths) and HTTP status.",
-		}, []string{"host", "endpoint", "status"}),
+			Help: "Requests to the public hosts, by host, contract endpoint (\"other\" for tracking, assets and unknown paths), HTTP status, contract outcome (success, refusal, fault, transport) and the coupon errorCode of the answer (\"\" when none).",
+		}, []string{"host", "endpoint", "status", "outcome", "error_code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "rewardsim_request_duration_seconds",
 			Help:    "Wall-clock time from request to answer on the public hosts, by host and endpoint.",
@@ -133,7 +133,7 @@ func (m *Metrics) Observe(e journal.Entry) {
 		if host == "" {
 			host = e.Listener
 		}
-		m.requests.WithLabelValues(host, ep, strconv.Itoa(e.Status)).Inc()
+		m.requests.WithLabelValues(host, ep, strconv.Itoa(e.Status), e.Outcome, e.ErrorCode).Inc()
 		m.latency.WithLabelValues(host, ep).Observe(e.LatencyMs / 1000)
 		if e.Fault != "" {
 			m.faults.WithLabelValues(ep, e.Fault).Inc()

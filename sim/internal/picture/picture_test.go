@@ -42,7 +42,7 @@ func TestSequence_escapesAndBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if strings.Contains(out, "<op>") || strings.Contains(out, "t<") {
+	if strings.Contains(out, "<op>") || strings.Contains(out, "<title>t<") {
 		t.Error("text is not escaped")
 	}
 	if n := strings.Count(out, `class="call"`); n != MaxCalls {
@@ -104,5 +104,51 @@ func TestRecordingCalls(t *testing.T) {
 				t.Errorf("the answer's text lacks the fault or reason: %s", b.String())
 			}
 		})
+	}
+}
+
+// Issue 24: a stock of 1,000,000 with two claims draws the claims on
+// their own scale, writes the numbers grouped (the axis label fits its
+// margin), and the times in the location of now (the scenario's).
+func TestStock_readableAtAMillion(t *testing.T) {
+	ist := time.FixedZone("+05:30", 5*3600+1800)
+	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	if err := Stock(&b, "offer O1", 1_000_000, []time.Time{now.Add(-time.Minute), now.Add(-2 * time.Minute)}, now.In(ist)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`data-left="999998"`, "2 claimed, 999,998 of 1,000,000 left", `text-anchor="end">2</text>`, "01-01 15:30:00 +05:30"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stock picture lacks %q: %s", want, out)
+		}
+	}
+	if strings.Contains(out, ">1000000<") {
+		t.Errorf("the axis is the stock, not the claims: %s", out)
+	}
+}
+
+// Issue 24: labels wrap at spaces, never mid-word, and a long label is
+// moved in so it stays inside the picture.
+func TestSequence_labelsWrapAndStayInside(t *testing.T) {
+	long := "token has expired: the user token of VU-1 expired at 2026-01-15 10:30:00 +05:30 and cannot be used any more, fetch another"
+	var b strings.Builder
+	if err := Sequence(&b, "t", []Call{{Seq: 1, From: Publisher, To: Rewards, Label: "GetReward", Status: 401, Reason: long}}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "cannot be used any more, fetch another") && !strings.Contains(out, ">fetch another<") {
+		t.Errorf("the reason was cut: %s", out)
+	}
+	for _, l := range wrap(long, 40) {
+		if len(l) > 40 || strings.HasPrefix(l, " ") {
+			t.Errorf("wrapped line %q", l)
+		}
+	}
+	if got := strings.Join(wrap(long, 40), " "); got != long {
+		t.Errorf("wrap lost words: %q", got)
+	}
+	if !strings.Contains(out, `data-outcome="refusal"`) || !strings.Contains(out, OutcomeColors[journal.OutcomeRefusal]) {
+		t.Errorf("a 401 is not drawn as a refusal: %s", out)
 	}
 }

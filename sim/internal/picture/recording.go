@@ -1,6 +1,8 @@
 package picture
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -36,6 +38,7 @@ func RecordingCalls(steps []recording.Step) []Call {
 		} else {
 			c.Reason = reason
 		}
+		c.Outcome, c.ErrorCode = recordedOutcome(c, st.Expect)
 		out = append(out, c)
 	}
 	return out
@@ -58,4 +61,32 @@ func headerValue(h map[string]string, name string) string {
 		}
 	}
 	return ""
+}
+
+// recordedOutcome reads a recorded answer's contract outcome: a fault
+// that fired, no answer, or a refusal in the body (a coupon errorCode,
+// {STATUS: FAILURE}, status false, also in the decoded BDATA).
+func recordedOutcome(c Call, x recording.Expect) (outcome, errorCode string) {
+	var b struct {
+		ErrorCode string `json:"errorCode"`
+		STATUS    string `json:"STATUS"`
+		Status    any    `json:"status"`
+	}
+	no := false
+	for _, raw := range []json.RawMessage{x.Body, x.BDATA} {
+		b.ErrorCode, b.STATUS, b.Status = "", "", nil
+		if len(raw) > 0 && json.Unmarshal(raw, &b) == nil {
+			errorCode = cmp.Or(errorCode, b.ErrorCode)
+			no = no || b.STATUS == "FAILURE" || b.Status == false || b.ErrorCode != ""
+		}
+	}
+	switch {
+	case c.Fault != "":
+		return journal.OutcomeFault, errorCode
+	case c.Status == 0:
+		return journal.OutcomeTransport, errorCode
+	case no || c.Status >= 400 || c.Reason != "":
+		return journal.OutcomeRefusal, errorCode
+	}
+	return journal.OutcomeSuccess, ""
 }

@@ -42,13 +42,17 @@ type Call struct {
 	Reason string
 	// Error is a webhook attempt's transport error (no status).
 	Error string
+	// Outcome is the call's contract outcome (journal.Outcome*), which
+	// colours its answer; ErrorCode the coupon errorCode it carried.
+	Outcome, ErrorCode string
 }
 
 // Calls turns journal entries into the diagram's calls, in journal order.
 func Calls(es []journal.Entry) []Call {
 	out := make([]Call, 0, len(es))
 	for _, e := range es {
-		c := Call{Seq: e.Seq, From: Publisher, To: laneOf(e), Label: e.Endpoint, Status: e.Status, Fault: e.Fault, Error: e.Error}
+		c := Call{Seq: e.Seq, From: Publisher, To: laneOf(e), Label: e.Endpoint, Status: e.Status, Fault: e.Fault, Error: e.Error,
+			Outcome: e.Outcome, ErrorCode: e.ErrorCode}
 		if !strings.HasPrefix(e.Reason, journal.FaultPrefix) {
 			c.Reason = e.Reason
 		}
@@ -104,22 +108,63 @@ const (
 	laneGap   = 180
 	margin    = 90
 	headerH   = 56
-	rowH      = 46
+	legendH   = 22
+	rowH      = 50
+	lineH     = 14
 	footH     = 30
 	arrowHead = 7
+	// charW is the widest advance of a 12 px DejaVu Sans character a
+	// label is measured with (over-estimated, so text never leaves the box).
+	charW = 7.4
 )
+
+// OutcomeColors colour an answer by its contract outcome.
+var OutcomeColors = map[string]string{
+	journal.OutcomeSuccess:   "#047857",
+	journal.OutcomeRefusal:   "#B45309",
+	journal.OutcomeFault:     "#7C3AED",
+	journal.OutcomeTransport: "#B91C1C",
+}
+
+// outcomeWords name the outcomes in the legend.
+var outcomeWords = map[string]string{
+	journal.OutcomeSuccess:   "success",
+	journal.OutcomeRefusal:   "refusal (the service said no)",
+	journal.OutcomeFault:     "injected fault",
+	journal.OutcomeTransport: "transport failure (no answer)",
+}
 
 // Sequence writes the SVG sequence diagram of calls under title. Each
 // call is a group with data-seq, data-from, data-to, data-label,
-// data-status, data-fault and data-reason, so a test (or a script) can
-// read the picture back.
+// data-status, data-outcome, data-fault and data-reason, so a test (or
+// a script) can read the picture back. Answers are coloured by their
+// contract outcome (a legend says which is which), labels wrap at word
+// boundaries and stay inside the picture.
 func Sequence(w io.Writer, title string, calls []Call) error {
 	left := 0
 	if len(calls) > MaxCalls {
 		left, calls = len(calls)-MaxCalls, calls[len(calls)-MaxCalls:]
 	}
 	width := margin*2 + laneGap*(len(Lanes)-1)
-	height := headerH + rowH*(len(calls)+1) + footH
+	maxChars := int(float64(width-8) / charW)
+	type row struct {
+		c              Call
+		label, answer  []string
+		y, height      int
+		color, outcome string
+	}
+	rows := make([]row, len(calls))
+	y := headerH + legendH
+	for i, c := range calls {
+		color, answer, outcome := outcomeLook(c)
+		r := row{c: c, color: color, outcome: outcome,
+			label: wrap(fmt.Sprintf("#%d %s", c.Seq, c.Label), maxChars), answer: wrap(answer, maxChars)}
+		r.y = y + 18 + lineH*(len(r.label)-1)
+		r.height = rowH + lineH*(len(r.label)-1+len(r.answer)-1)
+		y += r.height
+		rows[i] = r
+	}
+	height := y + rowH + footH
 	x := map[string]int{}
 	for i, l := range Lanes {
 		x[l] = margin + i*laneGap
@@ -132,62 +177,124 @@ func Sequence(w io.Writer, title string, calls []Call) error {
 		fmt.Fprintf(&b, `<g class="lane" data-lane="%s"><rect x="%d" y="8" width="150" height="30" rx="6" fill="#111827"/><text x="%d" y="28" fill="#F9FAFB" text-anchor="middle" font-weight="bold">%s</text>`, esc(l), x[l]-75, x[l], esc(l))
 		fmt.Fprintf(&b, `<line x1="%d" y1="38" x2="%d" y2="%d" stroke="#9CA3AF" stroke-dasharray="4 4"/></g>`, x[l], x[l], height-footH)
 	}
-	for i, c := range calls {
-		y := headerH + rowH*i + 18
+	// The legend: one swatch per outcome.
+	b.WriteString(`<g class="legend">`)
+	lx := 8
+	for _, o := range journal.Outcomes {
+		w := int(float64(len(outcomeWords[o])) * 6.6) // the legend's words are measured, not over-estimated
+		// A white ground keeps the lanes' dashed lines out of the words.
+		fmt.Fprintf(&b, `<g data-outcome="%s"><rect x="%d" y="%d" width="%d" height="16" fill="#FFFFFF"/><rect x="%d" y="%d" width="12" height="12" rx="2" fill="%s"/><text x="%d" y="%d" fill="#374151">%s</text></g>`,
+			o, lx-2, headerH-10, w+22, lx, headerH-8, OutcomeColors[o], lx+16, headerH+2, esc(outcomeWords[o]))
+		lx += 16 + w + 18
+	}
+	b.WriteString(`</g>`)
+	for _, r := range rows {
+		c, y := r.c, r.y
 		x1, x2 := x[c.From], x[c.To]
 		dir := 1
 		if x2 < x1 {
 			dir = -1
 		}
-		color, answer := statusLook(c)
-		fmt.Fprintf(&b, `<g class="call" data-seq="%d" data-from="%s" data-to="%s" data-label="%s" data-status="%d" data-fault="%s" data-reason="%s">`,
-			c.Seq, esc(c.From), esc(c.To), esc(c.Label), c.Status, esc(c.Fault), esc(c.Reason))
+		fmt.Fprintf(&b, `<g class="call" data-seq="%d" data-from="%s" data-to="%s" data-label="%s" data-status="%d" data-outcome="%s" data-fault="%s" data-reason="%s">`,
+			c.Seq, esc(c.From), esc(c.To), esc(c.Label), c.Status, r.outcome, esc(c.Fault), esc(c.Reason))
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#374151" stroke-width="1.5" marker-end="url(#head)"/>`, x1, y, x2-dir*arrowHead, y)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">#%d %s</text>`, (x1+x2)/2, y-5, c.Seq, esc(c.Label))
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="5 3" marker-end="url(#head)"/>`, x2, y+16, x1+dir*arrowHead, y+16, color)
-		fmt.Fprintf(&b, `<text class="answer" x="%d" y="%d" text-anchor="middle" fill="%s">%s</text></g>`, (x1+x2)/2, y+29, color, esc(answer))
+		textLines(&b, "label", (x1+x2)/2, y-5-lineH*(len(r.label)-1), width, "#111827", r.label)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.5" stroke-dasharray="5 3" marker-end="url(#head)"/>`, x2, y+16, x1+dir*arrowHead, y+16, r.color)
+		textLines(&b, "answer", (x1+x2)/2, y+29, width, r.color, r.answer)
+		b.WriteString(`</g>`)
 	}
 	foot := fmt.Sprintf("%d calls", len(calls))
 	if left > 0 {
 		foot = fmt.Sprintf("the last %d calls (%d earlier ones left out)", len(calls), left)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#6B7280">%s</text></svg>`, margin, height-10, esc(foot))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#6B7280">%s</text></svg>`, 8, height-10, esc(foot))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// statusLook is the colour and the text of a call's answer.
-func statusLook(c Call) (color, text string) {
-	text = fmt.Sprint(c.Status)
-	switch {
-	case c.Status == 0:
-		color, text = "#B91C1C", "no answer"
-		if c.Error != "" {
-			text += ": " + clip(c.Error, 60)
+// textLines writes lines centred on cx, moved in so the widest stays
+// inside [4, width-4].
+func textLines(b *strings.Builder, class string, cx, y, width int, fill string, lines []string) {
+	widest := 0
+	for _, l := range lines {
+		widest = max(widest, len([]rune(l)))
+	}
+	half := int(float64(widest)*charW/2) + 1
+	cx = max(cx, 4+half)
+	cx = min(cx, width-4-half)
+	fmt.Fprintf(b, `<text class="%s" x="%d" y="%d" text-anchor="middle" fill="%s">`, class, cx, y, fill)
+	for i, l := range lines {
+		if i == 0 {
+			fmt.Fprintf(b, `<tspan x="%d">%s</tspan>`, cx, esc(l))
+			continue
 		}
-	case c.Status < 400:
-		color = "#047857"
-	case c.Status < 500:
-		color = "#B45309"
-	default:
-		color = "#B91C1C"
+		fmt.Fprintf(b, `<tspan x="%d" dy="%d">%s</tspan>`, cx, lineH, esc(l))
 	}
-	if c.Status != 0 && c.Error != "" {
-		text += " " + clip(c.Error, 60)
-	}
-	if c.Fault != "" {
-		text += " · fault " + clip(c.Fault, 50)
-	} else if c.Reason != "" {
-		text += " · " + clip(c.Reason, 50)
-	}
-	return color, text
+	b.WriteString(`</text>`)
 }
 
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+// wrap breaks s into lines of at most n characters at spaces; a word
+// longer than a line is split (the only cut, and only of such a word).
+func wrap(s string, n int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		for len([]rune(word)) > n {
+			if line != "" {
+				lines, line = append(lines, line), ""
+			}
+			r := []rune(word)
+			lines, word = append(lines, string(r[:n])), string(r[n:])
+		}
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= n:
+			line += " " + word
+		default:
+			lines, line = append(lines, line), word
+		}
 	}
-	return s
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// outcomeLook is the colour, the text and the outcome of a call's answer.
+// A call from before outcomes were journaled is read by its status.
+func outcomeLook(c Call) (color, text, outcome string) {
+	outcome = c.Outcome
+	if outcome == "" {
+		switch {
+		case c.Fault != "":
+			outcome = journal.OutcomeFault
+		case c.Status == 0:
+			outcome = journal.OutcomeTransport
+		case c.Status >= 400 || c.Reason != "" || c.ErrorCode != "":
+			outcome = journal.OutcomeRefusal
+		default:
+			outcome = journal.OutcomeSuccess
+		}
+	}
+	text = fmt.Sprint(c.Status)
+	if c.Status == 0 {
+		text = "no answer"
+		if c.Error != "" {
+			text += ": " + c.Error
+		}
+	} else if c.Error != "" {
+		text += " " + c.Error
+	}
+	if c.ErrorCode != "" {
+		text += " " + c.ErrorCode
+	}
+	if c.Fault != "" {
+		text += " · fault " + c.Fault
+	} else if c.Reason != "" {
+		text += " · " + c.Reason
+	}
+	return OutcomeColors[outcome], text, outcome
 }
 
 func esc(s string) string { return html.EscapeString(s) }

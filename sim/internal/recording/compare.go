@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -65,7 +66,7 @@ func compare(st *Step, a answer, masks map[string]MaskKind) []Difference {
 		out = append(out, Difference{Step: st.ID, Label: st.Label(), Where: where, Want: want, Got: got, Compared: compared, Note: note})
 	}
 	if a.status != st.Expect.Status {
-		add("status", fmt.Sprint(st.Expect.Status), fmt.Sprint(a.status), "", "")
+		add("status", fmt.Sprint(st.Expect.Status), fmt.Sprint(a.status), "", refusalText(st, a))
 	}
 	for h, want := range st.Expect.Header {
 		got := a.header.Get(h)
@@ -94,10 +95,42 @@ func compare(st *Step, a answer, masks map[string]MaskKind) []Difference {
 			break
 		}
 		diffJSON("body", st.Expect.Body, a.body, masks, add)
-	case st.Expect.Text != "" && maskText(string(a.body)) != maskText(st.Expect.Text):
+	case st.Expect.Text != "" && pageText(string(a.body)) != pageText(st.Expect.Text):
 		add("body", quote(st.Expect.Text), quote(string(a.body)), "", "")
 	}
 	return out
+}
+
+// refusalText is why the target refused a control step: the control
+// API's error message (only a control step's status is compared, so its
+// body would otherwise never show).
+func refusalText(st *Step, a answer) string {
+	if st.Host != HostControl || a.status < 300 {
+		return ""
+	}
+	var e struct {
+		Error, Message string
+	}
+	if json.Unmarshal(a.body, &e) == nil && (e.Error != "" || e.Message != "") {
+		return "the control API said: " + strings.TrimSpace(e.Message+" "+e.Error)
+	}
+	if t := strings.TrimSpace(string(a.body)); t != "" {
+		if len(t) > 300 {
+			t = t[:300] + "..."
+		}
+		return "the control API said: " + t
+	}
+	return ""
+}
+
+// origin is the scheme and host of an absolute http(s) URL in a page.
+var origin = regexp.MustCompile(`https?://[A-Za-z0-9.\-]+(:[0-9]+)?`)
+
+// pageText is a text answer as compared: credentials masked, and the
+// origins of absolute URLs (the target's own host and port in a page's
+// links differ from the recording's) made one.
+func pageText(s string) string {
+	return origin.ReplaceAllString(maskText(s), "<origin>")
 }
 
 func quote(s string) string {

@@ -37,7 +37,8 @@ type Isolation struct {
 	IDs      map[string]string
 }
 
-// Isolate copies scenarioYAML for a replay of the recording named name;
+// Isolate copies scenarioYAML for a replay of the recording named name
+// (a replay passes its file and content hash, so two files never share);
 // runID tells apart replays of one recording that must not share a
 // channel (two pipelines on one instance). The new names are
 // deterministic, so replays do not pile up scenarios on the target.
@@ -60,7 +61,7 @@ func Isolate(scenarioYAML []byte, name, runID string) (*Isolation, error) {
 		return nil, fmt.Errorf("scenario %s lists no channels to copy", f.Name)
 	}
 	sum := sha256.Sum256([]byte(runID + "\x00" + name))
-	tag := "RP" + hex.EncodeToString(sum[:3])
+	tag := "RP" + hex.EncodeToString(sum[:4])
 	iso := &Isolation{Scenario: "replay-" + tag + "-" + f.Name, Channels: map[string]string{}, IDs: map[string]string{}}
 	rename := map[string]string{}
 	for _, c := range f.Channels {

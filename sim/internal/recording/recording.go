@@ -8,7 +8,9 @@ package recording
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -27,8 +29,23 @@ type Recording struct {
 	Description string    `json:"description,omitempty"`
 	RecordedAt  time.Time `json:"recordedAt,omitzero"`
 	// Masks extend the volatile fields of the answer schemas for this recording: field name to mask kind.
-	Masks map[string]MaskKind `json:"masks,omitempty"`
-	Steps []Step              `json:"steps"`
+	Masks   map[string]MaskKind `json:"masks,omitempty"`
+	Against *Against            `json:"against,omitempty"`
+	Steps   []Step              `json:"steps"`
+}
+
+// Against is what a recording was made against, so a replay can use the
+// same scenario and notice a target that differs.
+type Against struct {
+	// Scenario is the name of the scenario in force for the recorded
+	// channels, SHA256 the hex digest of its YAML as loaded.
+	Scenario string `json:"scenario"`
+	SHA256   string `json:"sha256,omitempty"`
+	// Channels are the recorded channels (names).
+	Channels []string `json:"channels,omitempty"`
+	// Faults are the run-time fault rules that applied to those channels
+	// (the control API's shape), without their counters.
+	Faults []json.RawMessage `json:"faults,omitempty"`
 }
 
 // Step is one request and the answer recorded for it.
@@ -115,6 +132,57 @@ func Parse(data []byte, set *schema.Set) (*Recording, error) {
 }
 
 // Marshal writes s as indented JSON.
+// WriteTo writes what Marshal returns, a step at a time, so the answer
+// of an export never exists whole in memory (issue 23).
+func (s *Recording) WriteTo(w io.Writer) (int64, error) {
+	head := *s
+	head.Steps = []Step{}
+	raw, err := head.Marshal()
+	if err != nil || len(s.Steps) == 0 {
+		n, werr := w.Write(raw)
+		return int64(n), errors.Join(err, werr)
+	}
+	// The empty list ends the head: "steps": []\n}\n.
+	raw = bytes.TrimSuffix(raw, []byte("[]\n}\n"))
+	bw := &countingWriter{w: w}
+	bw.write(raw)
+	bw.write([]byte("[\n"))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	for i := range s.Steps {
+		buf.Reset()
+		if err := enc.Encode(&s.Steps[i]); err != nil {
+			return bw.n, err
+		}
+		bw.write([]byte("    "))
+		bw.write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		if i < len(s.Steps)-1 {
+			bw.write([]byte(",\n"))
+		} else {
+			bw.write([]byte("\n"))
+		}
+	}
+	bw.write([]byte("  ]\n}\n"))
+	return bw.n, bw.err
+}
+
+type countingWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *countingWriter) write(b []byte) {
+	if c.err != nil {
+		return
+	}
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	c.err = err
+}
+
 func (s *Recording) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

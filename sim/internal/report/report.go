@@ -51,7 +51,9 @@ var Rules = []Rule{
 	{"ext-transaction-id-across-offers", "CPN-5", Error, "One extTransactionId was reused for claims of different offers", "Use a new extTransactionId for every claim; reuse is undefined behaviour across offers."},
 	{"retry-with-new-ext-transaction-id", "CPN-4", Error, "A claim that timed out or was dropped was retried with a new extTransactionId", "After a timeout or a dropped connection, reconcile through getUserCoupons and retry with the same extTransactionId."},
 	{"tracklink-never-fired", "TRK-1", Warning, "Cards were listed but none of their trackLink impression URLs was fired", "GET every trackLink URL of a card when the card becomes visible."},
-	{"second-reveal", "REV-2", Warning, "A card already revealed was revealed again", "Reveal a card once; show a revealed card from GetAllScratchCardsByUserId, which carries its details."},
+	{"second-reveal", "REV-2", Error, "A card already revealed was revealed again", "Reveal a card once; show a revealed card from GetAllScratchCardsByUserId, which carries its details."},
+	{"claim-after-terminal-error", "CPN-3", Error, "A coupon claim was sent again with a new extTransactionId after the offer answered COUPON_EXHAUSTED, MAX_LIMIT_REACHED, NON_ELIGIBLE or INVALID_OFFER", "These errorCodes are final for that user and offer: show the message, stop claiming, and do not retry under a new extTransactionId."},
+	{"expired-token", "TOK-4", Error, "A call was made with a token past its expireDate (or one already refused as expired)", "Read expireDate from the token answer and fetch a new token before it passes; after a 401 for an expired token, fetch a new one instead of resending."},
 	{"get-reward-conflicting-duplicate", "GR-4", Error, "A GetReward extTransactionId that already created cards was sent again with a different body", "Retry with exactly the same body; a new transaction needs a new extTransactionId (the service answers the first cards and ignores the change)."},
 	{"coupon-claim-conflicting-duplicate", "CPN-5", Error, "A coupon claim was retried with the same extTransactionId and a different coinsUsed", "Retry a claim with exactly the same body; a new purchase needs a new extTransactionId."},
 	{"not-available-endpoint", "NA-1", Error, "RegisterEvent or ExitEvent was called; they have no implementation", "Remove the call: no logout is needed; run referrals with a scratch card trigger."},
@@ -153,11 +155,13 @@ func Build(entries []journal.Entry, o Options) Report {
 	if o.RetryWindow <= 0 {
 		o.RetryWindow = DefaultRetryWindow
 	}
-	mine := make([]*journal.Entry, 0, len(entries))
-	for i := range entries {
-		e := &entries[i]
-		if o.Channel == "" || e.Channel == o.Channel || e.ChannelID == o.Channel {
-			mine = append(mine, e)
+	var mine []*journal.Entry
+	if o.Channel != "" {
+		mine = ofChannel(entries, o.Channel)
+	} else {
+		mine = make([]*journal.Entry, 0, len(entries))
+		for i := range entries {
+			mine = append(mine, &entries[i])
 		}
 	}
 	c := &collector{byID: map[string]*Finding{}}
@@ -165,6 +169,8 @@ func Build(entries []journal.Entry, o Options) Report {
 	refTokens(c, mine, o)
 	couponClaims(c, mine, o)
 	secondReveals(c, mine)
+	claimsAfterTerminal(c, mine)
+	expiredTokens(c, mine)
 	conflictingGetRewards(c, mine)
 	conflictingCoupons(c, mine)
 	trackLinks(c, mine, entries)

@@ -77,7 +77,7 @@ var cases = []struct {
 	{"wrong-token-type", "AUTH-1",
 		[]journal.Entry{ex("/api/GetReward", 0, reqBody(goodReward), status(401, "wrong token type: GetReward takes a reference token")),
 			ex("/api/FetchRewardInfo", 1, status(401, "wrong token type"))},
-		[]journal.Entry{ex("/api/GetReward", 0, reqBody(goodReward)), ex("/api/GetReward", 1, reqBody(goodReward), status(401, "token expired"))},
+		[]journal.Entry{ex("/api/GetReward", 0, reqBody(goodReward)), ex("/api/GetReward", 1, reqBody(goodReward), status(401, "missing bearer token"))},
 		2, "wrong token type"},
 	{"nested-additional-params", "GR-7",
 		[]journal.Entry{ex("/api/GetReward", 0, reqBody(strings.Replace(goodReward, `"{\"city\":\"Pune\"}"`, `{"city":"Pune"}`, 1)))},
@@ -113,6 +113,26 @@ var cases = []struct {
 			coupon(2, "VU-2", "OFF-1", "TX-3"), coupon(3, "VU-2", "OFF-1", "TX-4"),
 			coupon(4, "VU-3", "OFF-1", "TX-5", gone), coupon(40, "VU-3", "OFF-1", "TX-6")},
 		2, "timed out; the retry"},
+	// CPN-3: a new extTransactionId after a final errorCode, for the same
+	// user and offer; the same claim resent, another user or another
+	// offer, or a retry after a non-final error, are not.
+	{"claim-after-terminal-error", "CPN-3",
+		[]journal.Entry{coupon(0, "VU-1", "OFF-1", "TX-1", status(409, ""), resBody(`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x"}`)),
+			coupon(1, "VU-1", "OFF-1", "TX-2", status(409, ""), resBody(`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x"}`)),
+			coupon(2, "VU-1", "OFF-1", "TX-3"),
+			coupon(3, "VU-2", "OFF-2", "TX-4", status(429, ""), resBody(`{"status":429,"errorCode":"MAX_LIMIT_REACHED","message":"x"}`)),
+			coupon(4, "VU-2", "OFF-2", "TX-5")},
+		[]journal.Entry{coupon(0, "VU-1", "OFF-1", "TX-1", status(409, ""), resBody(`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x"}`)),
+			coupon(1, "VU-1", "OFF-1", "TX-1"), coupon(2, "VU-2", "OFF-1", "TX-2"), coupon(3, "VU-1", "OFF-2", "TX-3"),
+			coupon(4, "VU-3", "OFF-1", "TX-4", status(500, ""), resBody(`{"status":500,"errorCode":"INTERNAL_ERROR","message":"x"}`)), coupon(5, "VU-3", "OFF-1", "TX-5")},
+		3, "COUPON_EXHAUSTED to claim"},
+	// TOK-4: every call refused for an expired token; the second with the
+	// same token says it was already refused.
+	{"expired-token", "TOK-4",
+		[]journal.Entry{ex("/api/FetchRewardInfo", 0, status(401, "token has expired: expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} }),
+			ex("/api/FetchRewardInfo", 1, status(401, "token has expired: expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} })},
+		[]journal.Entry{ex("/api/FetchRewardInfo", 0, status(401, "unknown token")), ex("/api/FetchRewardInfo", 1)},
+		2, "refused: token has expired"},
 	{"tracklink-never-fired", "TRK-1",
 		[]journal.Entry{ex("/api/GetReward", 0, reqBody(goodReward), resBody(listed)), ex("/t/imp", 1, get, func(e *journal.Entry) { e.Query = "card=8" })},
 		[]journal.Entry{ex("/api/GetReward", 0, reqBody(goodReward), resBody(listed)), ex("/t/imp", 1, get, func(e *journal.Entry) { e.Query = "card=7" })},
@@ -193,5 +213,35 @@ func TestHTML_SIM6_listsFindingsAndChecks(t *testing.T) {
 	}
 	if strings.Contains(out, "<x>") {
 		t.Error("HTML does not escape")
+	}
+}
+
+// clause: SIM-6, NA-1
+// Under a channel filter every rule keeps its findings: a call that names
+// no channel is attributed by a credential only that channel's calls
+// carried; a credential two channels shared attributes nothing.
+func TestBuild_SIM6_channelFilterAttributesByCredentials(t *testing.T) {
+	key := func(v string) func(*journal.Entry) {
+		return func(e *journal.Entry) { e.Request.Header = map[string]string{"X-App-Key": v} }
+	}
+	anon := func(e *journal.Entry) { e.Channel, e.ChannelID = "", "" }
+	other := func(e *journal.Entry) { e.Channel, e.ChannelID = "OTHER", "OTHER" }
+	es := []journal.Entry{
+		ex("/api/GetAuthToken", 0, key("~fp:mine")),
+		ex("/api/GetAuthToken", 0, key("~fp:theirs"), other),
+		ex("/api/RegisterEvent", 1, status(404, ""), anon, key("~fp:mine")),
+		ex("/api/ExitEvent", 2, status(404, ""), anon, key("~fp:theirs")),
+		ex("/api/FetchRewardInfo", 3, status(401, "token has expired"), anon, key("~fp:mine")),
+	}
+	r := Build(es, Options{Channel: "DEMOBANK"})
+	got := map[string]int{}
+	for _, f := range r.Findings {
+		got[f.ID] = f.Count
+	}
+	if got["not-available-endpoint"] != 1 || got["expired-token"] != 1 || len(got) != 2 {
+		t.Fatalf("DEMOBANK findings %v, want NA-1 x1 (its own RegisterEvent, not OTHER's ExitEvent) and TOK-4 x1", got)
+	}
+	if r := Build(es, Options{Channel: "OTHER"}); len(r.Findings) != 1 || r.Findings[0].ID != "not-available-endpoint" || r.Findings[0].Example.Path != "/api/ExitEvent" {
+		t.Fatalf("OTHER findings %+v", r.Findings)
 	}
 }

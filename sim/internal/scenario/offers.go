@@ -72,7 +72,7 @@ type CouponSwitches struct {
 	Duplicate string `yaml:"duplicate"`
 	// Replay is Duplicate's former name, still read so older files load.
 	// Replaying a recording is another thing: the name no longer serves here.
-	Replay string `yaml:"replay"`
+	Replay string `yaml:"replay,omitempty"`
 	// CrossOffer: an extTransactionId already used on another offer is
 	// "reject"ed (default), treated as "new", or answered with the "first" result.
 	CrossOffer string `yaml:"crossOffer"`

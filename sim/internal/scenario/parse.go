@@ -6,11 +6,15 @@ package scenario
 
 import (
 	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -102,8 +106,24 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 					at = p.Path + "/" + key
 				}
 			}
-			out = append(out, &Error{File: name, Line: lineOf(root, at), Path: at, Msg: p.Message})
+			out = append(out, &Error{File: name, Line: lineOf(root, at), Path: at, Msg: readable(root, at, p.Message)})
 		}
+		// One pass: the compiler's checks too, when the file decodes
+		// despite the schema's problems, every problem in line order.
+		var f File
+		if root.Decode(&f) == nil {
+			if _, err := compile(name, root, f, src); err != nil {
+				var more Errors
+				if errors.As(err, &more) {
+					for _, e := range more {
+						if !slices.ContainsFunc(out, func(o *Error) bool { return o.Path == e.Path }) {
+							out = append(out, e)
+						}
+					}
+				}
+			}
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 		return nil, overlayPaths(out, inherited)
 	}
 
@@ -116,10 +136,13 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	if err != nil {
 		var es Errors
 		if errors.As(err, &es) {
+			sort.SliceStable(es, func(i, j int) bool { return es[i].Line < es[j].Line })
 			return nil, overlayPaths(es, inherited)
 		}
 		return nil, err
 	}
+	sum := sha256.Sum256(data)
+	s.SHA256 = hex.EncodeToString(sum[:])
 	if _, ext := extendsOf(doc.Content[0]); ext == nil {
 		s.YAML = data
 	} else if s.YAML, err = yaml.Marshal(root); err != nil {
@@ -286,6 +309,20 @@ func jsonable(v any) any {
 // lineOf finds the line of the node at a JSON pointer, or of its nearest
 // existing ancestor.
 func lineOf(root *yaml.Node, pointer string) int {
+	_, line := walkPointer(root, pointer)
+	return line
+}
+
+// nodeAt is the node at a JSON pointer, or nil.
+func nodeAt(root *yaml.Node, pointer string) *yaml.Node {
+	n, _ := walkPointer(root, pointer)
+	return n
+}
+
+// walkPointer follows a JSON pointer through a YAML tree: the node found
+// (nil when the pointer leaves the tree) and the line of the deepest key
+// or item reached.
+func walkPointer(root *yaml.Node, pointer string) (*yaml.Node, int) {
 	n := root
 	line := n.Line
 	for _, part := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
@@ -308,11 +345,11 @@ func lineOf(root *yaml.Node, pointer string) int {
 			}
 		}
 		if next == nil {
-			return line
+			return nil, line
 		}
 		n = next
 	}
-	return line
+	return n, line
 }
 
 func yamlLine(err error) int {

@@ -106,6 +106,9 @@ type Scenario struct {
 	// YAML is the scenario as in force: an overlay merged onto its base
 	// (GET /__sim/scenarios/{name}, rewardsim scenario show).
 	YAML []byte
+	// SHA256 is the hex digest of the file as loaded: a recording names
+	// the scenario it was made against by name and digest.
+	SHA256 string
 	// Faults is armed from the file's faults: its counters start afresh
 	// each time the scenario is loaded.
 	Faults *fault.Engine

@@ -110,6 +110,17 @@ func (s *Store) UpdateWebhook(channel, id string, v any) (ok bool, err error) {
 	return ok, err
 }
 
+// Webhook returns one push record; ok is false when it is gone.
+func (s *Store) Webhook(channel, id string) (raw json.RawMessage, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketWebhooks).Get(ChannelKey(channel, id)); v != nil {
+			raw, ok = append(json.RawMessage(nil), v...), true
+		}
+		return nil
+	})
+	return raw, ok, err
+}
+
 // Webhooks returns the push records of one channel ("" = every channel).
 func (s *Store) Webhooks(channel string) ([]json.RawMessage, error) {
 	var prefix []byte

@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
@@ -65,9 +64,8 @@ var DefaultPolicy = Policy{Kind: RetryExponential, Interval: model.Duration(30 *
 // DefaultDeadline is how long a receiver has to answer.
 const DefaultDeadline = 5 * time.Second
 
-// MaxDeadline bounds every deadline: deliveries run one at a time, so a
-// silent receiver with a long deadline would stall every channel's pushes
-// and every clock move behind it.
+// MaxDeadline bounds every deadline: a silent receiver with a long
+// deadline holds one of the Workers that long.
 const MaxDeadline = time.Minute
 
 // Push states.
@@ -132,6 +130,8 @@ type Store interface {
 	// deleted it while it was being delivered).
 	UpdateWebhook(channel, id string, v any) (bool, error)
 	Webhooks(channel string) ([]json.RawMessage, error)
+	// Webhook reads one push record; ok is false when it is gone.
+	Webhook(channel, id string) (raw json.RawMessage, ok bool, err error)
 }
 
 // Invalidator marks an offer's delivered coupons invalidated from at
@@ -171,8 +171,8 @@ type Options struct {
 
 // Scheduler keeps and fires pushes.
 type Scheduler struct {
-	o  Options
-	mu sync.Mutex // one RunDue at a time: a push is attempted once per due time
+	o Options
+	p pool
 }
 
 // New returns a Scheduler.
@@ -193,7 +193,10 @@ func New(o Options) *Scheduler {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Scheduler{o: o}
+	s := &Scheduler{o: o}
+	s.p.ctx, s.p.cancel = context.WithCancel(context.Background())
+	s.p.wake = make(chan struct{}, Workers)
+	return s
 }
 
 // BadRequest is a refused Request: Status 400 or 404.
@@ -288,6 +291,17 @@ func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 	if n < 1 || n > MaxRepeat {
 		return nil, bad("repeat %d is outside 1..%d", r.Repeat, MaxRepeat)
 	}
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	if err := s.loadLocked(); err != nil {
+		return nil, err
+	}
+	if ok, err := s.roomLocked(ch.Name, n); err != nil || !ok {
+		if err == nil {
+			err = errFull(ch.Name)
+		}
+		return nil, err
+	}
 	var out []Push
 	for range n {
 		id, err := s.newID(8)
@@ -299,6 +313,8 @@ func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 		if err := s.o.Store.PutWebhook(p.Channel, p.ID, p); err != nil {
 			return nil, err
 		}
+		s.indexLocked(p)
+		s.p.pending[p.Channel]++
 		out = append(out, p)
 	}
 	return out, nil
@@ -381,35 +397,19 @@ func (s *Scheduler) Get(id string) (Push, bool, error) {
 	return Push{}, false, err
 }
 
-// RunDue attempts every pending push whose due time has come, in
-// parallel, and returns how many it attempted.
-func (s *Scheduler) RunDue(ctx context.Context) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	all, err := s.List("")
-	if err != nil {
-		return 0, err
-	}
-	var wg sync.WaitGroup
-	n := 0
-	errs := make([]error, len(all))
-	for i, p := range all {
-		now := clock.NowFor(s.o.Clock, p.Channel) // each channel's schedule runs on its own time
-		if p.State != Pending || p.Due.After(now) {
-			continue
-		}
-		n++
-		wg.Go(func() { errs[i] = s.attempt(ctx, p, now) })
-	}
-	wg.Wait()
-	return n, errors.Join(errs...)
+// Lookup reads one push of a channel.
+func (s *Scheduler) Lookup(channel, id string) (Push, bool, error) {
+	p, _, err := s.load(channel, id)
+	return p, p.ID != "", err
 }
 
-// Run calls RunDue every interval of real time until ctx ends, so pushes
-// fire while the clock runs (real or offset mode) too.
+// Run dispatches the due pushes every interval of real time until ctx
+// ends, so pushes fire while the clock runs (real or offset mode) too;
+// then it stops the workers.
 func (s *Scheduler) Run(ctx context.Context, interval time.Duration) {
+	defer s.Stop()
 	clock.Every(ctx, interval, func() {
-		if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
+		if _, _, err := s.dispatch(); err != nil && ctx.Err() == nil {
 			s.o.Log.Error("webhook delivery", "err", err)
 		}
 	})
@@ -418,7 +418,7 @@ func (s *Scheduler) Run(ctx context.Context, interval time.Duration) {
 // MaxAnswer bounds how much of a receiver's answer is read and recorded.
 const MaxAnswer = 64 << 10
 
-func (s *Scheduler) attempt(ctx context.Context, p Push, now time.Time) error {
+func (s *Scheduler) attempt(ctx context.Context, p Push, now time.Time) (Push, error) {
 	if p.Event.EventType == EventInvalidated && !p.Invalidated && s.o.Invalidator != nil {
 		at, err := time.Parse(time.RFC3339Nano, p.Event.ExpiredDate)
 		if err != nil {
@@ -439,7 +439,7 @@ func (s *Scheduler) attempt(ctx context.Context, p Push, now time.Time) error {
 		s.deliver(ctx, &a, p)
 	}
 	if ctx.Err() != nil {
-		return nil // shutting down: the push stays pending and is tried after restart
+		return p, nil // shutting down: the push stays pending and is tried after restart
 	}
 	p.Attempts = append(p.Attempts, a)
 	if s.o.OnAttempt != nil {
@@ -457,7 +457,7 @@ func (s *Scheduler) attempt(ctx context.Context, p Push, now time.Time) error {
 		}
 	}
 	_, err := s.o.Store.UpdateWebhook(p.Channel, p.ID, p)
-	return err
+	return p, err
 }
 
 func backoff(p Policy, attempt int) time.Duration {

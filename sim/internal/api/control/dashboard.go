@@ -110,7 +110,7 @@ func (a *API) Dashboard(c echo.Context) error {
 			return err
 		}
 		chsc := a.scenarios.ActiveFor(ch.Name)
-		funnels, stocks, err := a.charts(chsc, ch.Name, a.plane.Clock().Now())
+		funnels, stocks, err := a.charts(chsc, ch.Name, a.plane.Clock().Now().In(chsc.Location)) // one timezone on the page: the scenario's
 		if err != nil {
 			return err
 		}
@@ -148,9 +148,15 @@ func (a *API) livePanels(ctx context.Context, v *dashView) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range all {
+	loc := a.scenarios.Active().Location // one timezone on the page: the scenario's, as the header
+	for i := range all {
+		p := &all[i] // decoded afresh by List: ours to change
+		p.Due = p.Due.In(loc)
+		for j := range p.Attempts {
+			p.Attempts[j].At = p.Attempts[j].At.In(loc)
+		}
 		if p.State == webhook.Pending {
-			v.Pending = append(v.Pending, p)
+			v.Pending = append(v.Pending, *p)
 		}
 	}
 	v.Pushes = all[max(0, len(all)-DashboardRecent):]
@@ -161,6 +167,9 @@ func (a *API) livePanels(ctx context.Context, v *dashView) error {
 		return err
 	}
 	es := p.Entries
+	for i := range es {
+		es[i] = es[i].Masked()
+	}
 	v.JournalStored, v.JournalDropped, v.FindingsOver = p.Stored, p.Dropped, len(es)
 	f := journal.Filter{Channel: v.Filter.Channel, VirtualID: v.Filter.VirtualID, Endpoint: v.Filter.Endpoint}
 	var flow []journal.Entry

@@ -33,7 +33,7 @@ func (a *API) Diagram(c echo.Context) error {
 	keep := es[:0]
 	for _, e := range es {
 		if c.QueryParam("assets") != "" || !picture.IsAsset(e) {
-			keep = append(keep, e)
+			keep = append(keep, e.Masked())
 		}
 	}
 	title := "rewardsim flow"

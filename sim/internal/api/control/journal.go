@@ -2,7 +2,9 @@ package control
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
 // Paging of GET /__sim/journal.
@@ -127,9 +130,14 @@ func (a *API) Recording(c echo.Context) error {
 	}
 	// Webhook attempts too: a delivered push becomes a control step.
 	f.Kind = ""
+	channel := f.Channel
+	f.Channel = "" // the channel's microsite and tracking calls name none (channelSlice)
 	es, err := a.journal.Entries(c.Request().Context(), f)
 	if err != nil {
 		return err
+	}
+	if channel != "" {
+		es = channelSlice(es, channel)
 	}
 	name := c.QueryParam("name")
 	if name == "" {
@@ -139,11 +147,14 @@ func (a *API) Recording(c echo.Context) error {
 	if len(es) > 0 {
 		o.RecordedAt = es[0].At
 	}
-	data, err := recording.Build(es, o).Marshal()
-	if err != nil {
-		return err
-	}
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, data)
+	rec := recording.Build(es, o)
+	rec.Against = a.against(es)
+	es = nil // the entries are garbage once built, before the answer is written
+	res := c.Response()
+	res.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	res.WriteHeader(http.StatusOK)
+	_, err = rec.WriteTo(res)
+	return err
 }
 
 // Report is the conformance report (HTML for ?format=html or Accept: text/html).
@@ -182,4 +193,53 @@ func (a *API) report(c echo.Context, html bool) error {
 		return c.HTMLBlob(http.StatusOK, buf.Bytes())
 	}
 	return c.JSON(http.StatusOK, r)
+}
+
+// against names what the exported entries were made against: the
+// scenario in force for their channels (when one scenario governs them
+// all) and the run-time fault rules that apply to those channels, as they
+// stand at export.
+func (a *API) against(es []journal.Entry) *recording.Against {
+	names := map[string]bool{}
+	for _, e := range es {
+		for _, ch := range []string{e.Channel, e.ChannelID} {
+			if ch == "" {
+				continue
+			}
+			if _, _, ok := a.scenarios.ByChannelName(ch); ok {
+				names[ch] = true
+			} else if m, _, ok := a.scenarios.ByChannelID(ch); ok {
+				names[m.Name] = true
+			}
+		}
+	}
+	channels := slices.Sorted(maps.Keys(names))
+	var s *scenario.Scenario
+	for _, ch := range channels {
+		in := a.scenarios.ActiveFor(ch)
+		if s != nil && in.Name != s.Name {
+			s = nil // several scenarios: the recording names none
+			break
+		}
+		s = in
+	}
+	if len(channels) == 0 {
+		s = a.scenarios.Active()
+	}
+	if s == nil {
+		return nil
+	}
+	ag := &recording.Against{Scenario: s.Name, SHA256: s.SHA256, Channels: channels}
+	for _, st := range a.plane.Faults().List() {
+		if st.Channel != "" && !names[st.Channel] {
+			if m, _, ok := a.scenarios.ByChannelID(st.Channel); !ok || !names[m.Name] {
+				continue
+			}
+		}
+		raw, err := json.Marshal(st.Rule)
+		if err == nil {
+			ag.Faults = append(ag.Faults, raw)
+		}
+	}
+	return ag
 }

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -38,7 +39,7 @@ func NewLive() *Live { return &Live{watchers: map[chan liveEvent]struct{}{}} }
 
 // Publish tells every watcher of e; it never blocks (a journal observer).
 func (l *Live) Publish(e journal.Entry) {
-	ev := liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: e.Path, Channel: e.Channel, Status: e.Status, Fault: e.Fault}
+	ev := liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: journal.MaskKnown(e.Path, journal.Fingerprint), Channel: e.Channel, Status: e.Status, Fault: e.Fault}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for w := range l.watchers {
@@ -81,12 +82,31 @@ func (l *Live) unwatch(w chan liveEvent) {
 	}
 }
 
+type streamSlotKey struct{}
+
+// WithStreamSlot gives GET /__sim/live a bound on open streams: slot
+// takes one (ok false: none free) and returns its release. The server's
+// connection gate sets it (sim/conngate.go).
+func WithStreamSlot(ctx context.Context, slot func() (release func(), ok bool)) context.Context {
+	return context.WithValue(ctx, streamSlotKey{}, slot)
+}
+
 // liveBeat keeps idle streams open through proxies.
 const liveBeat = 15 * time.Second
 
 // LiveStream is GET /__sim/live: an event "entry" for each stored journal
 // entry, a comment every 15 s, until the client leaves or the server stops.
 func (a *API) LiveStream(c echo.Context) error {
+	if slot, ok := c.Request().Context().Value(streamSlotKey{}).(func() (func(), bool)); ok {
+		release, ok := slot()
+		if !ok {
+			h := c.Response().Header()
+			h.Set("Connection", "close")
+			h.Set("Retry-After", "5")
+			return fail(http.StatusTooManyRequests, "too many live streams open (per listener or from this address); close a dashboard")
+		}
+		defer release()
+	}
 	w, ok := a.live.watch()
 	if !ok {
 		return fail(http.StatusServiceUnavailable, "the simulator is shutting down")

@@ -24,6 +24,7 @@ func (a *API) ShowScenario(c echo.Context) error {
 	if err != nil {
 		return internal(err)
 	}
+	c.Response().Header().Set(ScenarioSHA256Header, sc.SHA256) // a replay tells a changed copy from the recorded one
 	return c.Blob(http.StatusOK, "application/yaml", out)
 }
 

@@ -111,3 +111,7 @@ func (a *API) activeScenarioFor(c echo.Context, ch string) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"channel": ch, "scenario": infoOf(s)})
 }
+
+// ScenarioSHA256Header carries the hex SHA-256 of a scenario's YAML as
+// loaded, so a replay can tell the target's copy from the recorded one.
+const ScenarioSHA256Header = "X-Rewardsim-Scenario-Sha256"

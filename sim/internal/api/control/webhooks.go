@@ -1,7 +1,6 @@
 package control
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
@@ -10,8 +9,11 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
-// ScheduleWebhook stores the push(es) and, when due now, delivers them
-// before answering: the answer shows the first attempt.
+// ScheduleWebhook stores the push(es) and, when due now, dispatches them
+// to the delivery workers, waiting a bounded time for their first
+// attempt: the answer shows it if the receiver answered in time, else
+// the push is still pending (GET /__sim/webhooks/{id} shows it later).
+// "due" says how many pushes (of any channel) became due.
 func (a *API) ScheduleWebhook(c echo.Context) error {
 	var req webhook.Request
 	if err := a.bind(c, "control.webhook", &req); err != nil {
@@ -25,17 +27,18 @@ func (a *API) ScheduleWebhook(c echo.Context) error {
 	if err != nil {
 		return internal(err)
 	}
-	if _, err := a.hooks.RunDue(context.WithoutCancel(c.Request().Context())); err != nil {
+	due, err := a.hooks.Fire(a.wait)
+	if err != nil {
 		return internal(err)
 	}
 	out := make([]webhook.Push, 0, len(pushes))
 	for _, p := range pushes {
-		if now, ok, _ := a.hooks.Get(p.ID); ok {
+		if now, ok, _ := a.hooks.Lookup(p.Channel, p.ID); ok {
 			p = now
 		}
 		out = append(out, p)
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"pushes": out})
+	return c.JSON(http.StatusCreated, map[string]any{"pushes": out, "due": due})
 }
 
 // ListWebhooks lists the pushes (of ?channel=X).
@@ -68,7 +71,7 @@ func (a *API) GetWebhook(c echo.Context) error {
 // RunWebhooks fires every due push now (the background loop does this
 // every tick anyway).
 func (a *API) RunWebhooks(c echo.Context) error {
-	n, err := a.hooks.RunDue(context.WithoutCancel(c.Request().Context()))
+	n, err := a.hooks.Fire(a.wait)
 	if err != nil {
 		return internal(err)
 	}
