@@ -224,7 +224,7 @@ clean:
 	-.ci/engine/down --purge
 	rm -rf bin dist rewardsim-data
 
-# Replay every recording under fixtures/sessions/ against a running
+# Replay every recording under fixtures/recordings/ against a running
 # simulator (SIM-4), each into channels of its own through CONTROL (the
 # token, if any, from REWARDSIM_CONTROL_TOKEN); exit 1 on any difference.
 # Against a UAT: make replay TARGET=https://uat... REPLAY_FLAGS=--shared
@@ -232,4 +232,4 @@ clean:
 TARGET ?= http://127.0.0.1:8080
 CONTROL ?= http://127.0.0.1:8090
 replay:
-	$(GO) run ./cmd/rewardsim replay fixtures/sessions/ --target $(TARGET) --control $(CONTROL) $(REPLAY_FLAGS)
+	$(GO) run ./cmd/rewardsim replay fixtures/recordings/ --target $(TARGET) --control $(CONTROL) $(REPLAY_FLAGS)

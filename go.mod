@@ -12,6 +12,7 @@ require (
 	github.com/spf13/viper v1.21.0
 	go.etcd.io/bbolt v1.5.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/sync v0.24.0
 	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,11 +13,9 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
-	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
 // ControlOptions configure the control plane (SIM-2, SIM-3, WH-*).
@@ -48,15 +45,6 @@ type ControlOptions struct {
 	WebhookClient *http.Client
 }
 
-// MaxWebhookDeadline bounds ControlOptions.WebhookDeadline and every
-// push's deadline (it holds one delivery worker that long).
-const MaxWebhookDeadline = webhook.MaxDeadline
-
-// Invalidator marks an offer's delivered coupons invalidated from at.
-type Invalidator interface {
-	InvalidateOffer(channel, offerID string, at time.Time, reason string) error
-}
-
 // maxStateCards bounds the cards a state read lists for one user.
 const maxStateCards = 1000
 
@@ -73,30 +61,6 @@ func (s *Sim) openControl(active *scenario.Scenario) error {
 	}
 	s.plane, s.opts.Clock = p, p.Clock()
 	return nil
-}
-
-// newWebhooks builds the webhook scheduler (WH-*): channels and their
-// retry switches come from the scenarios in force; every attempt is
-// journaled.
-func (s *Sim) newWebhooks() *webhook.Scheduler {
-	o := s.opts.Control
-	if o.Invalidator == nil {
-		o.Invalidator = couponInvalidator{s}
-	}
-	reg := s.plane.Scenarios()
-	return webhook.New(webhook.Options{
-		Store: s.store, Clock: s.opts.Clock, Invalidator: o.Invalidator, Client: o.WebhookClient,
-		Rand: s.opts.Rand, Deadline: o.WebhookDeadline, Log: s.log, OnAttempt: s.journalWebhook,
-		Channel: func(name string) (webhook.Channel, bool) {
-			c, _, ok := reg.ByChannelName(name)
-			sc := reg.ActiveFor(name)
-			w := sc.Switches.Webhook
-			return webhook.Channel{
-				Name: c.Name, WebhookURL: c.WebhookURL, Location: sc.Location, Deadline: w.Deadline.D(),
-				Policy: &webhook.Policy{Kind: w.Retry, Interval: w.Interval, MaxAttempts: w.MaxAttempts},
-			}, ok
-		},
-	})
 }
 
 // startLoops starts the webhook delivery and scenario hot-reload loops;
@@ -212,23 +176,4 @@ func (s *Sim) readTokens(ch, vid string) (any, error) {
 		out = append(out, tokenView{t.Value, string(t.Kind), t.IssuedAt, t.ExpiresAt, !now.Before(t.ExpiresAt)})
 	}
 	return out, nil
-}
-
-// journalWebhook records a webhook attempt in the journal (SIM-4), where
-// the conformance report finds slow and non-OK receivers (WH-2).
-func (s *Sim) journalWebhook(p webhook.Push, a webhook.Attempt) {
-	body, _ := json.Marshal(p.Event)
-	s.journal.RecordWebhook(journal.WebhookAttempt{
-		At: a.At, URL: a.URL, Channel: p.Channel, RequestBody: body,
-		Status: a.Status, ResponseBody: []byte(a.Body),
-		Latency: time.Duration(a.LatencyMs * float64(time.Millisecond)), Err: a.Error,
-	})
-}
-
-// webhookWait is ControlOptions.WebhookWait with its default.
-func (s *Sim) webhookWait() time.Duration {
-	if w := s.opts.Control.WebhookWait; w > 0 {
-		return w
-	}
-	return 500 * time.Millisecond
 }

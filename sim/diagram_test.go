@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -97,11 +97,11 @@ func postDiagram(t *testing.T, s *simtest.Server, contentType string, body []byt
 
 // clause: SIM-4, SIM-6
 // The sequence diagram of the recorded full flow, drawn from the file
-// without replaying it (sim.RecordingDiagram, and POST /__sim/diagram.svg
+// without replaying it (recordings.Diagram, and POST /__sim/diagram.svg
 // on the control API), lists every step in order with its recorded
 // status, in the lane of the host that served it.
 func TestRecordingDiagram_fullFlowEveryStepInOrder(t *testing.T) {
-	data, err := os.ReadFile("../fixtures/sessions/full-flow.json")
+	data, err := os.ReadFile("../fixtures/recordings/full-flow.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestRecordingDiagram_fullFlowEveryStepInOrder(t *testing.T) {
 		t.Fatalf("the fixture has %d steps, want the 13 of the full flow", len(want))
 	}
 	var svg bytes.Buffer
-	if err := sim.RecordingDiagram(data, &svg); err != nil {
+	if err := recordings.Diagram(data, &svg); err != nil {
 		t.Fatal(err)
 	}
 	if got := diagramCalls(t, svg.Bytes()); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -126,7 +126,7 @@ func TestRecordingDiagram_fullFlowEveryStepInOrder(t *testing.T) {
 		t.Fatalf("POST /__sim/diagram.svg: HTTP %d %s: %s", st, ct, out)
 	}
 	if !bytes.Equal(out, svg.Bytes()) {
-		t.Error("the control API's diagram differs from sim.RecordingDiagram's")
+		t.Error("the control API's diagram differs from recordings.Diagram's")
 	}
 }
 
@@ -188,7 +188,7 @@ func TestRecordingDiagram_badInput(t *testing.T) {
 			}
 		})
 	}
-	if err := sim.RecordingDiagram([]byte(`{"version":1}`), io.Discard); err == nil || !strings.Contains(err.Error(), "recording file") {
-		t.Errorf("sim.RecordingDiagram of a bad file: %v, want a recording-file error", err)
+	if err := recordings.Diagram([]byte(`{"version":1}`), io.Discard); err == nil || !strings.Contains(err.Error(), "recording file") {
+		t.Errorf("recordings.Diagram of a bad file: %v, want a recording-file error", err)
 	}
 }

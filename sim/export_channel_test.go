@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -60,7 +60,7 @@ func TestRecording_channelExportHoldsMicrositeAndTracking(t *testing.T) {
 	if other, _ := export("OTHER"); len(other) != 0 {
 		t.Fatalf("another channel's export: %v", other)
 	}
-	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() {
+	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() {
 		t.Fatalf("replay of the channel's export:\n%s", res.Report)
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewardsim/rewardsim/sim"
 	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -118,7 +118,7 @@ func follow(t *testing.T, u string) {
 
 // clause: SIM-4
 // Issue 6's done-when on every endpoint: the complete publisher flow is
-// recorded, exported as fixtures/sessions/full-flow.json (written only with
+// recorded, exported as fixtures/recordings/full-flow.json (written only with
 // -update), replays with no difference against a fresh simulator (the
 // rewardId, tokens and URLs are carried from the replayed answers), and a
 // scenario that changes one value gives a difference naming that field.
@@ -126,7 +126,7 @@ func TestSession_SIM4_fullFlowRecordExportReplay(t *testing.T) {
 	rec := simtest.New(t)
 	flow := fullFlow(t, rec.Client)
 	data := exportSession(t, rec, "full-flow")
-	golden.Check(t, "sessions/full-flow.json", data)
+	golden.Check(t, "recordings/full-flow.json", data)
 
 	// Every endpoint of the flow is in the session, and the links between
 	// answers and later requests are captures, not recorded values.
@@ -157,10 +157,10 @@ func TestSession_SIM4_fullFlowRecordExportReplay(t *testing.T) {
 		t.Fatalf("session steps %v lack %v in order", eps, want)
 	}
 
-	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() || res.Steps != len(doc.Steps) {
+	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() || res.Steps != len(doc.Steps) {
 		t.Fatalf("replay against a fresh simulator: %d of %d steps\n%s", res.Steps, len(doc.Steps), res.Report)
 	}
-	if res := replay(t, simtest.New(t, simtest.WithSplitHosts()), data, sim.ReplayOptions{}); !res.OK() {
+	if res := replay(t, simtest.New(t, simtest.WithSplitHosts()), data, recordings.ReplayOptions{}); !res.OK() {
 		t.Fatalf("replay against split hosts:\n%s", res.Report)
 	}
 
@@ -178,7 +178,7 @@ func TestSession_SIM4_fullFlowRecordExportReplay(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := replay(t, simtest.New(t, changedScenario(t, c.from, c.to)), data, sim.ReplayOptions{})
+			res := replay(t, simtest.New(t, changedScenario(t, c.from, c.to)), data, recordings.ReplayOptions{})
 			if res.OK() || res.Differences != c.n {
 				t.Fatalf("a changed %s replayed with %d difference(s), want %d:\n%s", c.name, res.Differences, c.n, res.Report)
 			}
@@ -233,7 +233,7 @@ func TestSession_SIM4_rewardIdCapturedFromGetReward(t *testing.T) {
 		doc.Steps[4].Envelope.Payload["rewardId"] != "${"+doc.Steps[2].ID+".rewards.0.rewardId}" {
 		t.Fatalf("FetchRewardInfo's rewardId is not GetReward's: %s", data)
 	}
-	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() {
+	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() {
 		t.Fatalf("replay:\n%s", res.Report)
 	}
 }

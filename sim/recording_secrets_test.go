@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -53,7 +53,7 @@ func TestRecording_exportMasksSessionIDsInQueriesAndPages(t *testing.T) {
 		i := strings.Index(string(data), sess.SessionID)
 		t.Fatalf("the export holds the sessionId in clear: …%s…", data[max(0, i-200):min(len(data), i+100)])
 	}
-	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() {
+	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() {
 		t.Fatalf("replay of the masked export:\n%s", res.Report)
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rewardsim/rewardsim/sim"
 	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/publisher"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -51,13 +51,13 @@ func exportSession(t *testing.T, s *simtest.Server, name string) []byte {
 
 // replay replays data against s; a fresh s needs no channels of the
 // replay's own, so unless o names a control API it replays shared.
-func replay(t *testing.T, s *simtest.Server, data []byte, o sim.ReplayOptions) *sim.ReplayResult {
+func replay(t *testing.T, s *simtest.Server, data []byte, o recordings.ReplayOptions) *recordings.ReplayResult {
 	t.Helper()
 	o.Shared = o.Control == ""
 	if o.Target == "" {
 		o.Target = strings.Join([]string{s.RewardsURL, s.BankURL, s.HotdealsURL}, ",")
 	}
-	res, err := sim.Replay(context.Background(), data, o)
+	res, err := recordings.Replay(context.Background(), data, o)
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
@@ -81,20 +81,20 @@ func changedScenario(t *testing.T, from, to string) simtest.Option {
 
 // clause: SIM-4
 // Records a publisher flow, exports it (a golden session file under
-// fixtures/sessions/), replays it against a fresh simulator with no
+// fixtures/recordings/), replays it against a fresh simulator with no
 // difference, then against simulators whose scenario changed one value:
 // each gives a readable, correct difference and a failing result.
 func TestSession_SIM4_recordExportReplay(t *testing.T) {
 	rec := simtest.New(t)
 	tokenFlow(t, rec.Client)
 	data := exportSession(t, rec, "token-flow")
-	golden.Check(t, "sessions/token-flow.json", data)
+	golden.Check(t, "recordings/token-flow.json", data)
 
-	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() || res.Steps != 7 {
+	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() || res.Steps != 7 {
 		t.Fatalf("replay against a fresh simulator: %d steps\n%s", res.Steps, res.Report)
 	}
 	// Split hosts: the same session, three targets.
-	if res := replay(t, simtest.New(t, simtest.WithSplitHosts()), data, sim.ReplayOptions{}); !res.OK() {
+	if res := replay(t, simtest.New(t, simtest.WithSplitHosts()), data, recordings.ReplayOptions{}); !res.OK() {
 		t.Fatalf("replay against split hosts:\n%s", res.Report)
 	}
 
@@ -110,7 +110,7 @@ func TestSession_SIM4_recordExportReplay(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := replay(t, simtest.New(t, changedScenario(t, c.from, c.to)), data, sim.ReplayOptions{})
+			res := replay(t, simtest.New(t, changedScenario(t, c.from, c.to)), data, recordings.ReplayOptions{})
 			if res.OK() || res.Differences == 0 {
 				t.Fatalf("a changed %s replayed with no difference", c.name)
 			}
@@ -121,7 +121,7 @@ func TestSession_SIM4_recordExportReplay(t *testing.T) {
 			}
 			// Masking the changed field by hand makes the replay pass again.
 			field := map[string]string{"service.channelId": "CHANNELID", "tokens.expireDateFormat": "expireDate"}[c.name]
-			if res := replay(t, simtest.New(t, changedScenario(t, c.from, c.to)), data, sim.ReplayOptions{Masks: map[string]string{field: "ignore"}}); !res.OK() {
+			if res := replay(t, simtest.New(t, changedScenario(t, c.from, c.to)), data, recordings.ReplayOptions{Masks: map[string]string{field: "ignore"}}); !res.OK() {
 				t.Errorf("with %s ignored:\n%s", field, res.Report)
 			}
 		})
@@ -129,19 +129,19 @@ func TestSession_SIM4_recordExportReplay(t *testing.T) {
 }
 
 // clause: SIM-4
-// Every recording under fixtures/sessions/ is a regression test, replayed
+// Every recording under fixtures/recordings/ is a regression test, replayed
 // in-process as a user replays against a shared instance: all of them at
 // once into one simulator, each into channels of its own, and then all of
 // them again into the same simulator.
 func TestRecording_SIM4_fixturesReplayCleanInParallelAndTwice(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(golden.FixturesDir(), "sessions", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(golden.FixturesDir(), "recordings", "*.json"))
 	if len(files) == 0 {
-		t.Fatal("no recording under fixtures/sessions/")
+		t.Fatal("no recording under fixtures/recordings/")
 	}
 	s := simtest.New(t)
 	for round := 1; round <= 2; round++ {
 		var wg sync.WaitGroup
-		results := make([]*sim.ReplayResult, len(files))
+		results := make([]*recordings.ReplayResult, len(files))
 		errs := make([]error, len(files))
 		for i, f := range files {
 			data, err := os.ReadFile(f)
@@ -151,7 +151,7 @@ func TestRecording_SIM4_fixturesReplayCleanInParallelAndTwice(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[i], errs[i] = sim.Replay(context.Background(), data, sim.ReplayOptions{
+				results[i], errs[i] = recordings.Replay(context.Background(), data, recordings.ReplayOptions{
 					Target:  strings.Join([]string{s.RewardsURL, s.BankURL, s.HotdealsURL}, ","),
 					Control: s.ControlURL,
 				})
@@ -176,7 +176,7 @@ func TestRecording_SIM4_fixturesReplayCleanInParallelAndTwice(t *testing.T) {
 // the upstream, and the captured session replays cleanly.
 func TestRecord_SIM4_proxyCapturesAFlowThatReplaysClean(t *testing.T) {
 	upstream := simtest.New(t, simtest.WithSplitHosts())
-	r, err := sim.NewRecorder(sim.RecorderOptions{Upstream: strings.Join([]string{upstream.RewardsURL, upstream.BankURL, upstream.HotdealsURL}, ","), Clock: upstream.Clock})
+	r, err := recordings.NewRecorder(recordings.RecorderOptions{Upstream: strings.Join([]string{upstream.RewardsURL, upstream.BankURL, upstream.HotdealsURL}, ","), Clock: upstream.Clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestRecord_SIM4_proxyCapturesAFlowThatReplaysClean(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Steps) != 7 || doc.Steps[2].Host != "bank" {
 		t.Fatalf("session: %v %+v", err, doc.Steps)
 	}
-	if res := replay(t, simtest.New(t), data, sim.ReplayOptions{}); !res.OK() {
+	if res := replay(t, simtest.New(t), data, recordings.ReplayOptions{}); !res.OK() {
 		t.Errorf("replaying the proxied session:\n%s", res.Report)
 	}
 	// The upstream journaled the same exchanges.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -85,13 +85,13 @@ func TestRecording_SIM4_webhookPushReplaysCleanTwice(t *testing.T) {
 	}
 
 	target := simtest.New(t)
-	o := sim.ReplayOptions{
+	o := recordings.ReplayOptions{
 		Target:   strings.Join([]string{target.RewardsURL, target.BankURL, target.HotdealsURL}, ","),
 		Control:  target.ControlURL,
 		Scenario: []byte(yaml),
 	}
 	for round := 1; round <= 2; round++ {
-		res, err := sim.Replay(context.Background(), exported, o)
+		res, err := recordings.Replay(context.Background(), exported, o)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -117,14 +117,14 @@ func TestRecording_SIM4_webhookPushReplaysCleanTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Replay(context.Background(), without, o)
+	res, err := recordings.Replay(context.Background(), without, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.OK() || !strings.Contains(res.Report, "getUserCoupons") || !strings.Contains(res.Report, "invalidated") {
 		t.Fatalf("without the push step the replay should differ at getUserCoupons:\n%s", res.Report)
 	}
-	if res, err := sim.Replay(context.Background(), exported, sim.ReplayOptions{Target: o.Target, Shared: true}); err != nil || res.OK() ||
+	if res, err := recordings.Replay(context.Background(), exported, recordings.ReplayOptions{Target: o.Target, Shared: true}); err != nil || res.OK() ||
 		!strings.Contains(res.Report, "needs the target's control API") {
 		t.Fatalf("a push step without a control API: %v\n%v", err, res)
 	}

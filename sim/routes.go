@@ -18,6 +18,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/openapi"
@@ -48,18 +49,31 @@ const anyMethod = "ANY"
 // the contract's operations, bound from each host's handlers by the
 // contract table, then the simulator's own routes and the control API.
 func (s *Sim) routes() ([]route, error) {
-	faults := s.plane.Faults()
+	door := &frontdoor.Door{Faults: s.plane.Faults()}
 	reg := s.plane.Scenarios()
-	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg, Faults: faults}
+	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
 	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
-	rw := rewards.Deps{Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: reg, PublicURL: s.opts.PublicURL}
+	rw := rewards.Deps{Door: door, Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: reg, PublicURL: s.opts.PublicURL}
 	hd := hotdeals.Deps{
-		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Faults: faults,
+		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Door: door,
 	}
-	bk := bank.Deps{Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
+	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
 	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
-		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Faults: faults}
+		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Door: door}
+	door.Openers = map[contract.Auth]frontdoor.Opener{
+		contract.SignedEnvelope: signed.Open,
+		contract.BearerRef:      rewards.Opener(rw), contract.BearerUser: rewards.Opener(rw),
+		contract.APIKey:    hotdeals.Opener(hd),
+		contract.SDKClient: microsite.Opener(ms),
+	}
+	door.Dialects = map[contract.Dialect]frontdoor.Dialect{
+		contract.BareFailure: signedcall.Faults, contract.CardsJSON: rewards.Dialect(rw),
+		contract.Coupon: hotdeals.Dialect(hd), contract.SDK: microsite.Dialect(ms),
+	}
+	if err := door.Covers(contractOps); err != nil {
+		return nil, err
+	}
 	bankOps, err := merge(bank.Handlers(bk), microsite.Handlers(ms))
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ func TestNew_refusesAnUnroutedOperation(t *testing.T) {
 	saved := contractOps
 	t.Cleanup(func() { contractOps = saved })
 	contractOps = append([]contract.Op{{
-		Name: "ghostOperation", Host: contract.Rewards, Method: "POST", Path: "/api/ghost", Auth: contract.SignedEnvelope,
+		Name: "ghostOperation", Host: contract.Rewards, Method: "POST", Path: "/api/ghost", Auth: contract.SignedEnvelope, Dialect: contract.BareFailure,
 	}}, saved...)
 	dir := t.TempDir()
 	s, err := New(Options{DataDir: dir})

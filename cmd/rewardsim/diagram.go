@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 )
 
 func newDiagramCmd() *cobra.Command {
@@ -25,8 +25,8 @@ fault that fired (or the reason the answer gave). No simulator needs to run.
 
 One recording is written to standard output, or to --out. Several need --out
 naming a folder: each diagram is written there as NAME.svg, after its file.`,
-		Example: "  rewardsim diagram fixtures/sessions/full-flow.json > full-flow.svg\n" +
-			"  rewardsim diagram fixtures/sessions/ --out diagrams/",
+		Example: "  rewardsim diagram fixtures/recordings/full-flow.json > full-flow.svg\n" +
+			"  rewardsim diagram fixtures/recordings/ --out diagrams/",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files, err := recordingFiles(args)
@@ -68,7 +68,7 @@ func drawRecording(path string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := sim.RecordingDiagram(data, &b); err != nil {
+	if err := recordings.Diagram(data, &b); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return b.Bytes(), nil

@@ -18,7 +18,7 @@ import (
 // error naming the file and the problem.
 func TestDiagramCommand(t *testing.T) {
 	bin := buildBinary(t)
-	fixture := filepath.Join("..", "..", "fixtures", "sessions", "full-flow.json")
+	fixture := filepath.Join("..", "..", "fixtures", "recordings", "full-flow.json")
 
 	t.Run("one recording to standard output", func(t *testing.T) {
 		data, err := os.ReadFile(fixture)

@@ -18,8 +18,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
-	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/recordings"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -47,11 +48,11 @@ and twice in a row. Against a UAT (no control API) pass --shared.
 
 It prints a line per recording (per step with -v), notes a step that waits long
 (an injected delay), ends with a summary table and can write JUnit XML.`,
-		Example: "  rewardsim replay fixtures/sessions/ --target http://127.0.0.1:8080 --control http://127.0.0.1:8090\n" +
+		Example: "  rewardsim replay fixtures/recordings/ --target http://127.0.0.1:8080 --control http://127.0.0.1:8090\n" +
 			"  rewardsim replay checkout.json --shared --target https://uat.example --junit replay.xml",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := sim.ReplayOptions{Target: target, Control: ctl.base, ControlToken: ctl.token, Shared: shared, RunID: runID, Secrets: secrets, Masks: map[string]string{}}
+			o := recordings.ReplayOptions{Target: target, Control: ctl.Base, ControlToken: ctl.Token, Shared: shared, RunID: runID, Secrets: secrets, Masks: map[string]string{}}
 			if keyPath != "" {
 				var err error
 				if o.PublisherKeyPEM, err = os.ReadFile(keyPath); err != nil {
@@ -141,11 +142,11 @@ func recordingFiles(args []string) ([]string, error) {
 // replayRow is one recording's outcome.
 type replayRow struct {
 	file, name string
-	res        *sim.ReplayResult
+	res        *recordings.ReplayResult
 	err        error
 	elapsed    time.Duration
 	// steps and before are kept for --junit-steps.
-	steps  []sim.ReplayStep
+	steps  []recordings.ReplayStep
 	before []string
 }
 
@@ -153,7 +154,7 @@ func (r replayRow) ok() bool { return r.err == nil && r.res.OK() }
 
 // replayAll replays files, parallel at once, printing progress as each
 // step and recording ends; rows come back in file order.
-func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel int, verbose, keepSteps bool) []replayRow {
+func replayAll(cmd *cobra.Command, files []string, o recordings.ReplayOptions, parallel int, verbose, keepSteps bool) []replayRow {
 	w := cmd.OutOrStdout()
 	var mu sync.Mutex
 	say := func(format string, a ...any) {
@@ -162,17 +163,15 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 		fmt.Fprintf(w, format, a...)
 	}
 	rows := make([]replayRow, len(files))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
+	var g errgroup.Group // a recording's failure is its row, not the group's error
+	g.SetLimit(parallel)
 	for i, f := range files {
 		rows[i] = replayRow{file: f, name: strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(r *replayRow) {
-			defer func() { <-sem; wg.Done() }()
+		r := &rows[i]
+		g.Go(func() error {
 			ro := o
 			ro.Source = r.file
-			ro.Prepared = func(p sim.ReplayPrepared) {
+			ro.Prepared = func(p recordings.ReplayPrepared) {
 				if verbose {
 					var chs []string
 					for from, to := range p.Channels {
@@ -190,7 +189,7 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 				}
 			}
 			if verbose || keepSteps {
-				ro.Step = func(s sim.ReplayStep) {
+				ro.Step = func(s recordings.ReplayStep) {
 					r.steps = append(r.steps, s)
 					if !verbose {
 						return
@@ -209,7 +208,7 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 			start := time.Now()
 			data, err := os.ReadFile(r.file)
 			if err == nil {
-				r.res, err = sim.Replay(cmd.Context(), data, ro)
+				r.res, err = recordings.Replay(cmd.Context(), data, ro)
 			}
 			r.err, r.elapsed = err, time.Since(start)
 			switch {
@@ -220,9 +219,10 @@ func replayAll(cmd *cobra.Command, files []string, o sim.ReplayOptions, parallel
 			default:
 				say("FAIL  %s: %s", r.name, r.res.Report)
 			}
-		}(&rows[i])
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	return rows
 }
 
@@ -323,7 +323,7 @@ Ctrl-C or SIGTERM, writes the exchanges as a recording to --out (standard
 output by default; messages go to standard error).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rec, err := sim.NewRecorder(sim.RecorderOptions{Upstream: upstream})
+			rec, err := recordings.NewRecorder(recordings.RecorderOptions{Upstream: upstream})
 			if err != nil {
 				return err
 			}

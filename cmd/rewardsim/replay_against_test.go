@@ -58,7 +58,7 @@ func TestReplayCmd_SIM4_isolationAndWhatWasRecorded(t *testing.T) {
 	dir := t.TempDir()
 
 	// Two copies of one recording, in parallel.
-	fixture, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "sessions", "full-flow.json"))
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "recordings", "full-flow.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

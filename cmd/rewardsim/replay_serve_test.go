@@ -64,7 +64,7 @@ func readJUnit(t *testing.T, path string) map[string]string {
 
 // clause: SIM-4, SIM-6
 // Issue 12's done-when, as a user runs it: a real `rewardsim serve` on the
-// real clock with a control token; `rewardsim replay fixtures/sessions/`
+// real clock with a control token; `rewardsim replay fixtures/recordings/`
 // through the CLI (the token from the environment) exits 0, twice in a row
 // and two recordings at once into the same instance, with a summary
 // table and a JUnit file; a flow recorded live there (GetReward, reveal,
@@ -79,7 +79,7 @@ func TestReplayCmd_SIM4_realServeOnTheRealClock(t *testing.T) {
 	target, control := urls["all"], urls["control"]
 	env := []string{"REWARDSIM_CONTROL_URL=" + control, "REWARDSIM_CONTROL_TOKEN=tk"}
 	dir := t.TempDir()
-	fixturesDir := filepath.Join("..", "..", "fixtures", "sessions")
+	fixturesDir := filepath.Join("..", "..", "fixtures", "recordings")
 
 	for round := 1; round <= 2; round++ {
 		junit := filepath.Join(dir, "replay.xml")

@@ -44,6 +44,9 @@ func TestValidate_SIM1_sameWordsAsTheControlAPI(t *testing.T) {
 			"faults:\n  - endpoint: NoSuchOp\n    action: {kind: internal-error}\n", `endpoint "NoSuchOp" is not an operation name`},
 		{"delay without a delay", `{"endpoint":"GetReward","action":{"kind":"delay"}}`, "/__sim/faults",
 			"faults:\n  - endpoint: GetReward\n    action: {kind: delay}\n", "a delay action needs a positive delay"},
+		{"a kind the endpoint cannot show", `{"endpoint":"GetAuthToken","action":{"kind":"coupon-error","errorCode":"COUPON_EXHAUSTED"}}`, "/__sim/faults",
+			"faults:\n  - endpoint: GetAuthToken\n    action: {kind: coupon-error, errorCode: COUPON_EXHAUSTED}\n",
+			`endpoint GetAuthToken cannot show a coupon-error fault; it can show internal-error, signature-mismatch, http-status, delay, drop-connection, malformed-body`},
 		{"malformed webhook URL", `{"name":"CI-1","certificate":"` + certJSON + `","webhookUrl":"ftp//nowhere"}`, "/__sim/channels",
 			"", "webhookUrl: is not an absolute http(s) URL"},
 	}

@@ -71,7 +71,7 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 				body["where"] = w
 			}
 			raw, _ := json.Marshal(body)
-			out, err := cc.do(cmd.Context(), http.MethodPost, "/__sim/verify", nil, "application/json", raw)
+			out, err := cc.Do(cmd.Context(), http.MethodPost, "/__sim/verify", nil, "application/json", raw)
 			if err != nil {
 				return errCannotVerify{err}
 			}

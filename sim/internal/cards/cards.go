@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
@@ -29,12 +30,9 @@ const (
 
 // Errors of a reveal.
 var (
-	ErrNoCard   = errors.New("no such card")
-	ErrNotYours = errors.New("the card belongs to another user")
-	// ErrOtherUsersTxn refuses a duplicate extTransactionId from another
-	// user: idempotency is per extTransactionId, and the cards are not theirs.
-	ErrOtherUsersTxn = errors.New("extTransactionId belongs to another user's event")
-	ErrCardExpired   = errors.New("the card has expired")
+	ErrNoCard      = errors.New("no such card")
+	ErrNotYours    = errors.New("the card belongs to another user")
+	ErrCardExpired = errors.New("the card has expired")
 )
 
 // DateTimeMs is the contract's createdDateTime format (YYYY-MM-DD HH:mm:ss.SSS).
@@ -230,7 +228,8 @@ func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
 		return tx.SetIssued(r.Source, r.ExtTransactionID, ids)
 	})
 	if err == nil && res.otherUser {
-		return IssueResult{}, fmt.Errorf("%w: extTransactionId %q was first used by another user", ErrOtherUsersTxn, r.ExtTransactionID)
+		// Idempotency is per extTransactionId, and the cards are not theirs.
+		return IssueResult{}, refusal.New(refusal.Conflict, "extTransactionId belongs to another user's event: extTransactionId %q was first used by another user", r.ExtTransactionID)
 	}
 	return res, err
 }

@@ -29,6 +29,23 @@ const (
 	SDKClient Auth = "sdk-client"
 )
 
+// Dialect is how an operation says no: the shape its refusals and
+// injected faults are written in.
+type Dialect string
+
+const (
+	// BareFailure is the signed family's {STATUS, ERRORSTRING} body.
+	BareFailure Dialect = "bare-failure"
+	// CardsJSON is the rewards host's plain JSON {status, message, ...}.
+	CardsJSON Dialect = "cards-json"
+	// SDK is the SDK issuance answer {status, message, banner, ...}.
+	SDK Dialect = "sdk"
+	// Coupon is the coupon host's {status, errorCode, message}.
+	Coupon Dialect = "coupon"
+	// NotAvailable is the 404 of an endpoint the real service lacks (NA-1).
+	NotAvailable Dialect = "not-available"
+)
+
 // Op describes one operation.
 type Op struct {
 	Name   string
@@ -36,6 +53,8 @@ type Op struct {
 	Method string
 	Path   string
 	Auth   Auth
+	// Dialect is the shape of the operation's refusals and injected faults.
+	Dialect Dialect
 	// RequestBDATA and ResponseBDATA name the schemas of the decoded
 	// payloads of an envelope operation; Request and Response name the
 	// schemas of the wire bodies. Empty means none applies.
@@ -80,68 +99,68 @@ const (
 // start if an operation here has no handler, or a handler no operation.
 var Ops = []Op{
 	{
-		Name: OpReferenceToken, Host: Rewards, Method: "POST", Path: "/api/getSecuredReferenceToken", Auth: SignedEnvelope,
+		Name: OpReferenceToken, Host: Rewards, Method: "POST", Path: "/api/getSecuredReferenceToken", Dialect: BareFailure, Auth: SignedEnvelope,
 		Request: "envelope.request", RequestBDATA: "getSecuredReferenceToken.request",
 		Response: "signed-or-failure", ResponseBDATA: "getSecuredReferenceToken.response",
 	},
 	{
-		Name: OpAuthToken, Host: Rewards, Method: "POST", Path: "/api/GetAuthToken", Auth: SignedEnvelope,
+		Name: OpAuthToken, Host: Rewards, Method: "POST", Path: "/api/GetAuthToken", Dialect: BareFailure, Auth: SignedEnvelope,
 		Request: "envelope.request", RequestBDATA: "GetAuthToken.request",
 		Response: "signed-or-failure", ResponseBDATA: "GetAuthToken.response",
 	},
 	{
-		Name: OpSession, Host: Bank, Method: "POST", Path: "/api/GenerateSessionInfoV2", Auth: SignedEnvelope,
+		Name: OpSession, Host: Bank, Method: "POST", Path: "/api/GenerateSessionInfoV2", Dialect: BareFailure, Auth: SignedEnvelope,
 		Request: "envelope.request", RequestBDATA: "GenerateSessionInfoV2.request",
 		Response: "signed-or-failure", ResponseBDATA: "GenerateSessionInfoV2.response",
 	},
 	// getCatalogue and getUserCoupons: path, method and shapes are the
 	// simulator's reading (CPN-9, CPN-10); the contract shows none.
 	{
-		Name: OpCatalogue, Host: Hotdeals, Method: "POST", Path: "/api/getCatalogue", Auth: APIKey,
+		Name: OpCatalogue, Host: Hotdeals, Method: "POST", Path: "/api/getCatalogue", Dialect: Coupon, Auth: APIKey,
 		Request: "getCatalogue.request", Response: "getCatalogue.response",
 	},
 	{
-		Name: OpFetchCoupon, Host: Hotdeals, Method: "POST", Path: "/api/fetchCouponCode", Auth: APIKey,
+		Name: OpFetchCoupon, Host: Hotdeals, Method: "POST", Path: "/api/fetchCouponCode", Dialect: Coupon, Auth: APIKey,
 		Request: "fetchCouponCode.request", Response: "fetchCouponCode.response",
 	},
 	{
-		Name: OpUserCoupons, Host: Hotdeals, Method: "POST", Path: "/api/getUserCoupons", Auth: APIKey,
+		Name: OpUserCoupons, Host: Hotdeals, Method: "POST", Path: "/api/getUserCoupons", Dialect: Coupon, Auth: APIKey,
 		Request: "getUserCoupons.request", Response: "getUserCoupons.response",
 	},
 	// RegisterEvent and ExitEvent do not exist in the real service (NA-1):
 	// every call answers HTTP 404 not-available.
 	{
-		Name: OpRegisterEvent, Host: Bank, Method: "POST", Path: "/api/RegisterEvent", Auth: SignedEnvelope,
+		Name: OpRegisterEvent, Host: Bank, Method: "POST", Path: "/api/RegisterEvent", Dialect: NotAvailable, Auth: SignedEnvelope,
 		Request: "envelope.request", Response: "not-available",
 	},
 	{
-		Name: OpExitEvent, Host: Bank, Method: "POST", Path: "/api/ExitEvent", Auth: SignedEnvelope,
+		Name: OpExitEvent, Host: Bank, Method: "POST", Path: "/api/ExitEvent", Dialect: NotAvailable, Auth: SignedEnvelope,
 		Request: "envelope.request", Response: "not-available",
 	},
 	{
-		Name: OpGetReward, Host: Rewards, Method: "POST", Path: "/api/GetReward", Auth: BearerRef,
+		Name: OpGetReward, Host: Rewards, Method: "POST", Path: "/api/GetReward", Dialect: CardsJSON, Auth: BearerRef,
 		Request: "GetReward.request", Response: "GetReward.response",
 	},
 	{
-		Name: OpFetchRewardInfo, Host: Rewards, Method: "POST", Path: "/api/FetchRewardInfo", Auth: BearerUser,
+		Name: OpFetchRewardInfo, Host: Rewards, Method: "POST", Path: "/api/FetchRewardInfo", Dialect: BareFailure, Auth: BearerUser,
 		Request: "envelope.request", RequestBDATA: "FetchRewardInfo.request",
 		Response: "FetchRewardInfo.answer", ResponseBDATA: "FetchRewardInfo.response",
 	},
 	{
-		Name: OpListCards, Host: Rewards, Method: "GET", Path: "/api/GetAllScratchCardsByUserId", Auth: BearerUser,
+		Name: OpListCards, Host: Rewards, Method: "GET", Path: "/api/GetAllScratchCardsByUserId", Dialect: CardsJSON, Auth: BearerUser,
 		Response: "GetAllScratchCardsByUserId.response",
 	},
 	{
-		Name: OpBankCard, Host: Bank, Method: "POST", Path: "/api/GetScratchCardForBank", Auth: SignedEnvelope,
+		Name: OpBankCard, Host: Bank, Method: "POST", Path: "/api/GetScratchCardForBank", Dialect: BareFailure, Auth: SignedEnvelope,
 		Request: "envelope.request", RequestBDATA: "GetScratchCardForBank.request",
 		Response: "GetScratchCardForBank.answer", ResponseBDATA: "GetScratchCardForBank.response",
 	},
 	{
-		Name: OpSDKIssueAndroid, Host: Bank, Method: "POST", Path: "/sdk/" + OpSDKIssueAndroid, Auth: SDKClient,
+		Name: OpSDKIssueAndroid, Host: Bank, Method: "POST", Path: "/sdk/" + OpSDKIssueAndroid, Dialect: SDK, Auth: SDKClient,
 		Request: "sdk-issue.request", Response: "sdk-issue.response",
 	},
 	{
-		Name: OpSDKIssueIOS, Host: Bank, Method: "POST", Path: "/sdk/" + OpSDKIssueIOS, Auth: SDKClient,
+		Name: OpSDKIssueIOS, Host: Bank, Method: "POST", Path: "/sdk/" + OpSDKIssueIOS, Dialect: SDK, Auth: SDKClient,
 		Request: "sdk-issue.request", Response: "sdk-issue.response",
 	},
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -62,10 +63,10 @@ func registerIn(d *scenario.Draft, spec ChannelSpec) error {
 func (p *Plane) fillLike(spec *ChannelSpec) error {
 	src, _, ok := p.scenarios.ByChannelName(spec.Like)
 	if !ok {
-		return refuse(NotFound, "like: no channel named %q", spec.Like)
+		return refuse(refusal.NotFound, "like: no channel named %q", spec.Like)
 	}
 	if spec.Like == spec.Name {
-		return refuse(Invalid, "like: a channel cannot be made like itself")
+		return refuse(refusal.Invalid, "like: a channel cannot be made like itself")
 	}
 	if spec.Certificate == "" {
 		der, err := x509.MarshalPKIXPublicKey(src.PublicKey)
@@ -103,7 +104,7 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 		spec.ChannelID = spec.Name
 	}
 	if spec.Like != "" && spec.Scenario != "" {
-		return spec, copied, refuse(Invalid, "give like or scenario, not both")
+		return spec, copied, refuse(refusal.Invalid, "give like or scenario, not both")
 	}
 	if spec.Like != "" {
 		if err := p.fillLike(&spec); err != nil {
@@ -120,7 +121,7 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 	}
 	reg, err := spec.compile()
 	if err != nil {
-		return spec, copied, refuse(Invalid, "%v", err)
+		return spec, copied, refuse(refusal.Invalid, "%v", err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -128,11 +129,11 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 		if spec.Like != "" {
 			var err error
 			if reg.Own, copied, err = d.Like(spec.Like, reg.Channel); err != nil {
-				return refuse(Invalid, "like %s: %v", spec.Like, err)
+				return refuse(refusal.Invalid, "like %s: %v", spec.Like, err)
 			}
 		}
 		if err := d.Register(reg); err != nil {
-			return refuse(Conflict, "%v", err)
+			return refuse(refusal.Conflict, "%v", err)
 		}
 		return p.store.WriteConfig(put(kindChannel, spec.Name, spec))
 	})
@@ -144,7 +145,7 @@ func (p *Plane) UnregisterChannel(name string) error {
 	defer p.mu.Unlock()
 	return p.scenarios.Change(func(d *scenario.Draft) error {
 		if !d.Unregister(name) {
-			return refuse(NotFound, "no channel named %q was registered at run time", name)
+			return refuse(refusal.NotFound, "no channel named %q was registered at run time", name)
 		}
 		// Its own clock goes with it: a channel made again under the name starts on the global clock.
 		if err := p.store.WriteConfig(del(kindChannel, name), del(kindClock, channelClockKey(name))); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
 
 const clockKey = "sim"
@@ -56,7 +57,7 @@ func (p *Plane) ClockView() ClockView {
 // (zero t keeps the time), as one change.
 func (p *Plane) SetClock(mode string, t time.Time) error {
 	if !t.IsZero() && !inClockRange(t) {
-		return refuse(Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
+		return refuse(refusal.Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
 	}
 	switch c := p.clock.(type) {
 	case *clock.Sim:
@@ -64,18 +65,18 @@ func (p *Plane) SetClock(mode string, t time.Time) error {
 			return nil // nothing to change, nothing to save
 		}
 		if mode != "" && mode != clock.ModeReal && mode != clock.ModeOffset && mode != clock.ModeFrozen {
-			return refuse(Invalid, "clock mode %q is not one of real, offset, frozen", mode)
+			return refuse(refusal.Invalid, "clock mode %q is not one of real, offset, frozen", mode)
 		}
 		return c.Move(mode, t)
 	case clock.Controller:
 		if mode != "" && mode != clock.ModeFrozen {
-			return refuse(Conflict, "this simulator runs on a test clock that is always frozen")
+			return refuse(refusal.Conflict, "this simulator runs on a test clock that is always frozen")
 		}
 		if !t.IsZero() {
 			c.Set(t)
 		}
 	default:
-		return refuse(Conflict, "this simulator runs on a clock that cannot be moved")
+		return refuse(refusal.Conflict, "this simulator runs on a clock that cannot be moved")
 	}
 	return nil
 }
@@ -83,7 +84,7 @@ func (p *Plane) SetClock(mode string, t time.Time) error {
 // AdvanceClock moves the clock by d.
 func (p *Plane) AdvanceClock(d time.Duration) error {
 	if !inClockRange(p.clock.Now().Add(d)) {
-		return refuse(Invalid, "advancing by %s would move the clock outside %s", d, clockRange)
+		return refuse(refusal.Invalid, "advancing by %s would move the clock outside %s", d, clockRange)
 	}
 	switch c := p.clock.(type) {
 	case *clock.Sim:
@@ -92,7 +93,7 @@ func (p *Plane) AdvanceClock(d time.Duration) error {
 		c.Advance(d)
 		return nil
 	}
-	return refuse(Conflict, "this simulator runs on a clock that cannot be moved")
+	return refuse(refusal.Conflict, "this simulator runs on a clock that cannot be moved")
 }
 
 // channelClock is a channel's own clock as the store keeps it.
@@ -150,7 +151,7 @@ func (p *Plane) channelOwn(channel string) (*clock.Sim, error) {
 	switch p.clock.(type) {
 	case *clock.Sim, clock.Controller:
 	default:
-		return nil, refuse(Conflict, "this simulator runs on a clock that cannot be moved")
+		return nil, refuse(refusal.Conflict, "this simulator runs on a clock that cannot be moved")
 	}
 	s := p.newChannelClock(channel, nil)
 	p.clocks.Put(channel, s)
@@ -173,10 +174,10 @@ func (p *Plane) ChannelClockView(channel string) (ClockView, bool, error) {
 // SetChannelClock is SetClock for channel's own clock (made on first use).
 func (p *Plane) SetChannelClock(channel, mode string, t time.Time) error {
 	if !t.IsZero() && !inClockRange(t) {
-		return refuse(Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
+		return refuse(refusal.Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
 	}
 	if mode != "" && mode != clock.ModeReal && mode != clock.ModeOffset && mode != clock.ModeFrozen {
-		return refuse(Invalid, "clock mode %q is not one of real, offset, frozen", mode)
+		return refuse(refusal.Invalid, "clock mode %q is not one of real, offset, frozen", mode)
 	}
 	s, err := p.channelOwn(channel)
 	if err != nil {
@@ -195,7 +196,7 @@ func (p *Plane) AdvanceChannelClock(channel string, d time.Duration) error {
 		return err
 	}
 	if !inClockRange(s.Now().Add(d)) {
-		return refuse(Invalid, "advancing by %s would move the clock outside %s", d, clockRange)
+		return refuse(refusal.Invalid, "advancing by %s would move the clock outside %s", d, clockRange)
 	}
 	return s.Advance(d)
 }

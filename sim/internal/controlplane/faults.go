@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
 
@@ -14,7 +15,7 @@ import (
 func (p *Plane) AddFault(r fault.Rule) (fault.Status, error) {
 	// The scenario files' check, so a rule is refused in the same words wherever it is written.
 	if err := fault.Check(r); err != nil {
-		return fault.Status{}, refuse(Invalid, "%v", err)
+		return fault.Status{}, refuse(refusal.Invalid, "%v", err)
 	}
 	if r.Channel != "" {
 		if err := p.knownChannel(r.Channel); err != nil {
@@ -43,7 +44,7 @@ func (p *Plane) RemoveFault(id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.armed(id) {
-		return refuse(NotFound, "no fault rule %q", id)
+		return refuse(refusal.NotFound, "no fault rule %q", id)
 	}
 	if err := p.store.WriteConfig(del(kindFault, id)); err != nil {
 		return err

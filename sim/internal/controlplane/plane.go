@@ -14,7 +14,6 @@ package controlplane
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
@@ -87,29 +87,12 @@ type Plane struct {
 	watched map[string]string // path -> Stamp of its files
 }
 
-// Reason says why a change was refused.
-type Reason int
-
-const (
-	// Invalid: the change itself is wrong.
-	Invalid Reason = iota
-	// NotFound: it names something that does not exist.
-	NotFound
-	// Conflict: it clashes with what is in force.
-	Conflict
-)
-
-// Refused is a change the plane will not make. Any other error of a
-// change is the store's (the change is then not in force either).
-type Refused struct {
-	Reason Reason
-	Msg    string
-}
-
-func (r *Refused) Error() string { return r.Msg }
-
-func refuse(why Reason, format string, a ...any) error {
-	return &Refused{Reason: why, Msg: fmt.Sprintf(format, a...)}
+// refuse is a change the plane will not make: invalid (the change itself
+// is wrong), not found (it names nothing that exists) or conflict (it
+// clashes with what is in force). Any other error of a change is the
+// store's (the change is then not in force either).
+func refuse(why refusal.Kind, format string, a ...any) error {
+	return refusal.New(why, format, a...)
 }
 
 // Open restores the saved configuration, in this order: the clock;
@@ -215,7 +198,7 @@ func (p *Plane) Clock() clock.Clock { return p.clocks }
 // knownChannel refuses a channel name nothing defines.
 func (p *Plane) knownChannel(name string) error {
 	if _, _, ok := p.scenarios.ByChannelName(name); !ok {
-		return refuse(NotFound, "no channel named %q", name)
+		return refuse(refusal.NotFound, "no channel named %q", name)
 	}
 	return nil
 }

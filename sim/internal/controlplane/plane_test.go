@@ -14,6 +14,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
@@ -172,26 +173,25 @@ func TestPlane_refusals(t *testing.T) {
 	cases := []struct {
 		name string
 		err  error
-		want controlplane.Reason
+		want refusal.Kind
 	}{
-		{"unknown scenario", p.ActivateScenario("nope", ""), controlplane.NotFound},
-		{"unknown channel", p.ActivateScenario("default", "NOPE"), controlplane.NotFound},
+		{"unknown scenario", p.ActivateScenario("nope", ""), refusal.NotFound},
+		{"unknown channel", p.ActivateScenario("default", "NOPE"), refusal.NotFound},
 		{"bad certificate", func() error {
 			_, err := p.RegisterChannel(controlplane.ChannelSpec{Name: "X", Certificate: "junk"})
 			return err
-		}(), controlplane.Invalid},
+		}(), refusal.Invalid},
 		{"clashing channel", func() error {
 			_, err := p.RegisterChannel(controlplane.ChannelSpec{Name: "DEMOBANK", Certificate: string(pem)})
 			return err
-		}(), controlplane.Conflict},
-		{"unknown endpoint", func() error { _, err := p.AddFault(fault.Rule{Endpoint: "nope"}); return err }(), controlplane.Invalid},
-		{"unknown fault", p.RemoveFault("nope"), controlplane.NotFound},
-		{"bad clock mode", p.SetClock("warp", time.Time{}), controlplane.Invalid},
-		{"clock out of range", p.AdvanceClock(250 * 365 * 24 * time.Hour), controlplane.Invalid},
+		}(), refusal.Conflict},
+		{"unknown endpoint", func() error { _, err := p.AddFault(fault.Rule{Endpoint: "nope"}); return err }(), refusal.Invalid},
+		{"unknown fault", p.RemoveFault("nope"), refusal.NotFound},
+		{"bad clock mode", p.SetClock("warp", time.Time{}), refusal.Invalid},
+		{"clock out of range", p.AdvanceClock(250 * 365 * 24 * time.Hour), refusal.Invalid},
 	}
 	for _, c := range cases {
-		var r *controlplane.Refused
-		if !errors.As(c.err, &r) || r.Reason != c.want {
+		if !refusal.Is(c.err, c.want) {
 			t.Errorf("%s: err = %v, want a refusal of reason %d", c.name, c.err, c.want)
 		}
 	}

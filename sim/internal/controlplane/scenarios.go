@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -121,7 +122,7 @@ func (p *Plane) ActivateScenario(name, channel string) error {
 			names = append(names, s.Name)
 		}
 		slices.Sort(names)
-		return refuse(NotFound, "no scenario named %q is loaded (loaded: %s)", name, strings.Join(names, ", "))
+		return refuse(refusal.NotFound, "no scenario named %q is loaded (loaded: %s)", name, strings.Join(names, ", "))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -141,11 +142,11 @@ func (p *Plane) activateIn(d *scenario.Draft, name, channel string) (stateWrite,
 	if channel != "" {
 		_, _, known := p.scenarios.ByChannelName(channel)
 		if sc, ok := d.ByName(name); !known && !(ok && sc.HasChannel(channel)) {
-			return stateWrite{}, refuse(NotFound, "no channel named %q (not registered, not in the active scenario, not listed by scenario %s)", channel, name)
+			return stateWrite{}, refuse(refusal.NotFound, "no channel named %q (not registered, not in the active scenario, not listed by scenario %s)", channel, name)
 		}
 	}
 	if err := d.Activate(name, channel); err != nil {
-		return stateWrite{}, refuse(NotFound, "%v", err)
+		return stateWrite{}, refuse(refusal.NotFound, "%v", err)
 	}
 	key := channel
 	if key == "" {
@@ -227,10 +228,10 @@ func (p *Plane) roomFor(rec storedScenario) error {
 		size += len(old.YAML)
 	}
 	if !replaces && n+1 > MaxScenarios {
-		return refuse(Conflict, "%d scenarios are stored, the maximum: scenario %s is refused (a scenario of an existing name replaces it)", n, rec.Name)
+		return refuse(refusal.Conflict, "%d scenarios are stored, the maximum: scenario %s is refused (a scenario of an existing name replaces it)", n, rec.Name)
 	}
 	if size > MaxScenarioBytes {
-		return refuse(Conflict, "stored scenarios would hold %d bytes of YAML, over the %d maximum: scenario %s is refused (a scenario of an existing name replaces it)", size, MaxScenarioBytes, rec.Name)
+		return refuse(refusal.Conflict, "stored scenarios would hold %d bytes of YAML, over the %d maximum: scenario %s is refused (a scenario of an existing name replaces it)", size, MaxScenarioBytes, rec.Name)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
@@ -69,11 +70,36 @@ type ClaimRequest struct {
 }
 
 // Result is the decision. Coupon is set when Outcome is Delivered or
-// Duplicate; Reason says why any other outcome refused the claim.
+// Duplicate; any other outcome refused the claim, and Refused says why,
+// with the contract's error code.
 type Result struct {
 	Outcome Outcome
 	Coupon  model.Coupon
-	Reason  string
+	Refused *refusal.Refusal
+}
+
+// The contract's error codes of a refused claim (section 7), and the
+// simulator's duplicate rejection.
+const (
+	CodeInvalidRequest = "INVALID_REQUEST"
+	CodeInvalidOffer   = "INVALID_OFFER"
+	CodeNonEligible    = "NON_ELIGIBLE"
+	CodeExhausted      = "COUPON_EXHAUSTED"
+	CodeDuplicate      = "DUPLICATE_TRANSACTION"
+	CodeLimitReached   = "MAX_LIMIT_REACHED"
+)
+
+// refusals are the kind and code of each refusing outcome.
+var refusals = map[Outcome]refusal.Refusal{
+	NoSuchOffer:      {Kind: refusal.NotFound, Code: CodeInvalidOffer},
+	WrongPrice:       {Kind: refusal.Invalid, Code: CodeInvalidRequest},
+	Closed:           {Kind: refusal.NotFound, Code: CodeInvalidOffer},
+	NotEligible:      {Kind: refusal.NotEligible, Code: CodeNonEligible},
+	Exhausted:        {Kind: refusal.LimitReached, Code: CodeExhausted},
+	LimitReached:     {Kind: refusal.LimitReached, Code: CodeLimitReached},
+	DuplicateRefused: {Kind: refusal.Conflict, Code: CodeDuplicate},
+	OtherOffer:       {Kind: refusal.Conflict, Code: CodeDuplicate},
+	OtherUser:        {Kind: refusal.Conflict, Code: CodeDuplicate},
 }
 
 // Claim decides a claim. The offer's window and targeting are checked
@@ -92,12 +118,13 @@ func (s *Service) Claim(r ClaimRequest) (Result, error) {
 		return refused(WrongPrice, "coinsUsed: %d is not the price of offer %s (%d coins)", r.Coins, offer.ID, offer.Coins), nil
 	}
 	now := clock.NowFor(s.Clock, r.Channel)
-	var refusal *Result
+	var early *Result // refused before the store is read; a duplicate still wins
 	if open, why := offer.Open(now); !open {
-		refusal = &Result{Outcome: Closed, Reason: why}
+		closed := refused(Closed, "%s", why)
+		early = &closed
 	} else if !offer.Eligible(r.VirtualID) {
 		no := refused(NotEligible, "offer %s's targeting excludes virtualId %q", offer.ID, r.VirtualID)
-		refusal = &no
+		early = &no
 	}
 	var res Result
 	err := s.Store.UpdateCoupons(r.Channel, func(tx *state.CouponTx) error {
@@ -113,8 +140,8 @@ func (s *Service) Claim(r ClaimRequest) (Result, error) {
 			res = refused(OtherOffer, "extTransactionId %q was already used on offer %s", r.ExtTransactionID, prior[0].OfferID)
 			return nil
 		}
-		if refusal != nil {
-			res = *refusal
+		if early != nil {
+			res = *early
 			return nil
 		}
 		issued := tx.Issued(offer.ID)
@@ -134,7 +161,9 @@ func (s *Service) Claim(r ClaimRequest) (Result, error) {
 }
 
 func refused(o Outcome, format string, args ...any) Result {
-	return Result{Outcome: o, Reason: fmt.Sprintf(format, args...)}
+	r := refusals[o]
+	r.Msg = fmt.Sprintf(format, args...)
+	return Result{Outcome: o, Refused: &r}
 }
 
 // duplicateOf picks, among the coupons an extTransactionId delivered

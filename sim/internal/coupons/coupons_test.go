@@ -76,16 +76,16 @@ func run(t *testing.T, s *Service, sc *scenario.Scenario, steps []step) {
 			t.Fatalf("step %d: %v", i, err)
 		}
 		if res.Outcome != st.want {
-			t.Fatalf("step %d (%s %s %s): outcome %d (%s), want %d", i, st.offer, st.user, st.txn, res.Outcome, res.Reason, st.want)
+			t.Fatalf("step %d (%s %s %s): outcome %d (%v), want %d", i, st.offer, st.user, st.txn, res.Outcome, res.Refused, st.want)
 		}
 		if st.code != "" && res.Coupon.Code != st.code {
 			t.Errorf("step %d: coupon %+v, want code %s", i, res.Coupon, st.code)
 		}
-		if !strings.Contains(res.Reason, st.reason) {
-			t.Errorf("step %d: reason %q, want one containing %q", i, res.Reason, st.reason)
+		if (res.Outcome == Delivered || res.Outcome == Duplicate) != (res.Refused == nil) {
+			t.Fatalf("step %d: outcome %d with refusal %v", i, res.Outcome, res.Refused)
 		}
-		if (res.Outcome == Delivered || res.Outcome == Duplicate) != (res.Reason == "") {
-			t.Errorf("step %d: outcome %d with reason %q", i, res.Outcome, res.Reason)
+		if res.Refused != nil && (!strings.Contains(res.Refused.Msg, st.reason) || res.Refused.Code == "") {
+			t.Errorf("step %d: refusal %+v, want a code and a reason containing %q", i, res.Refused, st.reason)
 		}
 	}
 }

@@ -75,7 +75,9 @@ func NewEngine(rules []Rule, seed int64) *Engine {
 }
 
 func (r *armed) matches(c Call) bool {
-	return (r.Endpoint == "*" || r.Endpoint == c.Endpoint) &&
+	// A rule on every endpoint passes over those that cannot show its
+	// kind (Shows), so it neither counts nor fires where it would be ignored.
+	return (r.Endpoint == c.Endpoint || r.Endpoint == "*" && Shows(c.Endpoint, r.Action.Kind)) &&
 		(r.Channel == "" || r.Channel == c.Channel) &&
 		(r.VirtualID == "" || r.VirtualID == c.VirtualID)
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 )
 
-// More action kinds. Each endpoint renders them in its own shape; an
-// endpoint that has no such shape ignores the kind.
+// More action kinds. Each endpoint renders them in its own shape; a rule
+// whose endpoint has no such shape is refused (Shown, Check).
 const (
 	MalformedBody  = "malformed-body"  // HTTP 200 with a body cut mid-JSON
 	DropConnection = "drop-connection" // close the connection without an answer
@@ -201,7 +201,7 @@ func Check(r Rule) error {
 	if r.Probability < 0 || r.Probability > 1 {
 		return bad("/probability", "probability %v is outside 0..1", r.Probability)
 	}
-	return nil
+	return checkShown(r)
 }
 
 // First consults the run-time rules (may be nil), then the scenario's

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
@@ -26,15 +27,26 @@ const ReasonHeader = "X-Rewardsim-Reason"
 
 // ErrTooLarge means the body exceeded MaxBody. Every endpoint answers it
 // alike: HTTP 413, and these words in the endpoint's own error shape.
-var ErrTooLarge = errors.New("request body is larger than 1 MiB")
+var ErrTooLarge = &refusal.Refusal{Kind: refusal.TooLarge, Msg: "request body is larger than 1 MiB"}
 
-// StatusFor is the HTTP status of a ReadValidJSON problem: 413 for a body
-// over MaxBody, otherwise the endpoint's own status for bad input.
-func StatusFor(problem string, otherwise int) int {
-	if strings.HasSuffix(problem, ErrTooLarge.Error()) {
-		return http.StatusRequestEntityTooLarge
+// StatusOf is the HTTP status of each kind of refusal: the one mapping
+// from the domain's refusals to HTTP.
+func StatusOf(kind refusal.Kind) int {
+	return map[refusal.Kind]int{
+		refusal.Invalid: http.StatusBadRequest, refusal.NotFound: http.StatusNotFound, refusal.Conflict: http.StatusConflict,
+		refusal.Unauthorized: http.StatusUnauthorized, refusal.NotEligible: http.StatusForbidden,
+		refusal.LimitReached: http.StatusTooManyRequests, refusal.TooLarge: http.StatusRequestEntityTooLarge,
+	}[kind]
+}
+
+// InvalidStatus is the status of a refused request on an endpoint whose
+// bad input answers invalid: 413 for a body over MaxBody (as everywhere),
+// otherwise the endpoint's own.
+func InvalidStatus(err error, invalid int) int {
+	if refusal.Is(err, refusal.TooLarge) {
+		return StatusOf(refusal.TooLarge)
 	}
-	return otherwise
+	return invalid
 }
 
 // Error is an answer in the endpoint's own shape. Body is written as JSON
@@ -181,24 +193,25 @@ func Wait(ctx context.Context, d time.Duration) error {
 
 var ErrDropped = errors.New("connection dropped on purpose")
 
-// ReadValidJSON reads the body, decodes it as one JSON value and checks it
-// against the named schema. problem is empty on success; otherwise it says
-// what is wrong (naming the field), for the endpoint to render in its own
-// answer shape.
-func ReadValidJSON(c echo.Context, set *schema.Set, name string) (body []byte, problem string) {
-	body, err := ReadBody(c)
-	if errors.Is(err, ErrTooLarge) {
-		return nil, err.Error()
+// ValidJSON checks a body the door read (readErr is the read's error):
+// one JSON value, valid against the named schema. The refusal says what
+// is wrong (naming the field), for the endpoint to render in its own
+// answer shape: too large, or invalid. fields are the body's top-level
+// members.
+func ValidJSON(set *schema.Set, name string, body []byte, readErr error) (fields map[string]any, refused *refusal.Refusal) {
+	if errors.Is(readErr, ErrTooLarge) {
+		return nil, ErrTooLarge
 	}
-	if err != nil {
-		return nil, "body could not be read: " + err.Error()
+	if readErr != nil {
+		return nil, refusal.New(refusal.Invalid, "body could not be read: %v", readErr)
 	}
 	generic, err := schema.DecodeJSON(body)
 	if err != nil {
-		return nil, "body is " + err.Error()
+		return nil, refusal.New(refusal.Invalid, "body is %v", err)
 	}
 	if err := set.Validate(name, generic); err != nil {
-		return nil, err.Error()
+		return nil, refusal.New(refusal.Invalid, "%v", err)
 	}
-	return body, ""
+	fields, _ = generic.(map[string]any)
+	return fields, nil
 }

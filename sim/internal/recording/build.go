@@ -42,7 +42,7 @@ var skipHeaders = map[string]bool{
 // keptAnswerHeaders are compared on replay.
 var keptAnswerHeaders = []string{"Content-Type", "X-Rewardsim-Reason"}
 
-// Build makes a session of the exchanges among entries, in order. A
+// Build makes a recording of the exchanges among entries, in order. A
 // webhook push (its first journaled attempt; retries and repeats share
 // its referenceId) becomes a control step that schedules it again, where
 // it was delivered: the publisher's later answers may depend on it.
@@ -86,7 +86,7 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 
 		// A credential in a query or form (the sessionId of /microsite
 		// and /sdk/launch) is replayed from the answer that handed it out,
-		// and never kept: one no answer of the session handed out is masked.
+		// and never kept: one no answer of the recording handed out is masked.
 		queryValue := func(v string) string {
 			if plain, err := url.QueryUnescape(v); err == nil && byValue[plain] != nil {
 				return use(byValue[plain])

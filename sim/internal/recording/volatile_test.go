@@ -105,9 +105,9 @@ var dateValue = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
 // default masks treat as a time: the fixtures replay on any clock.
 func TestVolatileFields_SIM4_recordedDatesAreMasked(t *testing.T) {
 	v := volatile(t)
-	files, _ := filepath.Glob("../../../fixtures/sessions/*.json")
+	files, _ := filepath.Glob("../../../fixtures/recordings/*.json")
 	if len(files) == 0 {
-		t.Fatal("no recordings under fixtures/sessions")
+		t.Fatal("no recordings under fixtures/recordings")
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

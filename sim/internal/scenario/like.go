@@ -35,7 +35,7 @@ func (s *Scenario) Like(src string, ch model.Channel) (*Scenario, Copied, error)
 		return nil, cp, fmt.Errorf("certificate: %w", err)
 	}
 	f.Name = s.Name + "~" + ch.Name
-	f.Channels = []Channel{{Name: ch.Name, ChannelID: ch.ChannelID, AppKey: ch.AppKey, SecKey: ch.SecKey, WebhookURL: ch.WebhookURL,
+	f.ChannelSpecs = []Channel{{Name: ch.Name, ChannelID: ch.ChannelID, AppKey: ch.AppKey, SecKey: ch.SecKey, WebhookURL: ch.WebhookURL,
 		Certificate: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))}}
 	f.Campaigns, f.Pools = nil, nil
 	pools := map[string]bool{}
@@ -60,13 +60,13 @@ func (s *Scenario) Like(src string, ch model.Channel) (*Scenario, Copied, error)
 			cp.Offers = append(cp.Offers, o.ID)
 		}
 	}
-	f.Faults = nil
-	for _, r := range s.File.Faults {
+	f.FaultRules = nil
+	for _, r := range s.FaultRules {
 		if r.Channel == "" || r.Channel == src {
 			if r.Channel != "" {
 				r.Channel = ch.Name
 			}
-			f.Faults = append(f.Faults, r)
+			f.FaultRules = append(f.FaultRules, r)
 			cp.Faults = append(cp.Faults, r.ID)
 		}
 	}

@@ -227,7 +227,7 @@ func compileOffers(f File, fail func(p, msg string)) Offers {
 	}
 	out := Offers{}
 	channels := map[string]bool{}
-	for _, c := range f.Channels {
+	for _, c := range f.ChannelSpecs {
 		channels[c.Name] = true
 	}
 	for _, ch := range slices.Sorted(maps.Keys(f.Offers)) { // errors in a stable order

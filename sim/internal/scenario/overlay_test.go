@@ -46,7 +46,7 @@ faults:
 		offers = append(offers, o.ID+":"+o.Title)
 	}
 	var faults []string
-	for _, f := range sc.File.Faults {
+	for _, f := range sc.FaultRules {
 		faults = append(faults, f.ID)
 	}
 	for what, ok := range map[string]bool{

@@ -166,7 +166,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 	s.Location = loc
 
 	names, ids := map[string]bool{}, map[string]bool{}
-	for i, c := range f.Channels {
+	for i, c := range f.ChannelSpecs {
 		p := fmt.Sprintf("/channels/%d", i)
 		if c.ChannelID == "" {
 			c.ChannelID = c.Name
@@ -192,7 +192,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 			AppKey: c.AppKey, SecKey: c.SecKey, WebhookURL: c.WebhookURL,
 		})
 	}
-	for i, r := range f.Faults {
+	for i, r := range f.FaultRules {
 		var ce *fault.CheckError
 		if err := fault.Check(r); errors.As(err, &ce) { // the control API's check, in its words
 			fail(fmt.Sprintf("/faults/%d%s", i, ce.Field), ce.Msg)
@@ -204,7 +204,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	s.Faults = fault.NewEngine(f.Faults, f.Seed)
+	s.Faults = fault.NewEngine(f.FaultRules, f.Seed)
 	return s, nil
 }
 

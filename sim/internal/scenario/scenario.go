@@ -21,17 +21,19 @@ const Schema = "scenario"
 
 // File is the YAML form of a scenario, version 1.
 type File struct {
-	Version     int          `yaml:"version"`
-	Name        string       `yaml:"name"`
-	Description string       `yaml:"description"`
-	Seed        int64        `yaml:"seed"`
-	Timezone    string       `yaml:"timezone"`
-	Service     Service      `yaml:"service"`
-	Tokens      Tokens       `yaml:"tokens"`
-	Sessions    Sessions     `yaml:"sessions"`
-	Switches    Switches     `yaml:"switches"`
-	Channels    []Channel    `yaml:"channels"`
-	Faults      []fault.Rule `yaml:"faults"`
+	Version     int      `yaml:"version"`
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description"`
+	Seed        int64    `yaml:"seed"`
+	Timezone    string   `yaml:"timezone"`
+	Service     Service  `yaml:"service"`
+	Tokens      Tokens   `yaml:"tokens"`
+	Sessions    Sessions `yaml:"sessions"`
+	Switches    Switches `yaml:"switches"`
+	// ChannelSpecs and FaultRules are the file's words; a Scenario's
+	// Channels and Faults are what they compile to.
+	ChannelSpecs []Channel    `yaml:"channels"`
+	FaultRules   []fault.Rule `yaml:"faults"`
 
 	// Offers are the coupon offers per channel name (offers.go).
 	Offers    map[string][]OfferFile `yaml:"offers"`
@@ -145,7 +147,7 @@ func (s *Scenario) FormatExpire(t time.Time) string {
 // DrawKey is the name the channel's card draws are keyed by: its drawAs,
 // or its own name.
 func (s *Scenario) DrawKey(channel string) string {
-	for _, c := range s.File.Channels {
+	for _, c := range s.ChannelSpecs {
 		if c.Name == channel && c.DrawAs != "" {
 			return c.DrawAs
 		}

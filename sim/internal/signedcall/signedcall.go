@@ -1,8 +1,9 @@
-// Package signedcall is the shared path of every signed-envelope endpoint:
-// read the body, check the envelope, find the channel, verify SIGN over
-// the base64 BDATA string, decode and validate the payload, apply injected
-// faults; and on the way out, seal the answer with the service key. Every
-// failure is the contract's bare {STATUS, ERRORSTRING} body.
+// Package signedcall is the signed envelope's way in and out: the opener
+// of the envelope scheme (check the envelope, find the channel, verify
+// SIGN over the base64 BDATA string, decode and validate the payload), the
+// bare-failure dialect of refusals and injected faults, and, on the way
+// out, the answer sealed with the service key. Every failure is the
+// contract's bare {STATUS, ERRORSTRING} body.
 package signedcall
 
 import (
@@ -17,6 +18,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -44,21 +46,6 @@ type Deps struct {
 	Schemas    *schema.Set
 	ServiceKey *rsa.PrivateKey
 	Channels   Channels
-	// Faults are rules added at run time (the control API's), consulted
-	// before the governing scenario's own faults. nil: none.
-	Faults fault.Decider
-}
-
-// Call is an opened, verified, decoded request.
-type Call struct {
-	Op       contract.Op
-	Channel  model.Channel
-	Scenario *scenario.Scenario
-	// NotEligible is set when an injected not-eligible rule fired: the
-	// endpoint answers its normal not-eligible outcome.
-	NotEligible bool
-	Envelope    envelope.Envelope
-	BDATA       []byte
 }
 
 // FailureBody is the bare unsigned failure body. A struct, not a map, so
@@ -87,24 +74,25 @@ func Invalid(sc *scenario.Scenario, detail string) *httpx.Error {
 	return Failure(sc, 0, InvalidRequest+" "+detail, detail)
 }
 
-// ReadBody reads a signed endpoint's body: over 1 MiB is HTTP 413 in the
-// bare failure shape, an unreadable body an Invalid Request!.
-func ReadBody(c echo.Context, sc *scenario.Scenario) ([]byte, error) {
-	body, err := httpx.ReadBody(c)
-	if errors.Is(err, httpx.ErrTooLarge) {
-		return nil, Failure(sc, http.StatusRequestEntityTooLarge, InvalidRequest+" "+err.Error(), err.Error())
+// ReadFailure is the answer to a body the door could not read: over
+// 1 MiB is HTTP 413 in the bare failure shape, an unreadable body an
+// Invalid Request!; nil when it was read.
+func ReadFailure(sc *scenario.Scenario, readErr error) error {
+	if errors.Is(readErr, httpx.ErrTooLarge) {
+		return Failure(sc, http.StatusRequestEntityTooLarge, InvalidRequest+" "+readErr.Error(), readErr.Error())
 	}
-	if err != nil {
-		return nil, Invalid(sc, "body could not be read")
+	if readErr != nil {
+		return Invalid(sc, "body could not be read")
 	}
-	return body, nil
+	return nil
 }
 
-// Open reads and checks the request of op, decoding its payload into dst.
-func (d *Deps) Open(c echo.Context, op contract.Op, dst any) (*Call, error) {
+// Open is the signed envelope's way in (a frontdoor.Opener): it checks
+// the envelope, finds the channel by CHANNELID, verifies SIGN over the
+// base64 BDATA string, and decodes and validates the payload into dst.
+func (d *Deps) Open(c echo.Context, op contract.Op, body []byte, readErr error, dst any) (*frontdoor.Call, error) {
 	sc := d.Channels.Active()
-	body, err := ReadBody(c, sc)
-	if err != nil {
+	if err := ReadFailure(sc, readErr); err != nil {
 		return nil, err
 	}
 	if err := d.Schemas.ValidateJSON(op.Request, body); err != nil {
@@ -131,70 +119,58 @@ func (d *Deps) Open(c echo.Context, op contract.Op, dst any) (*Call, error) {
 		}
 		return nil, Failure(sc, 0, SignatureMismatch, reason)
 	}
-
-	raw, err := envelope.Decode(env.BDATA)
-	if err != nil {
-		return nil, Invalid(sc, err.Error())
-	}
-	generic, err := schema.DecodeJSON(raw)
-	if err != nil {
-		return nil, Invalid(sc, "BDATA is "+err.Error())
-	}
-	if err := d.Schemas.Validate(op.RequestBDATA, generic); err != nil {
-		return nil, Invalid(sc, "BDATA: "+err.Error())
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return nil, Invalid(sc, "BDATA: "+err.Error())
-	}
-
-	call := &Call{Op: op, Channel: ch, Scenario: sc, Envelope: env, BDATA: raw}
-	virtualID, _ := generic.(map[string]any)["virtualId"].(string)
-	act, fired, err := d.Inject(c, sc, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: virtualID})
+	raw, virtualID, err := d.Payload(sc, op, env.BDATA, dst)
 	if err != nil {
 		return nil, err
 	}
-	call.NotEligible = fired && act.Kind == fault.NotEligible
-	return call, nil
+	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, Envelope: env, BDATA: raw, VirtualID: virtualID}, nil
 }
 
-// decide consults the run-time rules, then the scenario's.
-func (d *Deps) decide(sc *scenario.Scenario, call fault.Call) (fault.Action, bool) {
-	return fault.First(d.Faults, sc.Faults, call)
-}
-
-// ApplyFault carries out an injected action on a signed endpoint: the
-// generic ones (inject.Generic), then the bare failures of this family.
-// A nil error means go on; call.NotEligible tells the endpoint to answer
-// its not-eligible outcome, which only it knows how to shape.
-func ApplyFault(c echo.Context, sc *scenario.Scenario, act fault.Action) error {
-	if stop, err := inject.Generic(c, act); stop {
-		return err
+// Payload decodes BDATA, validates it against op's payload schema and
+// decodes it into dst; virtualID is its virtualId, if any.
+func (d *Deps) Payload(sc *scenario.Scenario, op contract.Op, bdata string, dst any) (raw []byte, virtualID string, err error) {
+	raw, err = envelope.Decode(bdata)
+	if err != nil {
+		return nil, "", Invalid(sc, err.Error())
 	}
+	generic, err := schema.DecodeJSON(raw)
+	if err != nil {
+		return nil, "", Invalid(sc, "BDATA is "+err.Error())
+	}
+	if err := d.Schemas.Validate(op.RequestBDATA, generic); err != nil {
+		return nil, "", Invalid(sc, "BDATA: "+err.Error())
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return nil, "", Invalid(sc, "BDATA: "+err.Error())
+	}
+	if fields, ok := generic.(map[string]any); ok {
+		virtualID, _ = fields["virtualId"].(string)
+	}
+	return raw, virtualID, nil
+}
+
+// Faults is the signed family's dialect (a frontdoor.Dialect): the
+// generic actions (inject.Generic), then the bare failures. not-eligible
+// is left to the endpoint, which alone knows its not-eligible answer.
+func Faults(c echo.Context, call *frontdoor.Call, act fault.Action) (stop bool, err error) {
+	if stop, err := inject.Generic(c, act); stop {
+		return true, err
+	}
+	sc := call.Scenario
 	switch act.Kind {
 	case fault.MalformedBody:
-		return &httpx.Error{Status: http.StatusOK, Body: []byte(`{"STATUS":"FAIL`), Reason: "injected fault: malformed-body"}
+		return true, &httpx.Error{Status: http.StatusOK, Body: []byte(`{"STATUS":"FAIL`), Reason: "injected fault: malformed-body"}
 	case fault.InternalError:
-		return Failure(sc, act.Status, InternalError, "injected fault: internal-error")
+		return true, Failure(sc, act.Status, InternalError, "injected fault: internal-error")
 	case fault.SignatureMismatch:
-		return Failure(sc, act.Status, SignatureMismatch, "injected fault: signature-mismatch")
+		return true, Failure(sc, act.Status, SignatureMismatch, "injected fault: signature-mismatch")
 	}
-	return nil
-}
-
-// Inject decides whether a fault rule fires for call (run-time rules,
-// then the scenario's) and carries it out. fired reports a rule that
-// fired and left the answer to the endpoint (a delay, or not-eligible).
-func (d *Deps) Inject(c echo.Context, sc *scenario.Scenario, call fault.Call) (act fault.Action, fired bool, err error) {
-	act, fired = d.decide(sc, call)
-	if !fired {
-		return act, false, nil
-	}
-	return act, true, ApplyFault(c, sc, act)
+	return false, nil
 }
 
 // Reply seals payload with the service key; the answer's CHANNELID is the
 // service's own identifier (ENV-3).
-func (d *Deps) Reply(c echo.Context, call *Call, payload any) error {
+func (d *Deps) Reply(c echo.Context, call *frontdoor.Call, payload any) error {
 	env, err := envelope.Seal(d.ServiceKey, call.Scenario.Service.ChannelID, payload)
 	if err != nil {
 		return Failure(call.Scenario, 0, InternalError, "sealing the answer: "+err.Error())

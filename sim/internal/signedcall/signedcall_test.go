@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
@@ -65,22 +66,20 @@ func TestFailureAndInvalid(t *testing.T) {
 }
 
 // clause: ENV-6 (a body over 1 MiB is 413 in the bare failure shape)
-func TestReadBody(t *testing.T) {
+func TestReadFailure(t *testing.T) {
 	sc := withStatus(200)
-	small := []byte(`{"CHANNELID":"X"}`)
-	got, err := ReadBody(echoContext(small), sc)
-	if err != nil || !bytes.Equal(got, small) {
-		t.Fatalf("ReadBody = %q, %v", got, err)
+	if err := ReadFailure(sc, nil); err != nil {
+		t.Fatalf("a body read: %v", err)
 	}
-	_, err = ReadBody(echoContext(bytes.Repeat([]byte("a"), 2<<20)), sc)
-	status, body, _ := asFailure(t, err)
+	_, readErr := httpx.ReadBody(echoContext(bytes.Repeat([]byte("a"), 2<<20)))
+	status, body, _ := asFailure(t, ReadFailure(sc, readErr))
 	if status != http.StatusRequestEntityTooLarge || !strings.Contains(body.ERRORSTRING, "larger than 1 MiB") {
 		t.Fatalf("2 MiB body: HTTP %d %+v", status, body)
 	}
 }
 
 // clause: SIM-3 (injected faults in the signed endpoints' shape)
-func TestApplyFault(t *testing.T) {
+func TestFaults(t *testing.T) {
 	sc := withStatus(200)
 	cases := []struct {
 		act      fault.Action
@@ -98,9 +97,9 @@ func TestApplyFault(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.act.Kind, func(t *testing.T) {
-			err := ApplyFault(echoContext(nil), sc, c.act)
+			stop, err := Faults(echoContext(nil), &frontdoor.Call{Scenario: sc}, c.act)
 			if c.goesOn {
-				if err != nil {
+				if stop || err != nil {
 					t.Fatalf("%+v stopped the call: %v", c.act, err)
 				}
 				return

@@ -105,8 +105,6 @@ func cardsBucket(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
 // when channel is "" (the shape of a ResetChannel hook).
 // Cards live in a nested bucket per channel rather than under
 // "<channel>\x00" keys, so ResetChannel covers them through a reset hook.
-func init() { onReset(resetCards) }
-
 func resetCards(tx *bolt.Tx, channel string) error {
 	top := tx.Bucket(bucketCards)
 	var names [][]byte

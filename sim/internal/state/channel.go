@@ -20,10 +20,12 @@ import (
 // Sep separates the channel name from the rest of a channel-scoped key.
 const Sep = "\x00"
 
-var (
-	channelBuckets [][]byte
-	resetHooks     []func(tx *bolt.Tx, channel string) error
-)
+var channelBuckets [][]byte
+
+// resetHooks are the extra work of ResetChannel ("" = whole reset),
+// listed here rather than registered from init functions, so the order
+// is written down: cards, coupons, then the user indexes.
+var resetHooks = []func(tx *bolt.Tx, channel string) error{resetCards, resetCoupons, resetUserIndex}
 
 // channelBucket declares a bucket whose keys start with "<channel>\x00".
 func channelBucket(name string) []byte {
@@ -31,9 +33,6 @@ func channelBucket(name string) []byte {
 	channelBuckets = append(channelBuckets, b)
 	return b
 }
-
-// onReset registers extra work for ResetChannel ("" = whole reset).
-func onReset(f func(tx *bolt.Tx, channel string) error) { resetHooks = append(resetHooks, f) }
 
 // ChannelKey builds a channel-scoped key from its parts.
 func ChannelKey(channel string, parts ...string) []byte {

@@ -229,8 +229,6 @@ var couponBuckets = [][]byte{bucketCouponStock, bucketCouponUser, bucketCouponTx
 
 // Coupon keys are length-prefixed rather than "<channel>\x00", so
 // ResetChannel covers them through a reset hook.
-func init() { onReset(resetCoupons) }
-
 // resetCoupons deletes a channel's coupon records ("" = every channel's).
 func resetCoupons(tx *bolt.Tx, channel string) error {
 	var prefix []byte

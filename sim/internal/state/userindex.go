@@ -17,15 +17,15 @@ var (
 	bucketSessionsByUser = channelBucket("sessions-by-user")
 )
 
-func init() {
-	onReset(func(tx *bolt.Tx, channel string) error {
-		for _, p := range [][2][]byte{{bucketTokensByUser, bucketTokens}, {bucketSessionsByUser, bucketSessions}} {
-			if err := deleteIndexed(tx, p[0], p[1], channel); err != nil {
-				return err
-			}
+// resetUserIndex deletes a channel's token and session indexes ("" =
+// every channel's).
+func resetUserIndex(tx *bolt.Tx, channel string) error {
+	for _, p := range [][2][]byte{{bucketTokensByUser, bucketTokens}, {bucketSessionsByUser, bucketSessions}} {
+		if err := deleteIndexed(tx, p[0], p[1], channel); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func indexUser(tx *bolt.Tx, index []byte, channel, virtualID, value string) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
 
 // memStore is a Store in memory.
@@ -143,14 +144,13 @@ func TestSessions(t *testing.T) {
 				id = ""
 			}
 			got, err := s.CheckSession(id, c.user, c.channel)
-			var refused *SessionRefused
 			if c.refused == "" {
 				if err != nil || got != sess {
 					t.Fatalf("CheckSession = %+v, %v; want %+v", got, err, sess)
 				}
 				return
 			}
-			if !errors.As(err, &refused) || !strings.Contains(refused.Why, c.refused) {
+			if r, ok := refusal.Of(err); !ok || r.Kind != refusal.Unauthorized || !strings.Contains(r.Msg, c.refused) {
 				t.Fatalf("CheckSession = %+v, %v; want a refusal %q", got, err, c.refused)
 			}
 		})

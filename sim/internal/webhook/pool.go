@@ -4,11 +4,11 @@ import (
 	"container/heap"
 	"context"
 	"encoding/json"
-	"net/http"
 	"sync"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
 
 // Delivery runs off the request path (issue 23): pending pushes sit in
@@ -282,5 +282,5 @@ func (s *Scheduler) Pending(channel string) int {
 
 // errFull is the refusal of a push beyond MaxPending.
 func errFull(channel string) error {
-	return &BadRequest{Status: http.StatusTooManyRequests, Msg: "channel " + channel + " already has the maximum of 10000 pending pushes; move the clock or reset the channel first"}
+	return refusal.New(refusal.LimitReached, "channel %s already has the maximum of 10000 pending pushes; move the clock or reset the channel first", channel)
 }

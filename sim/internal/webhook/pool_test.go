@@ -3,7 +3,6 @@ package webhook
 import (
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
 
 // memStore keeps push records in a map, as the state store does in bbolt.
@@ -122,9 +122,8 @@ func TestSchedule_pendingBound(t *testing.T) {
 		}
 	}
 	_, err := s.Schedule(Request{Channel: "C", OfferID: "O", Reason: "OUT_OF_STOCK", At: at})
-	var bad *BadRequest
-	if !errors.As(err, &bad) || bad.Status != http.StatusTooManyRequests {
-		t.Fatalf("push %d: %v, want 429", MaxPending+1, err)
+	if !refusal.Is(err, refusal.LimitReached) {
+		t.Fatalf("push %d: %v, want a limit-reached refusal (429)", MaxPending+1, err)
 	}
 	if _, err := s.Schedule(Request{Channel: "D", OfferID: "O", Reason: "OUT_OF_STOCK", At: at}); err != nil {
 		t.Fatalf("another channel is refused too: %v", err)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
 
 // EventInvalidated is the contract's one eventType.
@@ -199,17 +200,8 @@ func New(o Options) *Scheduler {
 	return s
 }
 
-// BadRequest is a refused Request: Status 400 or 404.
-type BadRequest struct {
-	Status int
-	Msg    string
-}
-
-func (e *BadRequest) Error() string { return e.Msg }
-
-func bad(format string, a ...any) error {
-	return &BadRequest{Status: http.StatusBadRequest, Msg: fmt.Sprintf(format, a...)}
-}
+// bad refuses a Request as invalid.
+func bad(format string, a ...any) error { return refusal.New(refusal.Invalid, format, a...) }
 
 // MaxRepeat bounds Request.Repeat.
 const MaxRepeat = 10
@@ -218,7 +210,7 @@ const MaxRepeat = 10
 func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 	ch, ok := s.o.Channel(r.Channel)
 	if !ok {
-		return nil, &BadRequest{Status: http.StatusNotFound, Msg: fmt.Sprintf("no channel named %q", r.Channel)}
+		return nil, refusal.New(refusal.NotFound, "no channel named %q", r.Channel)
 	}
 	if ch.WebhookURL == "" {
 		return nil, bad("channel %s has no registered webhook URL (register it with webhookUrl)", r.Channel)

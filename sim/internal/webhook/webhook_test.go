@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
 
 // clause: WH-2 (retries)
@@ -48,11 +49,10 @@ func TestCheckPolicy(t *testing.T) {
 		p := c.in
 		err := checkPolicy(&p)
 		if c.err != "" {
-			var br *BadRequest
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("checkPolicy(%+v) = %v, want %q", c.in, err, c.err)
-			} else if br, _ = err.(*BadRequest); br == nil {
-				t.Errorf("checkPolicy(%+v): %T is not a BadRequest", c.in, err)
+			} else if !refusal.Is(err, refusal.Invalid) {
+				t.Errorf("checkPolicy(%+v): %T is not an invalid refusal", c.in, err)
 			}
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
@@ -16,6 +17,7 @@ import (
 
 // Deps is what the bank host needs.
 type Deps struct {
+	Door   *frontdoor.Door
 	Signed *signedcall.Deps
 	// Sessions issues GenerateSessionInfoV2's sessions.
 	Sessions *token.Service
@@ -30,8 +32,8 @@ type Deps struct {
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
 	out := httpx.OpHandlers{
-		contract.OpSession:  h.session,
-		contract.OpBankCard: h.bankCard,
+		contract.OpSession:  frontdoor.Handle(d.Door, frontdoor.Endpoint[sessionRequest]{Serve: h.session}),
+		contract.OpBankCard: frontdoor.Handle(d.Door, frontdoor.Endpoint[bankCardRequest]{Serve: h.bankCard}),
 	}
 	for name, instead := range unavailable {
 		out[name] = notAvailable(name, instead)
@@ -42,15 +44,12 @@ func Handlers(d Deps) httpx.OpHandlers {
 type handlers struct{ Deps }
 
 // session is GenerateSessionInfoV2 (SESS-1, ENV-4, ENV-5).
-func (h *handlers) session(c echo.Context, op contract.Op) error {
-	var req struct {
-		BName     string `json:"bName"`
-		VirtualID string `json:"virtualId"`
-	}
-	call, err := h.Signed.Open(c, op, &req)
-	if err != nil {
-		return err
-	}
+type sessionRequest struct {
+	BName     string `json:"bName"`
+	VirtualID string `json:"virtualId"`
+}
+
+func (h *handlers) session(c echo.Context, call *frontdoor.Call, req *sessionRequest) error {
 	if req.BName != call.Channel.Name {
 		return signedcall.Invalid(call.Scenario, fmt.Sprintf("bName %q is not the name of channel %s (matched case-sensitively)", req.BName, call.Channel.ChannelID))
 	}

@@ -1,7 +1,6 @@
 package bank
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,9 +10,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
-	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 )
@@ -37,7 +38,7 @@ func DeepLink(c model.Card) string {
 // channel from CHANNELID, a signed {status, message, deepLink, banner}.
 // notEligible is GetScratchCardForBank's normal not-eligible answer,
 // signed or bare by switches.cards.bankNotEligible (BANK-4).
-func (h *handlers) notEligible(c echo.Context, call *signedcall.Call, reason string) error {
+func (h *handlers) notEligible(c echo.Context, call *frontdoor.Call, reason string) error {
 	httpx.SetReason(c, reason)
 	ans := bankCard{Message: "failure"}
 	if call.Scenario.Switches.Cards.BankNotEligible == scenario.NotEligibleBare {
@@ -46,23 +47,20 @@ func (h *handlers) notEligible(c echo.Context, call *signedcall.Call, reason str
 	return h.Signed.Reply(c, call, ans)
 }
 
-func (h *handlers) bankCard(c echo.Context, op contract.Op) error {
-	var req struct {
-		VirtualID        string `json:"virtualId"`
-		TransDateAndTime string `json:"transDateAndTime"`
-		Amount           string `json:"amount"`
-		MCC              string `json:"mcc"`
-		ExtTransactionID string `json:"extTransactionId"`
-		CampaignID       string `json:"campaignId"`
-		DeviceToken      string `json:"deviceToken"`
-	}
-	call, err := h.Signed.Open(c, op, &req)
-	if err != nil {
-		return err
-	}
+type bankCardRequest struct {
+	VirtualID        string `json:"virtualId"`
+	TransDateAndTime string `json:"transDateAndTime"`
+	Amount           string `json:"amount"`
+	MCC              string `json:"mcc"`
+	ExtTransactionID string `json:"extTransactionId"`
+	CampaignID       string `json:"campaignId"`
+	DeviceToken      string `json:"deviceToken"`
+}
+
+func (h *handlers) bankCard(c echo.Context, call *frontdoor.Call, req *bankCardRequest) error {
 	sc := call.Scenario
 	sw := sc.Switches.Cards
-	if call.NotEligible {
+	if call.Shows(fault.NotEligible) {
 		return h.notEligible(c, call, "injected fault: not-eligible")
 	}
 	if _, err := time.ParseInLocation("2006-01-02 15:04:05", req.TransDateAndTime, sc.Location); err != nil {
@@ -81,7 +79,7 @@ func (h *handlers) bankCard(c echo.Context, op contract.Op) error {
 		CampaignID: req.CampaignID, MCC: req.MCC, Amount: &amount, DateAndTime: req.TransDateAndTime,
 		DeviceToken: req.DeviceToken, DeepLink: DeepLink,
 	})
-	if errors.Is(err, cards.ErrOtherUsersTxn) {
+	if refusal.Is(err, refusal.Conflict) {
 		return signedcall.Invalid(sc, err.Error())
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -37,7 +38,7 @@ func notAvailable(name, instead string) httpx.OpHandler {
 	}
 	reason := NotAvailableReason + ": " + name + " has no implementation in the real service (NA-1)"
 	return func(c echo.Context, _ contract.Op) error {
-		_, _ = httpx.ReadBody(c) // drain, so the connection can be reused
+		_, _ = io.Copy(io.Discard, io.LimitReader(c.Request().Body, httpx.MaxBody)) // drain, so the connection can be reused
 		return &httpx.Error{Status: http.StatusNotFound, Body: body, Reason: reason}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
@@ -36,7 +37,7 @@ type Options struct {
 	// and the clock, and reads and resets state.
 	Plane    *controlplane.Plane
 	Webhooks *webhook.Scheduler
-	// Journal serves /__sim/journal, /__sim/session and /__sim/report.
+	// Journal serves /__sim/journal, the recording export and /__sim/report.
 	Journal *journal.Journal
 	// Cards serves tracking, notifications and card reads, and the dashboard.
 	Cards *cards.Service
@@ -207,14 +208,11 @@ func badBody(msg string, err error) error {
 // refused renders a change the control plane refused (4xx), or its
 // store's failure (5xx).
 func refused(err error) error {
-	var r *controlplane.Refused
-	if !errors.As(err, &r) {
+	r, ok := refusal.Of(err)
+	if !ok {
 		return internal(err)
 	}
-	status := map[controlplane.Reason]int{
-		controlplane.Invalid: http.StatusBadRequest, controlplane.NotFound: http.StatusNotFound, controlplane.Conflict: http.StatusConflict,
-	}[r.Reason]
-	return fail(status, "%s", r.Msg)
+	return fail(httpx.StatusOf(r.Kind), "%s", r.Msg)
 }
 
 // internal wraps a store failure: it is the simulator's fault, but the

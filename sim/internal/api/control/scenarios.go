@@ -21,7 +21,7 @@ type scenarioInfo struct {
 }
 
 func infoOf(s *scenario.Scenario) scenarioInfo {
-	i := scenarioInfo{Name: s.Name, Description: s.Description, Source: s.Source, Channels: []string{}, Faults: len(s.File.Faults)}
+	i := scenarioInfo{Name: s.Name, Description: s.Description, Source: s.Source, Channels: []string{}, Faults: len(s.FaultRules)}
 	for _, c := range s.Channels {
 		i.Channels = append(i.Channels, c.Name)
 	}

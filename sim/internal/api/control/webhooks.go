@@ -1,7 +1,6 @@
 package control
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -20,12 +19,8 @@ func (a *API) ScheduleWebhook(c echo.Context) error {
 		return err
 	}
 	pushes, err := a.hooks.Schedule(req)
-	var bad *webhook.BadRequest
-	if errors.As(err, &bad) {
-		return fail(bad.Status, "%s", bad.Msg)
-	}
 	if err != nil {
-		return internal(err)
+		return refused(err)
 	}
 	due, err := a.hooks.Fire(a.wait)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/coupons"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -40,8 +41,7 @@ type Deps struct {
 	Schemas   *schema.Set
 	Coupons   *coupons.Service
 	PublicURL string
-	// Faults are the control API's run-time rules, consulted before the scenario's.
-	Faults fault.Decider
+	Door      *frontdoor.Door
 }
 
 // RedirectPrefix is where coupon URLs are served (CPN-8).
@@ -49,13 +49,13 @@ const RedirectPrefix = coupons.RedirectPrefix
 
 // Error codes of section 7, and the simulator's duplicate rejection.
 const (
-	CodeInvalidRequest = "INVALID_REQUEST"
+	CodeInvalidRequest = coupons.CodeInvalidRequest
 	CodeUnauthorized   = "UNAUTHORIZED"
-	CodeNonEligible    = "NON_ELIGIBLE"
-	CodeInvalidOffer   = "INVALID_OFFER"
-	CodeExhausted      = "COUPON_EXHAUSTED"
-	CodeDuplicate      = "DUPLICATE_TRANSACTION"
-	CodeLimitReached   = "MAX_LIMIT_REACHED"
+	CodeNonEligible    = coupons.CodeNonEligible
+	CodeInvalidOffer   = coupons.CodeInvalidOffer
+	CodeExhausted      = coupons.CodeExhausted
+	CodeDuplicate      = coupons.CodeDuplicate
+	CodeLimitReached   = coupons.CodeLimitReached
 	CodeInternal       = "INTERNAL_ERROR"
 )
 
@@ -71,11 +71,17 @@ const Fetched = "Fetched Successfully"
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
 	return httpx.OpHandlers{
-		contract.OpCatalogue:   h.catalogue,
-		contract.OpFetchCoupon: h.fetch,
-		contract.OpUserCoupons: h.userCoupons,
+		contract.OpCatalogue:   frontdoor.Handle(d.Door, frontdoor.Endpoint[catalogueRequest]{Serve: h.catalogue}),
+		contract.OpFetchCoupon: frontdoor.Handle(d.Door, frontdoor.Endpoint[claimRequest]{Serve: h.fetch}),
+		contract.OpUserCoupons: frontdoor.Handle(d.Door, frontdoor.Endpoint[userCouponsRequest]{Serve: h.userCoupons}),
 	}
 }
+
+// Opener is the ServiceAppKey scheme's way in.
+func Opener(d Deps) frontdoor.Opener { return (&handlers{d}).open }
+
+// Dialect is the coupon host's dialect of injected faults.
+func Dialect(d Deps) frontdoor.Dialect { return (&handlers{d}).faults }
 
 // RedirectRoute is the route of the coupons' click-and-redirect URLs.
 const RedirectRoute = RedirectPrefix + ":channel/:offer"
@@ -86,16 +92,6 @@ const RedirectRoute = RedirectPrefix + ":channel/:offer"
 func Redirect(d Deps) echo.HandlerFunc { return (&handlers{d}).redirect }
 
 type handlers struct{ Deps }
-
-// call is an authenticated, validated request.
-type call struct {
-	op       contract.Op
-	channel  model.Channel
-	scenario *scenario.Scenario
-	body     []byte
-	action   fault.Action
-	fired    bool
-}
 
 // failure is an error answer in the coupon host's shape. The HTTP status
 // follows switches.coupons.httpStatus (CPN-3).
@@ -116,15 +112,14 @@ func invalid(sc *scenario.Scenario, msg string) *httpx.Error {
 	return failure(sc, CodeInvalidRequest, msg)
 }
 
-// open authenticates (AUTH-3), checks Content-Type and the body against
-// the operation's request schema, checks channelName, decodes the body
-// into dst and decides injected faults. Bad input is a 400 or 401 in the
-// body, never a 5xx.
-func (h *handlers) open(c echo.Context, op contract.Op, dst any) (*call, error) {
+// open is the ServiceAppKey scheme's way in (a frontdoor.Opener): it
+// authenticates (AUTH-3), checks Content-Type and the body against the
+// operation's request schema, checks channelName and decodes the body
+// into dst. Bad input is a 400 or 401 in the body, never a 5xx.
+func (h *handlers) open(c echo.Context, op contract.Op, body []byte, readErr error, dst any) (*frontdoor.Call, error) {
 	req := c.Request()
-	// Read first: without a usable X-CHANNELID, the body's channelName
-	// still picks whose switches shape the 401 (it authenticates nothing).
-	body, err := httpx.ReadBody(c)
+	// Without a usable X-CHANNELID, the body's channelName still picks
+	// whose switches shape the 401 (it authenticates nothing).
 	chID := req.Header.Get("X-CHANNELID")
 	if chID == "" {
 		return nil, failure(h.bodyScenario(body), CodeUnauthorized, "X-CHANNELID header is missing")
@@ -140,12 +135,12 @@ func (h *handlers) open(c echo.Context, op contract.Op, dst any) (*call, error) 
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != echo.MIMEApplicationJSON {
 		return nil, invalid(sc, fmt.Sprintf("Content-Type: must be application/json, got %q", ct))
 	}
-	if errors.Is(err, httpx.ErrTooLarge) {
+	if errors.Is(readErr, httpx.ErrTooLarge) {
 		// 413 whatever httpStatus says, in body and header: as on every endpoint.
-		return nil, &httpx.Error{Status: http.StatusRequestEntityTooLarge, Reason: "invalid_request: " + err.Error(),
-			Body: errorBody{Status: http.StatusRequestEntityTooLarge, ErrorCode: CodeInvalidRequest, Message: err.Error()}}
+		return nil, &httpx.Error{Status: http.StatusRequestEntityTooLarge, Reason: "invalid_request: " + readErr.Error(),
+			Body: errorBody{Status: http.StatusRequestEntityTooLarge, ErrorCode: CodeInvalidRequest, Message: readErr.Error()}}
 	}
-	if err != nil {
+	if readErr != nil {
 		return nil, invalid(sc, "body: could not be read")
 	}
 	generic, err := schema.DecodeJSON(body)
@@ -165,15 +160,8 @@ func (h *handlers) open(c echo.Context, op contract.Op, dst any) (*call, error) 
 	if name, _ := fields["channelName"].(string); name != ch.Name {
 		return nil, invalid(sc, fmt.Sprintf("channelName: %q is not the name of channel %s (matched case-sensitively)", name, ch.ChannelID))
 	}
-	cl := &call{op: op, channel: ch, scenario: sc, body: body}
 	virtualID, _ := fields["virtualId"].(string)
-	cl.action, cl.fired = fault.First(h.Faults, sc.Faults, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: virtualID})
-	if cl.fired && !cl.action.Commits() {
-		if err := h.applyFault(c, sc, cl.action); err != nil {
-			return nil, err
-		}
-	}
-	return cl, nil
+	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: virtualID}, nil
 }
 
 // bodyScenario is the scenario governing the channel a request body names
@@ -215,9 +203,18 @@ func checkAppKey(header string, ch model.Channel) string {
 	return ""
 }
 
-// applyFault renders an injected failure before any effect in the coupon
-// host's shape (generic actions through inject.Generic), or waits out an
-// injected delay.
+// faults is the coupon host's dialect of injected faults (a
+// frontdoor.Dialect): a failure before any effect in the host's shape
+// (generic actions through inject.Generic), or an injected delay waited
+// out; the commit kinds are left to fetchCouponCode, which commits first.
+func (h *handlers) faults(c echo.Context, call *frontdoor.Call, act fault.Action) (bool, error) {
+	if act.Commits() {
+		return false, nil
+	}
+	err := h.applyFault(c, call.Scenario, act)
+	return err != nil, err
+}
+
 func (h *handlers) applyFault(c echo.Context, sc *scenario.Scenario, act fault.Action) error {
 	if stop, err := inject.Generic(c, act); stop {
 		return err
@@ -283,60 +280,44 @@ func render(sc *scenario.Scenario, cp model.Coupon) couponData {
 	return d
 }
 
+type claimRequest struct {
+	OfferID          string          `json:"offerId"`
+	VirtualID        string          `json:"virtualId"`
+	ExtTransactionID string          `json:"extTransactionId"`
+	CoinsUsed        json.RawMessage `json:"coinsUsed"`
+}
+
 // fetch is fetchCouponCode (CPN-1 to CPN-8).
-func (h *handlers) fetch(c echo.Context, op contract.Op) error {
-	var req struct {
-		OfferID          string          `json:"offerId"`
-		VirtualID        string          `json:"virtualId"`
-		ExtTransactionID string          `json:"extTransactionId"`
-		CoinsUsed        json.RawMessage `json:"coinsUsed"`
-	}
-	cl, err := h.open(c, op, &req)
-	if err != nil {
-		return err
-	}
-	sc := cl.scenario
+func (h *handlers) fetch(c echo.Context, cl *frontdoor.Call, req *claimRequest) error {
+	sc := cl.Scenario
 	coins, err := parseCoins(req.CoinsUsed, sc.Switches.Coupons.CoinsAsNumber == scenario.Accept)
 	if err != nil {
 		return invalid(sc, "coinsUsed: "+err.Error())
 	}
 	res, err := h.Coupons.Claim(coupons.ClaimRequest{
-		Scenario: sc, Channel: cl.channel.Name, OfferID: req.OfferID, VirtualID: req.VirtualID,
+		Scenario: sc, Channel: cl.Channel.Name, OfferID: req.OfferID, VirtualID: req.VirtualID,
 		ExtTransactionID: req.ExtTransactionID, Coins: coins, BaseURL: httpx.BaseURL(c, h.PublicURL),
 	})
 	if err != nil {
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
 	}
 	if res.Outcome == coupons.NoSuchOffer || res.Outcome == coupons.WrongPrice {
-		return failure(sc, refusalCode[res.Outcome], res.Reason) // nothing was claimed: no fault to stage
+		return failure(sc, res.Refused.Code, res.Refused.Msg) // nothing was claimed: no fault to stage
 	}
-	if cl.fired && cl.action.Commits() {
+	if cl.Fired && cl.Fault.Commits() {
 		// CPN-4: the claim is committed; withhold the answer.
-		httpx.NoteFault(c, cl.action.Kind)
-		if cl.action.Kind == fault.CommitThenDrop {
+		httpx.NoteFault(c, cl.Fault.Kind)
+		if cl.Fault.Kind == fault.CommitThenDrop {
 			return httpx.Drop(c, "injected fault: commit-then-drop")
 		}
-		if err := httpx.Wait(c.Request().Context(), cl.action.Delay.D()); err != nil {
+		if err := httpx.Wait(c.Request().Context(), cl.Fault.Delay.D()); err != nil {
 			return err // the client gave up: nothing to answer
 		}
 	}
 	if res.Outcome == coupons.Delivered || res.Outcome == coupons.Duplicate {
 		return ok(c, render(sc, res.Coupon))
 	}
-	return failure(sc, refusalCode[res.Outcome], res.Reason)
-}
-
-// refusalCode is the section 7 error code of each refused claim.
-var refusalCode = map[coupons.Outcome]string{
-	coupons.NoSuchOffer:      CodeInvalidOffer,
-	coupons.WrongPrice:       CodeInvalidRequest,
-	coupons.Closed:           CodeInvalidOffer,
-	coupons.NotEligible:      CodeNonEligible,
-	coupons.Exhausted:        CodeExhausted,
-	coupons.LimitReached:     CodeLimitReached,
-	coupons.DuplicateRefused: CodeDuplicate,
-	coupons.OtherOffer:       CodeDuplicate,
-	coupons.OtherUser:        CodeDuplicate,
+	return failure(sc, res.Refused.Code, res.Refused.Msg)
 }
 
 // parseCoins reads coinsUsed: a string of digits (the contract), or a
@@ -356,18 +337,15 @@ func parseCoins(raw json.RawMessage, acceptNumber bool) (int, error) {
 	return n, nil
 }
 
+type userCouponsRequest struct {
+	OfferID   string `json:"offerId"`
+	VirtualID string `json:"virtualId"`
+}
+
 // userCoupons is getUserCoupons (CPN-9): the reconciliation path.
-func (h *handlers) userCoupons(c echo.Context, op contract.Op) error {
-	var req struct {
-		OfferID   string `json:"offerId"`
-		VirtualID string `json:"virtualId"`
-	}
-	cl, err := h.open(c, op, &req)
-	if err != nil {
-		return err
-	}
-	sc := cl.scenario
-	list, err := h.Coupons.UserCoupons(cl.channel.Name, req.OfferID, req.VirtualID)
+func (h *handlers) userCoupons(c echo.Context, cl *frontdoor.Call, req *userCouponsRequest) error {
+	sc := cl.Scenario
+	list, err := h.Coupons.UserCoupons(cl.Channel.Name, req.OfferID, req.VirtualID)
 	if err != nil {
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
 	}
@@ -392,17 +370,14 @@ func (h *handlers) userCoupons(c echo.Context, op contract.Op) error {
 	}{req.OfferID, req.VirtualID, out})
 }
 
+type catalogueRequest struct {
+	VirtualID string `json:"virtualId"`
+}
+
 // catalogue is getCatalogue (CPN-10): the channel's open offers, only
 // those whose targeting admits virtualId when one is given.
-func (h *handlers) catalogue(c echo.Context, op contract.Op) error {
-	var req struct {
-		VirtualID string `json:"virtualId"`
-	}
-	cl, err := h.open(c, op, &req)
-	if err != nil {
-		return err
-	}
-	sc := cl.scenario
+func (h *handlers) catalogue(c echo.Context, cl *frontdoor.Call, req *catalogueRequest) error {
+	sc := cl.Scenario
 	type item struct {
 		ID            string `json:"id"`
 		Title         string `json:"title"`
@@ -413,7 +388,7 @@ func (h *handlers) catalogue(c echo.Context, op contract.Op) error {
 		ValidFrom     string `json:"valid_from,omitempty"`
 		ValidTo       string `json:"valid_to,omitempty"`
 	}
-	listed, err := h.Coupons.Catalogue(sc, cl.channel.Name, req.VirtualID)
+	listed, err := h.Coupons.Catalogue(sc, cl.Channel.Name, req.VirtualID)
 	if err != nil {
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
 	}

@@ -1,10 +1,7 @@
 package microsite
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -14,8 +11,10 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -33,44 +32,61 @@ type issueAnswer struct {
 // AdditionalParamKeys are the inner keys of additionalParams (4.12).
 var AdditionalParamKeys = []string{"country", "state", "district", "city", "pincode", "storeId", "ipaddress", "lat", "long", "gender", "age", "modeType", "isNewUser"}
 
-// issue is client issuance (SDK-1): the parameter rules of
-// getScratchCardDetails / sendRewardCardRequest, then cards.Service.Issue,
-// GetReward's issuing code, idempotent on extTransactionId.
-func (h *handlers) issue(c echo.Context, op contract.Op) error {
-	bad := func(msg string) error {
-		return &httpx.Error{Status: httpx.StatusFor(msg, http.StatusBadRequest), Reason: msg, Body: issueAnswer{Message: msg}}
+type issueRequest struct {
+	ChannelName      string            `json:"channelName"`
+	Trigger          string            `json:"triggerEventType"`
+	SubTrigger       string            `json:"subTriggerEventType"`
+	Amount           json.Number       `json:"amount"`
+	ExtTransactionID string            `json:"extTransactionId"`
+	DateAndTime      string            `json:"dateandtime"`
+	VirtualID        string            `json:"virtualId"`
+	SessionID        string            `json:"sessionId"`
+	MerchantVPA      string            `json:"merchantVPA"`
+	AdditionalParams string            `json:"additionalParams"`
+	amount           float64           // Amount, checked
+	params           map[string]string // AdditionalParams, checked
+}
+
+// refuseIssue answers a refused issuance in the SDK's shape: HTTP 400
+// (413 for a body over the limit), status false.
+func refuseIssue(err error) error {
+	return &httpx.Error{Status: httpx.InvalidStatus(err, http.StatusBadRequest), Reason: err.Error(), Body: issueAnswer{Message: err.Error()}}
+}
+
+func bad(format string, a ...any) error {
+	return refuseIssue(refusal.New(refusal.Invalid, format, a...))
+}
+
+// openSDK is the SDK client's way in (a frontdoor.Opener): no credentials
+// of its own; the channel is the one the SDK was initialised with
+// (channelName).
+func (h *handlers) openSDK(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*frontdoor.Call, error) {
+	fields, refused := httpx.ValidJSON(h.Schemas, op.Request, body, readErr)
+	if refused != nil {
+		return nil, refuseIssue(refused)
 	}
-	body, problem := httpx.ReadValidJSON(c, h.Schemas, op.Request)
-	if problem != "" {
-		return bad(problem)
+	if err := json.Unmarshal(body, req); err != nil {
+		return nil, bad("body: %v", err)
 	}
-	var req struct {
-		ChannelName      string      `json:"channelName"`
-		Trigger          string      `json:"triggerEventType"`
-		SubTrigger       string      `json:"subTriggerEventType"`
-		Amount           json.Number `json:"amount"`
-		ExtTransactionID string      `json:"extTransactionId"`
-		DateAndTime      string      `json:"dateandtime"`
-		VirtualID        string      `json:"virtualId"`
-		SessionID        string      `json:"sessionId"`
-		MerchantVPA      string      `json:"merchantVPA"`
-		AdditionalParams string      `json:"additionalParams"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&req); err != nil {
-		return bad("body: " + err.Error())
-	}
-	ch, sc, ok := h.Channels.ByChannelName(req.ChannelName)
+	name, _ := fields["channelName"].(string)
+	ch, sc, ok := h.Channels.ByChannelName(name)
 	if !ok {
-		return bad(fmt.Sprintf("channelName %q is not a channel of the active scenario", req.ChannelName))
+		return nil, bad("channelName %q is not a channel of the active scenario", name)
 	}
-	amount, err := cards.ParseAmount(string(req.Amount))
-	if err != nil {
-		return bad("amount: " + err.Error())
+	virtualID, _ := fields["virtualId"].(string)
+	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: virtualID}, nil
+}
+
+// checkIssue holds the parameter rules of getScratchCardDetails /
+// sendRewardCardRequest (SDK-1).
+func (h *handlers) checkIssue(_ echo.Context, call *frontdoor.Call, req *issueRequest) error {
+	sc := call.Scenario
+	var err error
+	if req.amount, err = cards.ParseAmount(string(req.Amount)); err != nil {
+		return bad("amount: %v", err)
 	}
 	if _, err := time.ParseInLocation("02012006150405", req.DateAndTime, sc.Location); err != nil {
-		return bad(fmt.Sprintf("dateandtime: %q is not a valid DDMMYYYYHHMMSS", req.DateAndTime))
+		return bad("dateandtime: %q is not a valid DDMMYYYYHHMMSS", req.DateAndTime)
 	}
 	switch {
 	case req.SessionID == " ":
@@ -83,39 +99,49 @@ func (h *handlers) issue(c echo.Context, op contract.Op) error {
 	if req.Trigger == "UPI" && strings.TrimSpace(req.MerchantVPA) == "" {
 		return bad("merchantVPA: is required when triggerEventType is UPI")
 	}
-	params, err := sdkParams(req.AdditionalParams)
-	if err != nil {
-		return bad("additionalParams: " + err.Error())
+	if req.params, err = sdkParams(req.AdditionalParams); err != nil {
+		return bad("additionalParams: %v", err)
 	}
-	notEligible := func(reason string) error {
-		httpx.SetReason(c, reason)
-		return c.JSON(http.StatusOK, issueAnswer{Message: "failure"})
-	}
-	if act, fired := fault.First(h.Faults, sc.Faults, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: req.VirtualID}); fired {
-		if stop, err := inject.Plain(c, act, inject.Shapes{
-			Internal:    issueAnswer{Message: "Internal Error"},
-			NotEligible: func() error { return notEligible("injected fault: not-eligible") },
-			SignatureMismatch: func() error { // the SDK's error shape: HTTP 400, status false
-				return &httpx.Error{Status: http.StatusBadRequest, Reason: "injected fault: signature-mismatch",
-					Body: issueAnswer{Message: "Signature Mismatch!"}}
-			},
-		}); stop {
-			return err
-		}
-	}
+	return nil
+}
+
+// notEligible is the SDK's not-eligible answer.
+func notEligible(c echo.Context, reason string) error {
+	httpx.SetReason(c, reason)
+	return c.JSON(http.StatusOK, issueAnswer{Message: "failure"})
+}
+
+// faults is the SDK's dialect of injected faults (inject.Plain): its
+// Internal Error body, its not-eligible answer, and signature-mismatch in
+// its error shape (HTTP 400, status false).
+func (h *handlers) faults(c echo.Context, _ *frontdoor.Call, act fault.Action) (bool, error) {
+	return inject.Plain(c, act, inject.Shapes{
+		Internal:    issueAnswer{Message: "Internal Error"},
+		NotEligible: func() error { return notEligible(c, "injected fault: not-eligible") },
+		SignatureMismatch: func() error {
+			return &httpx.Error{Status: http.StatusBadRequest, Reason: "injected fault: signature-mismatch",
+				Body: issueAnswer{Message: "Signature Mismatch!"}}
+		},
+	})
+}
+
+// issue is client issuance (SDK-1): cards.Service.Issue, GetReward's
+// issuing code, idempotent on extTransactionId.
+func (h *handlers) issue(c echo.Context, call *frontdoor.Call, req *issueRequest) error {
+	sc, ch := call.Scenario, call.Channel
 	res, err := h.Cards.Issue(cards.IssueRequest{
 		Scenario: sc, Channel: ch.Name, VirtualID: req.VirtualID, Source: cards.SourceSDK,
 		ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
-		Amount: &amount, DateAndTime: req.DateAndTime, Params: params,
+		Amount: &req.amount, DateAndTime: req.DateAndTime, Params: req.params,
 	})
-	if errors.Is(err, cards.ErrOtherUsersTxn) {
-		return bad(err.Error())
+	if refusal.Is(err, refusal.Conflict) {
+		return refuseIssue(err)
 	}
 	if err != nil {
 		return err
 	}
 	if len(res.Cards) == 0 {
-		return notEligible("not eligible: " + res.Reason)
+		return notEligible(c, "not eligible: "+res.Reason)
 	}
 	if res.Duplicate {
 		httpx.SetReason(c, "duplicate extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
@@ -123,7 +149,7 @@ func (h *handlers) issue(c echo.Context, op contract.Op) error {
 	first, last := res.Cards[0], res.Cards[len(res.Cards)-1]
 	base := httpx.BaseURL(c, h.PublicURL)
 	ans := issueAnswer{Status: true, Message: "success", Banner: cards.Absolute(base, cards.Banner(sc, first)), DeepLink: h.DeepLink(first)}
-	if p, ok := sc.PopupFor(ch.Name, first.CampaignID, amount); ok {
+	if p, ok := sc.PopupFor(ch.Name, first.CampaignID, req.amount); ok {
 		ans.IsPopup, ans.PopupBanner, ans.PopupDeepLink = true, cards.Absolute(base, p.Banner), h.DeepLink(last)
 		if ans.PopupBanner == "" {
 			ans.PopupBanner = ans.Banner

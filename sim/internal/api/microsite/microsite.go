@@ -16,7 +16,6 @@ package microsite
 
 import (
 	"embed"
-	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -30,9 +29,10 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
-	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
@@ -69,9 +69,7 @@ type Deps struct {
 	PublicURL string
 	// DeepLink renders a card's deep link (the one GetScratchCardForBank hands out).
 	DeepLink func(model.Card) string
-	// Faults are the control API's run-time rules, consulted before the
-	// scenario's (SDK issuance honours them).
-	Faults fault.Decider
+	Door     *frontdoor.Door
 }
 
 type handlers struct {
@@ -93,10 +91,17 @@ func Pages(d Deps) (page, scratch, launch echo.HandlerFunc) {
 	return h.page, h.scratch, h.launch
 }
 
+// Opener is the SDK client's way in.
+func Opener(d Deps) frontdoor.Opener { return (&handlers{Deps: d}).openSDK }
+
+// Dialect is the SDK's dialect of injected faults.
+func Dialect(d Deps) frontdoor.Dialect { return (&handlers{Deps: d}).faults }
+
 // Handlers are the SDK's client issuance operations (SDK-1).
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{Deps: d, pages: parsedPages()}
-	return httpx.OpHandlers{contract.OpSDKIssueAndroid: h.issue, contract.OpSDKIssueIOS: h.issue}
+	issue := frontdoor.Handle(d.Door, frontdoor.Endpoint[issueRequest]{Check: h.checkIssue, Serve: h.issue})
+	return httpx.OpHandlers{contract.OpSDKIssueAndroid: issue, contract.OpSDKIssueIOS: issue}
 }
 
 // Assets serve the generated imagery (ImagePath) and the embedded assets
@@ -135,9 +140,8 @@ func (e errBlank) Error() string { return e.why }
 // named) and has not expired on the simulated clock.
 func (h *handlers) authenticate(sessionID, virtualID, channel string) (user, error) {
 	sess, err := h.Sessions.CheckSession(sessionID, virtualID, channel)
-	var refused *token.SessionRefused
-	if errors.As(err, &refused) {
-		return user{}, errBlank{refused.Why}
+	if r, ok := refusal.Of(err); ok {
+		return user{}, errBlank{r.Msg}
 	}
 	if err != nil {
 		return user{}, err

@@ -1,7 +1,6 @@
 package rewards
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,9 +16,11 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 )
@@ -54,48 +55,83 @@ type getRewardAnswer struct {
 	Clicktrack []string         `json:"clicktrack"`
 }
 
-// getReward is GetReward (GR-1 to GR-8).
-func (h *handlers) getReward(c echo.Context, op contract.Op) error {
-	_, ch, sc, err := h.tokenChannel(c)
+type getRewardRequest struct {
+	ChannelName      string          `json:"channelName"`
+	VirtualID        string          `json:"virtualId"`
+	Trigger          string          `json:"triggerEventType"`
+	SubTrigger       string          `json:"subTriggerEventType"`
+	ExtTransactionID string          `json:"extTransactionId"`
+	Amount           json.Number     `json:"amount"`
+	DateAndTime      string          `json:"dateandtime"`
+	AdditionalParams json.RawMessage `json:"additionalParams"`
+}
+
+// openBearer is the bearer schemes' way in (the router admitted the
+// token): the token's channel, and the token's user.
+func (h *handlers) openBearer(c echo.Context, op contract.Op) (*frontdoor.Call, error) {
+	tok, ch, sc, err := h.tokenChannel(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, Token: tok, VirtualID: tok.VirtualID}, nil
+}
+
+// openJSON is openBearer with a JSON body checked against op's schema
+// and decoded into req; the call is for the body's virtualId.
+func (h *handlers) openJSON(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*frontdoor.Call, error) {
+	call, err := h.openBearer(c, op)
+	if err != nil {
+		return nil, err
+	}
+	fields, refused := httpx.ValidJSON(h.Signed.Schemas, op.Request, body, readErr)
+	if refused != nil {
+		return nil, refuse(call, refused)
+	}
+	if err := json.Unmarshal(body, req); err != nil {
+		return nil, refuse(call, refusal.New(refusal.Invalid, "body: %v", err))
+	}
+	call.VirtualID, _ = fields["virtualId"].(string)
+	return call, nil
+}
+
+// failureBody is a rewards-host JSON operation's answer carrying message
+// and no cards: the shape of its refusals and of its Internal Error.
+func failureBody(op, message string) any {
+	if op == contract.OpListCards {
+		return listAnswer{Message: message, Rewards: []cards.WireCard{}}
+	}
+	return getRewardAnswer{Message: message, Rewards: []cards.WireCard{}, Clicktrack: []string{}}
+}
+
+// refuse writes a refused call of the rewards host's JSON dialect: the
+// status of switches.cards.invalidRequestStatus (413 for a body too
+// large), the operation's failure body.
+func refuse(call *frontdoor.Call, err error) error {
+	return &httpx.Error{Status: httpx.InvalidStatus(err, call.Scenario.Switches.Cards.InvalidRequestStatus), Reason: err.Error(),
+		Body: failureBody(call.Op.Name, err.Error())}
+}
+
+// notEligible is GetReward's not-eligible answer.
+func notEligible(c echo.Context, reason string) error {
+	httpx.SetReason(c, reason)
+	return c.JSON(http.StatusOK, getRewardAnswer{Message: "failure", Rewards: []cards.WireCard{}, Clicktrack: []string{}})
+}
+
+// checkGetReward refuses a channelName that is not the token's channel
+// (switches.cards.channelMismatch), before any fault.
+func (h *handlers) checkGetReward(_ echo.Context, call *frontdoor.Call, req *getRewardRequest) error {
+	if req.ChannelName != call.Channel.Name && call.Scenario.Switches.Cards.ChannelMismatch == scenario.ChannelRefuse {
+		return refuse(call, refusal.New(refusal.Invalid, "channelName %q is not the channel of the reference token (%s)", req.ChannelName, call.Channel.Name))
+	}
+	return nil
+}
+
+// getReward is GetReward (GR-1 to GR-8).
+func (h *handlers) getReward(c echo.Context, call *frontdoor.Call, req *getRewardRequest) error {
+	sc, ch := call.Scenario, call.Channel
 	sw := sc.Switches.Cards
-	bad := func(msg string) error {
-		return &httpx.Error{Status: httpx.StatusFor(msg, sw.InvalidRequestStatus), Reason: msg,
-			Body: getRewardAnswer{Message: msg, Rewards: []cards.WireCard{}, Clicktrack: []string{}}}
-	}
-	body, problem := httpx.ReadValidJSON(c, h.Signed.Schemas, op.Request)
-	if problem != "" {
-		return bad(problem)
-	}
-	var req struct {
-		ChannelName      string          `json:"channelName"`
-		VirtualID        string          `json:"virtualId"`
-		Trigger          string          `json:"triggerEventType"`
-		SubTrigger       string          `json:"subTriggerEventType"`
-		ExtTransactionID string          `json:"extTransactionId"`
-		Amount           json.Number     `json:"amount"`
-		DateAndTime      string          `json:"dateandtime"`
-		AdditionalParams json.RawMessage `json:"additionalParams"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&req); err != nil {
-		return bad("body: " + err.Error())
-	}
-	if req.ChannelName != ch.Name && sw.ChannelMismatch == scenario.ChannelRefuse {
-		return bad(fmt.Sprintf("channelName %q is not the channel of the reference token (%s)", req.ChannelName, ch.Name))
-	}
-	notEligible := func(reason string) error {
-		httpx.SetReason(c, reason)
-		return c.JSON(http.StatusOK, getRewardAnswer{Message: "failure", Rewards: []cards.WireCard{}, Clicktrack: []string{}})
-	}
-	internal := getRewardAnswer{Message: "Internal Error", Rewards: []cards.WireCard{}, Clicktrack: []string{}}
-	if stop, err := h.injectPlain(c, sc, fault.Call{Endpoint: contract.OpGetReward, Channel: ch.Name, VirtualID: req.VirtualID}, inject.Shapes{
-		Internal: internal, NotEligible: func() error { return notEligible("injected fault: not-eligible") },
-	}); stop {
-		return err
+	bad := func(format string, a ...any) error {
+		return refuse(call, refusal.New(refusal.Invalid, format, a...))
 	}
 	var amount *float64
 	if req.Amount == "" {
@@ -105,7 +141,7 @@ func (h *handlers) getReward(c echo.Context, op contract.Op) error {
 	} else {
 		a, err := cards.ParseAmount(string(req.Amount))
 		if err != nil {
-			return bad("amount: " + err.Error())
+			return bad("amount: %v", err)
 		}
 		amount = &a
 	}
@@ -116,32 +152,38 @@ func (h *handlers) getReward(c echo.Context, op contract.Op) error {
 			when = clock.NowFor(h.Cards.Clock, req.ChannelName).In(sc.Location).Format("02012006150405")
 		case scenario.DateTimeAccept:
 		default:
-			return bad(fmt.Sprintf("dateandtime: %q is not DDMMYYYYHHMMSS", req.DateAndTime))
+			return bad("dateandtime: %q is not DDMMYYYYHHMMSS", req.DateAndTime)
 		}
 	}
 	params, err := additionalParams(req.AdditionalParams, sw.NestedAdditionalParams == scenario.NestedAccept)
 	if err != nil {
-		return bad("additionalParams: " + err.Error())
+		return bad("additionalParams: %v", err)
 	}
 	res, err := h.Cards.Issue(cards.IssueRequest{
 		Scenario: sc, Channel: ch.Name, VirtualID: req.VirtualID, Source: cards.SourceGetReward,
 		ExtTransactionID: req.ExtTransactionID, Trigger: req.Trigger, SubTrigger: req.SubTrigger,
 		Amount: amount, DateAndTime: when, Params: params,
 	})
-	if errors.Is(err, cards.ErrOtherUsersTxn) {
-		return bad(err.Error())
+	if refusal.Is(err, refusal.Conflict) {
+		return refuse(call, err)
 	}
 	if err != nil {
 		return err
 	}
 	if len(res.Cards) == 0 {
-		return notEligible("not eligible: " + res.Reason)
+		return notEligible(c, "not eligible: "+res.Reason)
 	}
-	if res.Duplicate {
-		httpx.SetReason(c, "duplicate extTransactionId "+req.ExtTransactionID+": the cards it created, none new")
-	}
+	noteDuplicate(c, res, req.ExtTransactionID)
 	wire, clicks := cards.Wire(httpx.BaseURL(c, h.PublicURL), sc, res.Cards)
 	return c.JSON(http.StatusOK, getRewardAnswer{Status: true, Message: "success", Rewards: wire, Clicktrack: clicks})
+}
+
+// noteDuplicate names a repeated extTransactionId in the reason header:
+// the answer is the cards it created, none new (GR-4, SDK-1).
+func noteDuplicate(c echo.Context, res cards.IssueResult, ext string) {
+	if res.Duplicate {
+		httpx.SetReason(c, "duplicate extTransactionId "+ext+": the cards it created, none new")
+	}
 }
 
 // additionalParams decodes the JSON-encoded string of GR-7 (or, when
@@ -168,65 +210,79 @@ func additionalParams(raw json.RawMessage, nested bool) (map[string]string, erro
 	return cards.DecodeParams(inner, nil)
 }
 
-// fetchRewardInfo is FetchRewardInfo (REV-1 to REV-6): user token and an
-// envelope; the first reveal picks the reward.
-func (h *handlers) fetchRewardInfo(c echo.Context, op contract.Op) error {
-	tok, ch, sc, err := h.tokenChannel(c)
+type revealRequest struct {
+	RewardID    string `json:"rewardId"`
+	VirtualID   string `json:"virtualId"`
+	ChannelName string `json:"channelName"`
+	id          uint64 // RewardID, checked
+}
+
+// openEnvelope is FetchRewardInfo's way in: the user token, then an
+// envelope whose CHANNELID is the token's channel, SIGN checked as
+// switches.cards.fetchSignRequired says, the payload decoded into req.
+func (h *handlers) openEnvelope(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*frontdoor.Call, error) {
+	call, err := h.openBearer(c, op)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sw := sc.Switches.Cards
-	body, err := signedcall.ReadBody(c, sc)
-	if err != nil {
-		return err
+	sc, ch := call.Scenario, call.Channel
+	if err := signedcall.ReadFailure(sc, readErr); err != nil {
+		return nil, err
 	}
 	if err := h.Signed.Schemas.ValidateJSON(op.Request, body); err != nil {
-		return signedcall.Invalid(sc, "envelope: "+err.Error())
+		return nil, signedcall.Invalid(sc, "envelope: "+err.Error())
 	}
-	var env envelope.Envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return signedcall.Invalid(sc, "envelope: "+err.Error())
+	env := &call.Envelope
+	if err := json.Unmarshal(body, env); err != nil {
+		return nil, signedcall.Invalid(sc, "envelope: "+err.Error())
 	}
 	if env.CHANNELID != ch.ChannelID {
-		return signedcall.Invalid(sc, fmt.Sprintf("CHANNELID %q is not the channel of the user token (%s)", env.CHANNELID, ch.ChannelID))
+		return nil, signedcall.Invalid(sc, fmt.Sprintf("CHANNELID %q is not the channel of the user token (%s)", env.CHANNELID, ch.ChannelID))
 	}
 	switch {
-	case env.SIGN == "" && *sw.FetchSignRequired:
-		return signedcall.Failure(sc, 0, signedcall.SignatureMismatch, "SIGN is missing (switches.cards.fetchSignRequired is true)")
+	case env.SIGN == "" && *sc.Switches.Cards.FetchSignRequired:
+		return nil, signedcall.Failure(sc, 0, signedcall.SignatureMismatch, "SIGN is missing (switches.cards.fetchSignRequired is true)")
 	case env.SIGN != "":
 		if err := envelope.Verify(ch.PublicKey, env.BDATA, env.SIGN); err != nil {
-			return signedcall.Failure(sc, 0, signedcall.SignatureMismatch, err.Error())
+			return nil, signedcall.Failure(sc, 0, signedcall.SignatureMismatch, err.Error())
 		}
 	}
-	raw, err := envelope.Decode(env.BDATA)
-	if err != nil {
-		return signedcall.Invalid(sc, err.Error())
+	if call.BDATA, err = envelope.Decode(env.BDATA); err != nil {
+		return nil, signedcall.Invalid(sc, err.Error())
 	}
-	if err := h.Signed.Schemas.ValidateJSON(op.RequestBDATA, raw); err != nil {
-		return signedcall.Invalid(sc, "BDATA: "+err.Error())
+	if err := h.Signed.Schemas.ValidateJSON(op.RequestBDATA, call.BDATA); err != nil {
+		return nil, signedcall.Invalid(sc, "BDATA: "+err.Error())
 	}
-	var req struct {
-		RewardID    string `json:"rewardId"`
-		VirtualID   string `json:"virtualId"`
-		ChannelName string `json:"channelName"`
+	if err := json.Unmarshal(call.BDATA, req); err != nil {
+		return nil, signedcall.Invalid(sc, "BDATA: "+err.Error())
 	}
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return signedcall.Invalid(sc, "BDATA: "+err.Error())
-	}
+	return call, nil
+}
+
+// checkReveal checks what the schema cannot: the payload's channel and
+// user are the token's, and rewardId is a card number.
+func (h *handlers) checkReveal(_ echo.Context, call *frontdoor.Call, req *revealRequest) error {
+	sc, ch := call.Scenario, call.Channel
 	if req.ChannelName != ch.Name {
 		return signedcall.Invalid(sc, fmt.Sprintf("channelName %q is not the channel of the user token (%s)", req.ChannelName, ch.Name))
 	}
-	if req.VirtualID != tok.VirtualID {
+	if req.VirtualID != call.Token.VirtualID {
 		return signedcall.Invalid(sc, "virtualId is not the user of the user token")
 	}
 	id, err := strconv.ParseUint(req.RewardID, 10, 64)
 	if err != nil || id == 0 {
 		return signedcall.Invalid(sc, fmt.Sprintf("rewardId %q is not a card number", req.RewardID))
 	}
-	if _, _, err := h.Signed.Inject(c, sc, fault.Call{Endpoint: op.Name, Channel: ch.Name, VirtualID: tok.VirtualID}); err != nil {
-		return err
-	}
-	card, first, err := h.Cards.Reveal(sc, ch.Name, tok.VirtualID, id)
+	req.id = id
+	return nil
+}
+
+// fetchRewardInfo is FetchRewardInfo (REV-1 to REV-6): the first reveal
+// picks the reward.
+func (h *handlers) fetchRewardInfo(c echo.Context, call *frontdoor.Call, req *revealRequest) error {
+	sc, ch, id := call.Scenario, call.Channel, req.id
+	sw := sc.Switches.Cards
+	card, first, err := h.Cards.Reveal(sc, ch.Name, call.Token.VirtualID, id)
 	switch {
 	case errors.Is(err, cards.ErrNoCard), errors.Is(err, cards.ErrNotYours):
 		f := signedcall.Invalid(sc, fmt.Sprintf("this user has no card %d", id))
@@ -247,7 +303,7 @@ func (h *handlers) fetchRewardInfo(c echo.Context, op contract.Op) error {
 		payload = cards.RevealedWire(httpx.BaseURL(c, h.PublicURL), sc, card)
 	}
 	if *sw.FetchAnswerSigned {
-		return h.Signed.Reply(c, &signedcall.Call{Op: op, Channel: ch, Scenario: sc}, payload)
+		return h.Signed.Reply(c, call, payload)
 	}
 	bdata, err := envelope.Encode(payload)
 	if err != nil {
@@ -265,51 +321,51 @@ type listAnswer struct {
 	Rewards []cards.WireCard `json:"rewards"`
 }
 
-// listCards is GetAllScratchCardsByUserId (LIST-1, REV-4): the token's
-// user's cards, unscratched first.
-func (h *handlers) listCards(c echo.Context, _ contract.Op) error {
-	tok, ch, sc, err := h.tokenChannel(c)
-	if err != nil {
-		return err
-	}
-	sw := sc.Switches.Cards
-	bad := func(msg string) error {
-		return &httpx.Error{Status: httpx.StatusFor(msg, sw.InvalidRequestStatus), Reason: msg, Body: listAnswer{Message: msg, Rewards: []cards.WireCard{}}}
-	}
-	if v := c.QueryParam("virtualId"); v != "" && v != tok.VirtualID {
+type listRequest struct{ page, limit int }
+
+// checkList reads the query: virtualId, when given, is the token's user;
+// page and limit are positive and bounded (switches.cards.listBadValues).
+func (h *handlers) checkList(c echo.Context, call *frontdoor.Call, req *listRequest) error {
+	sw := call.Scenario.Switches.Cards
+	bad := func(msg string) error { return refuse(call, refusal.New(refusal.Invalid, "%s", msg)) }
+	if v := c.QueryParam("virtualId"); v != "" && v != call.Token.VirtualID {
 		return bad("virtualId is not the user of the user token")
 	}
 	clamp := sw.ListBadValues == scenario.ListClamp
 	const maxPage = 1_000_000
-	page, err := queryInt(c, "page", 1, maxPage, 1, clamp)
-	if err != nil {
+	var err error
+	if req.page, err = queryInt(c, "page", 1, maxPage, 1, clamp); err != nil {
 		return bad(err.Error())
 	}
-	limit, err := queryInt(c, "limit", sw.ListDefaultLimit, sw.ListMaxLimit, sw.ListDefaultLimit, clamp)
-	if err != nil {
+	if req.limit, err = queryInt(c, "limit", sw.ListDefaultLimit, sw.ListMaxLimit, sw.ListDefaultLimit, clamp); err != nil {
 		return bad(err.Error())
 	}
-	internal := listAnswer{Message: "Internal Error", Rewards: []cards.WireCard{}}
-	if stop, err := h.injectPlain(c, sc, fault.Call{Endpoint: contract.OpListCards, Channel: ch.Name, VirtualID: tok.VirtualID}, inject.Shapes{Internal: internal}); stop {
-		return err
-	}
-	list, total, err := h.Cards.List(ch.Name, tok.VirtualID, (page-1)*limit, limit)
-	if err != nil {
-		return err
-	}
-	wire, _ := cards.Wire(httpx.BaseURL(c, h.PublicURL), sc, list)
-	return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: page, Limit: limit, Total: total, Rewards: wire})
+	return nil
 }
 
-// injectPlain decides a fault rule for a bearer card endpoint (the
-// control API's, then the scenario's) and carries it out (inject.Plain);
-// signature-mismatch is the bearer 401 (AUTH-2's shape).
-func (h *handlers) injectPlain(c echo.Context, sc *scenario.Scenario, call fault.Call, sh inject.Shapes) (stop bool, err error) {
-	act, fired := fault.First(h.Signed.Faults, sc.Faults, call)
-	if !fired {
-		return false, nil
+// listCards is GetAllScratchCardsByUserId (LIST-1, REV-4): the token's
+// user's cards, unscratched first.
+func (h *handlers) listCards(c echo.Context, call *frontdoor.Call, req *listRequest) error {
+	list, total, err := h.Cards.List(call.Channel.Name, call.Token.VirtualID, (req.page-1)*req.limit, req.limit)
+	if err != nil {
+		return err
 	}
-	sh.SignatureMismatch = func() error { return httpx.Unauthorized("injected fault: signature-mismatch") }
+	wire, _ := cards.Wire(httpx.BaseURL(c, h.PublicURL), call.Scenario, list)
+	return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: req.page, Limit: req.limit, Total: total, Rewards: wire})
+}
+
+// faults is the cards host's JSON dialect of injected faults
+// (inject.Plain): each operation's Internal Error body, GetReward's
+// not-eligible answer, and signature-mismatch as the bearer 401 (AUTH-2's
+// shape).
+func (h *handlers) faults(c echo.Context, call *frontdoor.Call, act fault.Action) (bool, error) {
+	sh := inject.Shapes{
+		Internal:          failureBody(call.Op.Name, "Internal Error"),
+		SignatureMismatch: func() error { return httpx.Unauthorized("injected fault: signature-mismatch") },
+	}
+	if call.Op.Name == contract.OpGetReward {
+		sh.NotEligible = func() error { return notEligible(c, "injected fault: not-eligible") }
+	}
 	return inject.Plain(c, act, sh)
 }
 

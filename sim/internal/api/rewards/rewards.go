@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
@@ -17,6 +18,7 @@ import (
 
 // Deps is what the rewards host needs.
 type Deps struct {
+	Door   *frontdoor.Door
 	Signed *signedcall.Deps
 	Tokens *token.Service
 	// Cards, Channels and PublicURL serve the scratch-card endpoints (cards.go).
@@ -30,25 +32,45 @@ type Deps struct {
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{d}
 	return httpx.OpHandlers{
-		contract.OpReferenceToken:  h.referenceToken,
-		contract.OpAuthToken:       h.authToken,
-		contract.OpGetReward:       h.getReward,
-		contract.OpFetchRewardInfo: h.fetchRewardInfo,
-		contract.OpListCards:       h.listCards,
+		contract.OpReferenceToken:  frontdoor.Handle(d.Door, frontdoor.Endpoint[tokenRequest]{Serve: h.referenceToken}),
+		contract.OpAuthToken:       frontdoor.Handle(d.Door, frontdoor.Endpoint[tokenRequest]{Serve: h.authToken}),
+		contract.OpGetReward:       frontdoor.Handle(d.Door, frontdoor.Endpoint[getRewardRequest]{Check: h.checkGetReward, Serve: h.getReward}),
+		contract.OpFetchRewardInfo: frontdoor.Handle(d.Door, frontdoor.Endpoint[revealRequest]{Check: h.checkReveal, Serve: h.fetchRewardInfo}),
+		contract.OpListCards:       frontdoor.Handle(d.Door, frontdoor.Endpoint[listRequest]{Check: h.checkList, Serve: h.listCards}),
 	}
 }
 
+// Opener is the bearer schemes' way in (BearerRef, BearerUser): the
+// token's channel, then the body by the operation's request schema: none
+// (the listing), a signed envelope (FetchRewardInfo), or JSON (GetReward).
+func Opener(d Deps) frontdoor.Opener {
+	h := &handlers{d}
+	return func(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*frontdoor.Call, error) {
+		switch {
+		case op.Request == "":
+			return h.openBearer(c, op)
+		case op.RequestBDATA != "":
+			return h.openEnvelope(c, op, body, readErr, req)
+		}
+		return h.openJSON(c, op, body, readErr, req)
+	}
+}
+
+// Dialect is the rewards host's plain JSON dialect of injected faults.
+func Dialect(d Deps) frontdoor.Dialect { return (&handlers{d}).faults }
+
 type handlers struct{ Deps }
 
+// tokenRequest is the payload of the token endpoints: getSecuredReferenceToken
+// names the channel in bName, GetAuthToken in channelName.
+type tokenRequest struct {
+	BName       string `json:"bName"`
+	VirtualID   string `json:"virtualId"`
+	ChannelName string `json:"channelName"`
+}
+
 // referenceToken is getSecuredReferenceToken (TOK-1).
-func (h *handlers) referenceToken(c echo.Context, op contract.Op) error {
-	var req struct {
-		BName string `json:"bName"`
-	}
-	call, err := h.Signed.Open(c, op, &req)
-	if err != nil {
-		return err
-	}
+func (h *handlers) referenceToken(c echo.Context, call *frontdoor.Call, req *tokenRequest) error {
 	if req.BName != call.Channel.Name {
 		return signedcall.Invalid(call.Scenario, fmt.Sprintf("bName %q is not the name of channel %s (matched case-sensitively)", req.BName, call.Channel.ChannelID))
 	}
@@ -63,15 +85,7 @@ func (h *handlers) referenceToken(c echo.Context, op contract.Op) error {
 }
 
 // authToken is GetAuthToken (TOK-2): it reads channelName, not bName.
-func (h *handlers) authToken(c echo.Context, op contract.Op) error {
-	var req struct {
-		VirtualID   string `json:"virtualId"`
-		ChannelName string `json:"channelName"`
-	}
-	call, err := h.Signed.Open(c, op, &req)
-	if err != nil {
-		return err
-	}
+func (h *handlers) authToken(c echo.Context, call *frontdoor.Call, req *tokenRequest) error {
 	if req.ChannelName != call.Channel.Name {
 		return signedcall.Invalid(call.Scenario, fmt.Sprintf("channelName %q is not the name of channel %s (matched case-sensitively)", req.ChannelName, call.Channel.ChannelID))
 	}

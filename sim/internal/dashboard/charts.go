@@ -1,4 +1,4 @@
-package control
+package dashboard
 
 import (
 	"html/template"
@@ -13,8 +13,8 @@ import (
 // impressions and clicks tracked, revealed) and the stock of each of its
 // offers over time (each claim a step down). Both are SVG drawn by
 // picture, which escapes its own text.
-func (a *API) charts(sc *scenario.Scenario, channel string, now time.Time) (funnels, stocks []template.HTML, err error) {
-	fs, err := a.cards.Funnel(channel)
+func (s Sources) charts(sc *scenario.Scenario, channel string, now time.Time) (funnels, stocks []template.HTML, err error) {
+	fs, err := s.Cards.Funnel(channel)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -29,11 +29,11 @@ func (a *API) charts(sc *scenario.Scenario, channel string, now time.Time) (funn
 		}
 		funnels = append(funnels, template.HTML(b.String()))
 	}
-	if a.coupons == nil {
+	if s.Coupons == nil {
 		return funnels, nil, nil
 	}
 	for _, o := range sc.OfferList(channel) {
-		got, err := a.coupons.Delivered(channel, o.ID)
+		got, err := s.Coupons.Delivered(channel, o.ID)
 		if err != nil {
 			return nil, nil, err
 		}

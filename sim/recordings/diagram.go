@@ -1,20 +1,21 @@
-package sim
+package recordings
 
 import (
 	"io"
 
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
-// RecordingDiagram writes the SVG sequence diagram of a recording file
+// Diagram writes the SVG sequence diagram of a recording file
 // (SIM-4's format): every step in order, as a call from the publisher to
 // the host that served it, with the recorded status and the fault or
 // reason the answer named. It needs no running simulator: the picture is
 // the one the dashboard draws from the journal. An error means the file
 // is not a valid recording (the message says where).
-func RecordingDiagram(recordingJSON []byte, w io.Writer) error {
-	set, err := compiledSchemas()
+func Diagram(recordingJSON []byte, w io.Writer) error {
+	set, err := schema.Embedded()
 	if err != nil {
 		return err
 	}

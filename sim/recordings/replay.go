@@ -1,9 +1,8 @@
-package sim
+package recordings
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,11 +17,13 @@ import (
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // DefaultReplaySecrets are the API-key credentials of the embedded default
@@ -119,7 +120,7 @@ var volatileFields = sync.OnceValues(func() (map[string]recording.MaskKind, erro
 // the recording could not be read or a request could not be sent;
 // differences are in the result.
 func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*ReplayResult, error) {
-	set, err := compiledSchemas()
+	set, err := schema.Embedded()
 	if err != nil {
 		return nil, err
 	}
@@ -228,18 +229,18 @@ func isolate(ctx context.Context, yml []byte, source string, o ReplayOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	c := controlCaller{base: strings.TrimRight(o.Control, "/"), token: o.ControlToken, http: o.HTTP}
+	c := &controlapi.Client{Base: o.Control, Token: o.ControlToken, HTTP: o.HTTP}
 	names := slices.Sorted(maps.Values(iso.Channels))
 	q := url.Values{"name": {iso.Scenario + ".yaml"}}
-	if err := c.call(ctx, http.MethodPost, "/__sim/scenarios?"+q.Encode(), "application/yaml", iso.YAML); err != nil {
+	if _, err := c.Do(ctx, http.MethodPost, "/__sim/scenarios", q, "application/yaml", iso.YAML); err != nil {
 		return nil, fmt.Errorf("loading the replay's copy of the scenario: %w", err)
 	}
 	for _, ch := range names {
-		body, _ := json.Marshal(map[string]string{"channel": ch})
-		if err := c.call(ctx, http.MethodPost, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", echoJSON, body); err != nil {
+		body := map[string]string{"channel": ch}
+		if _, err := c.PostJSON(ctx, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", body); err != nil {
 			return nil, fmt.Errorf("activating the replay's scenario for %s: %w", ch, err)
 		}
-		if err := c.call(ctx, http.MethodPost, "/__sim/state/reset", echoJSON, body); err != nil {
+		if _, err := c.PostJSON(ctx, "/__sim/state/reset", body); err != nil {
 			return nil, fmt.Errorf("resetting channel %s: %w", ch, err)
 		}
 	}
@@ -293,7 +294,7 @@ func (c controlCaller) send(ctx context.Context, method, path, contentType strin
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an
 // upstream service (a real UAT, or another rewardsim) and keeps each
-// exchange, so the traffic can be written as a session file.
+// exchange, so the traffic can be written as a recording file.
 type Recorder struct {
 	targets recording.Targets
 	client  *http.Client
@@ -311,7 +312,7 @@ type RecorderOptions struct {
 	Upstream string
 	HTTP     *http.Client
 	// Clock stamps the exchanges; nil means the wall clock.
-	Clock Clock
+	Clock interface{ Now() time.Time }
 }
 
 // NewRecorder makes a recording proxy.
@@ -422,8 +423,8 @@ func (r *Recorder) Recording(name, description string) ([]byte, error) {
 	return recording.Build(es, o).Marshal()
 }
 
-// RecordingFileName turns a recording's name into a file name.
-func RecordingFileName(name string) string {
+// FileName turns a recording's name into a file name.
+func FileName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r

@@ -1,0 +1,82 @@
+// Package controlapi is the one client of a running simulator's control
+// API (/__sim/...): the rewardsim CLI and the recordings toolkit (replay
+// isolation) both call through it, so the token, the bounds and the
+// wording of a refused call are the same everywhere.
+package controlapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// TokenHeader carries the control token (the simulator also takes it as
+// Authorization: Bearer).
+const TokenHeader = "X-Rewardsim-Control-Token"
+
+// maxAnswer bounds an answer read into memory (a journal export is the
+// largest).
+const maxAnswer = 64 << 20
+
+// Client calls one simulator's control API.
+type Client struct {
+	Base  string // e.g. http://127.0.0.1:8090
+	Token string // the control token, if the simulator has one
+	// HTTP sends the calls; nil is a client with a one-minute timeout.
+	HTTP *http.Client
+}
+
+// Do calls the control API and returns the answer body; an answer of 300
+// or above is an error carrying the simulator's message.
+func (c *Client) Do(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) ([]byte, error) {
+	u := strings.TrimRight(c.Base, "/") + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if c.Token != "" {
+		req.Header.Set(TokenHeader, c.Token)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: time.Minute}
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("control API: %w", err)
+	}
+	defer res.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
+	if err != nil {
+		return nil, fmt.Errorf("control API: %w", err)
+	}
+	if res.StatusCode >= 300 {
+		var e struct{ Error string }
+		if json.Unmarshal(out, &e) == nil && e.Error != "" {
+			return nil, fmt.Errorf("control API answered %s %s with HTTP %d: %s", method, path, res.StatusCode, e.Error)
+		}
+		return nil, fmt.Errorf("control API answered %s %s with HTTP %d: %s", method, path, res.StatusCode, strings.TrimSpace(string(out)))
+	}
+	return out, nil
+}
+
+// PostJSON POSTs body as JSON and returns the answer body.
+func (c *Client) PostJSON(ctx context.Context, path string, body any) ([]byte, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(ctx, http.MethodPost, path, nil, "application/json", raw)
+}

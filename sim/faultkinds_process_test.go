@@ -1,0 +1,240 @@
+package sim_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewardsim/rewardsim/certs"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/publisher"
+)
+
+// clause: SIM-2
+// Every (endpoint, fault kind) pair through a real `rewardsim serve`: the
+// control API either refuses the rule, naming the endpoint and the kinds
+// it can show, or accepts it, and then the next matching call shows it (a
+// status, a dropped connection, a late answer, or the injected answer's
+// reason header). No accepted rule is silently ignored.
+func TestServe_everyFaultKindOnEveryEndpointIsShownOrRefused(t *testing.T) {
+	pub, ctlURL := serveProcess(t)
+	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
+	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No kept-alive connections: Go's client retries an idempotent GET on
+	// a reused connection that closed unanswered, hiding a drop.
+	c := &publisher.Client{HTTP: &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}, RewardsURL: pub, BankURL: pub, HotdealsURL: pub,
+		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key, AppKey: "DEMOAPPKEY", SecKey: "DEMOSECKEY"}
+	ctx := context.Background()
+	calls := faultCalls(t, c)
+
+	const delay = 300 * time.Millisecond
+	accepted, refused := 0, 0
+	for _, op := range contract.Ops {
+		for _, kind := range fault.Kinds {
+			t.Run(op.Name+"/"+kind, func(t *testing.T) {
+				id := op.Name + "-" + kind
+				rule := map[string]any{"id": id, "endpoint": op.Name, "times": 1, "virtualId": "", "action": map[string]any{
+					"kind": kind, "status": 418, "delay": delay.String(), "errorCode": "COUPON_EXHAUSTED"}}
+				delete(rule, "virtualId")
+				status, answer := controlCall(t, http.MethodPost, ctlURL+"/__sim/faults", rule)
+				if status == http.StatusBadRequest {
+					refused++
+					if !strings.Contains(answer, "endpoint "+op.Name+" cannot show a "+kind+" fault; it can show") {
+						t.Fatalf("refused without naming the endpoint and its kinds: %s", answer)
+					}
+					return
+				}
+				if status != http.StatusCreated {
+					t.Fatalf("POST /__sim/faults: HTTP %d %s", status, answer)
+				}
+				accepted++
+				defer controlCall(t, http.MethodDelete, ctlURL+"/__sim/faults/"+id, nil)
+				call := calls[op.Name]
+				var body []byte
+				if call.body != nil {
+					body = call.body()
+				}
+				header := call.header()
+				start := time.Now()
+				res, err := c.Do(ctx, op.Method, pub+call.path, header, body)
+				took := time.Since(start)
+				switch kind {
+				case fault.HTTPStatus:
+					if err != nil || res.StatusCode != 418 {
+						t.Fatalf("want HTTP 418, got %v %v", res, err)
+					}
+				case fault.DropConnection, fault.CommitThenDrop:
+					if err == nil {
+						t.Fatalf("want the connection dropped, got HTTP %d %s", res.StatusCode, res.Body)
+					}
+				case fault.Delay, fault.CommitThenDelay:
+					if err != nil || took < delay {
+						t.Fatalf("want an answer after %v, got one after %v (%v)", delay, took, err)
+					}
+				default:
+					if err != nil || !strings.Contains(res.Header.Get("X-Rewardsim-Reason"), "injected fault: "+kind) {
+						t.Fatalf("want the injected %s answer, got %v %v", kind, res, err)
+					}
+				}
+				_, list := controlCall(t, http.MethodGet, ctlURL+"/__sim/faults", nil)
+				var rules struct{ Rules []fault.Status }
+				_ = json.Unmarshal([]byte(list), &rules)
+				for _, r := range rules.Rules {
+					if r.ID == id && r.Fired != 1 {
+						t.Errorf("rule fired %d times, want 1: %+v", r.Fired, r)
+					}
+				}
+			})
+		}
+	}
+	if accepted == 0 || refused == 0 || accepted+refused != len(contract.Ops)*len(fault.Kinds) {
+		t.Errorf("%d accepted, %d refused of %d pairs", accepted, refused, len(contract.Ops)*len(fault.Kinds))
+	}
+	t.Logf("%d (endpoint, kind) pairs shown, %d refused at add time", accepted, refused)
+}
+
+// serveProcess builds rewardsim and runs `rewardsim serve` on free
+// loopback ports until the test ends; it returns the public and control URLs.
+func serveProcess(t *testing.T) (public, control string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rewardsim")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/rewardsim").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	urls := map[string]string{}
+	sc := bufio.NewScanner(stdout)
+	for len(urls) < 2 && sc.Scan() { // "rewardsim: all listening on http://127.0.0.1:NNNN"
+		if f := strings.Fields(sc.Text()); len(f) == 5 && f[2] == "listening" {
+			urls[f[1]] = f[4]
+		}
+	}
+	if len(urls) < 2 {
+		t.Fatal("serve did not report its listeners")
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return urls["all"], urls["control"]
+}
+
+// faultCall is a well-formed call of one operation that reaches its fault
+// decision; body and header are made per call (fresh tokens, fresh ids).
+type faultCall struct {
+	path   string
+	header func() http.Header
+	body   func() []byte
+}
+
+func faultCalls(t *testing.T, c *publisher.Client) map[string]faultCall {
+	ctx := context.Background()
+	n := 0
+	next := func() int { n++; return n }
+	sealed := func(payload func() any) func() []byte {
+		return func() []byte {
+			env, err := publisher.Seal(c.Key, c.ChannelID, payload())
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(env)
+			return b
+		}
+	}
+	plain := func(payload func() any) func() []byte {
+		return func() []byte { b, _ := json.Marshal(payload()); return b }
+	}
+	none := func() http.Header { return nil }
+	bearer := func(user bool) func() http.Header {
+		return func() http.Header {
+			var tok string
+			if user {
+				u, err := c.UserToken(ctx, "VU-1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok = u.Token
+			} else {
+				r, err := c.ReferenceToken(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok = r.ReferenceKey
+			}
+			return http.Header{"Authorization": {"Bearer " + tok}, "Content-Type": {"application/json"}}
+		}
+	}
+	user := func() any { return map[string]string{"virtualId": "VU-1", "channelName": "DEMOBANK"} }
+	sdk := plain(func() any {
+		return map[string]any{"channelName": "DEMOBANK", "triggerEventType": "UPI", "amount": 250.5, "extTransactionId": fmt.Sprintf("FK%d", next()),
+			"dateandtime": "15012026100000", "virtualId": "sdk-user", "sessionId": " ", "merchantVPA": "shop@demobank"}
+	})
+	apiKey := func() http.Header { return c.APIKeyHeader() }
+	return map[string]faultCall{
+		contract.OpReferenceToken: {"/api/getSecuredReferenceToken", none, sealed(func() any { return map[string]string{"bName": "DEMOBANK"} })},
+		contract.OpAuthToken:      {"/api/GetAuthToken", none, sealed(user)},
+		contract.OpSession:        {"/api/GenerateSessionInfoV2", none, sealed(func() any { return map[string]string{"bName": "DEMOBANK", "virtualId": "VU-1"} })},
+		contract.OpRegisterEvent:  {"/api/RegisterEvent", none, sealed(user)},
+		contract.OpExitEvent:      {"/api/ExitEvent", none, sealed(user)},
+		contract.OpBankCard: {"/api/GetScratchCardForBank", none, sealed(func() any {
+			return publisher.BankCardRequest{VirtualID: "VU-1", TransDateAndTime: "2026-01-15 09:59:00", Amount: "500.00", MCC: "5411",
+				ExtTransactionID: fmt.Sprintf("FK-%d", next()), CampaignID: "CAMP-DEMO", DeviceToken: "device-VU-1"}
+		})},
+		contract.OpGetReward: {"/api/GetReward", bearer(false), plain(func() any {
+			return map[string]any{"channelName": "DEMOBANK", "virtualId": "VU-1", "triggerEventType": "UPI",
+				"extTransactionId": fmt.Sprintf("FK-%d", next()), "amount": 10, "dateandtime": "15012026100000"}
+		})},
+		contract.OpFetchRewardInfo: {"/api/FetchRewardInfo", bearer(true), sealed(func() any {
+			return map[string]string{"rewardId": "1", "virtualId": "VU-1", "channelName": "DEMOBANK"}
+		})},
+		contract.OpListCards:       {"/api/GetAllScratchCardsByUserId", bearer(true), nil},
+		contract.OpSDKIssueAndroid: {"/sdk/getScratchCardDetails", none, sdk},
+		contract.OpSDKIssueIOS:     {"/sdk/sendRewardCardRequest", none, sdk},
+		contract.OpCatalogue:       {"/api/getCatalogue", apiKey, plain(func() any { return map[string]string{"channelName": "DEMOBANK"} })},
+		contract.OpUserCoupons: {"/api/getUserCoupons", apiKey, plain(func() any {
+			return map[string]string{"channelName": "DEMOBANK", "virtualId": "VU-1"}
+		})},
+		contract.OpFetchCoupon: {"/api/fetchCouponCode", apiKey, plain(func() any {
+			i := next() // a user of its own each time, under the purchase limit
+			return publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: fmt.Sprintf("VU-FK-%d", i), ChannelName: "DEMOBANK",
+				ExtTransactionID: fmt.Sprintf("FK-%d", i), CoinsUsed: "100"}
+		})},
+	}
+}
+
+// controlCall sends a JSON body (or none) to the control API.
+func controlCall(t *testing.T, method, url string, body any) (int, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = strings.NewReader(string(b))
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(out)
+}

@@ -1,0 +1,120 @@
+// Package frontdoor is the one way into every operation of the public
+// hosts: the request body is read once (bounded), the operation's auth
+// scheme opens it (channel, scenario, schema, one decode into a typed
+// request), the operation's own rules that come first are checked, the
+// fault decision is made here and nowhere else, from the call the opener
+// built, and an injected fault is rendered by the host's dialect; only
+// then does the operation's own logic run.
+package frontdoor
+
+import (
+	"fmt"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+)
+
+// Call is an opened request: authenticated, read once, decoded once,
+// validated against its operation's schema.
+type Call struct {
+	Op       contract.Op
+	Channel  model.Channel
+	Scenario *scenario.Scenario
+	// VirtualID is the user the call is for (the bearer token's, or the
+	// payload's virtualId): fault rules match on it.
+	VirtualID string
+	// Token is the admitted bearer token (bearer schemes).
+	Token model.Token
+	// Envelope and BDATA are the signed request and its decoded payload
+	// (envelope schemes).
+	Envelope envelope.Envelope
+	BDATA    []byte
+	// Fault is an injected action the dialect left to the operation (a
+	// not-eligible answer, a claim's commit kinds); Fired says one fired.
+	Fault fault.Action
+	Fired bool
+}
+
+// Shows reports whether an injected fault of kind fired and was left to
+// the operation to show.
+func (c *Call) Shows(kind string) bool { return c.Fired && c.Fault.Kind == kind }
+
+// Opener is one auth scheme's way in: from the body (read by the door;
+// readErr is the read's error, reported where the scheme reports it) it
+// finds the channel and scenario, checks the body against the
+// operation's schema and decodes it into req. Its errors are answers in
+// the host's shape.
+type Opener func(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*Call, error)
+
+// Dialect renders an injected fault in its host's shape. stop means the
+// answer is given (err is it); false means the operation goes on (after
+// a delay, or to show the fault itself: Call.Fault).
+type Dialect func(c echo.Context, call *Call, act fault.Action) (stop bool, err error)
+
+// Endpoint is one operation's own part: the way in and the dialect are
+// the door's, chosen by the operation's row of contract.Ops.
+type Endpoint[T any] struct {
+	// Check runs the operation's own rules that come before the fault
+	// decision (an invalid call is refused even when a rule would fire);
+	// nil: none. It may fill fields of req it derives.
+	Check func(c echo.Context, call *Call, req *T) error
+	// Serve is the operation's own logic.
+	Serve func(c echo.Context, call *Call, req *T) error
+}
+
+// Door holds what every way in shares: one opener per auth scheme and
+// one dialect per shape of failure, chosen by each operation's Auth and
+// Dialect in contract.Ops.
+type Door struct {
+	// Faults are the rules added at run time (the control API's),
+	// consulted before the governing scenario's own.
+	Faults   fault.Decider
+	Openers  map[contract.Auth]Opener
+	Dialects map[contract.Dialect]Dialect
+}
+
+// Covers reports an operation of ops the door cannot open or whose
+// failures it cannot write (the not-available ones answer 404 on their own).
+func (d *Door) Covers(ops []contract.Op) error {
+	for _, op := range ops {
+		if op.Dialect == contract.NotAvailable {
+			continue
+		}
+		if d.Openers[op.Auth] == nil || d.Dialects[op.Dialect] == nil {
+			return fmt.Errorf("operation %s: the front door has no opener for auth %q or no dialect %q", op.Name, op.Auth, op.Dialect)
+		}
+	}
+	return nil
+}
+
+// Handle is the pipeline of one endpoint, bound to its operation by the
+// router.
+func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
+	return func(c echo.Context, op contract.Op) error {
+		var req T
+		body, readErr := httpx.ReadBody(c) // the one read of a public request body
+		call, err := d.Openers[op.Auth](c, op, body, readErr, &req)
+		if err != nil {
+			return err
+		}
+		if e.Check != nil {
+			if err := e.Check(c, call, &req); err != nil {
+				return err
+			}
+		}
+		// The one fault decision of the public hosts.
+		if act, fired := fault.First(d.Faults, call.Scenario.Faults, fault.Call{Endpoint: op.Name, Channel: call.Channel.Name, VirtualID: call.VirtualID}); fired {
+			call.Fault, call.Fired = act, true
+			if stop, err := d.Dialects[op.Dialect](c, call, act); stop {
+				return err
+			}
+		}
+		return e.Serve(c, call, &req)
+	}
+}
