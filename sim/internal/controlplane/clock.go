@@ -204,7 +204,7 @@ func (p *Plane) AdvanceChannelClock(channel string, d time.Duration) error {
 // DropChannelClock hands channel back to the global clock.
 func (p *Plane) DropChannelClock(channel string) error {
 	if _, ok := p.clocks.Own(channel); !ok {
-		return refuse(NotFound, "channel %q has no clock of its own", channel)
+		return refuse(refusal.NotFound, "channel %q has no clock of its own", channel)
 	}
 	if err := p.store.WriteConfig(del(kindClock, channelClockKey(channel))); err != nil {
 		return err
