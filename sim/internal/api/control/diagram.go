@@ -26,15 +26,17 @@ func (a *API) Diagram(c echo.Context) error {
 	if err != nil {
 		return badRequest(c, err.Error())
 	}
-	es, err := a.journal.Entries(c.Request().Context(), f)
-	if err != nil {
-		return err
-	}
-	keep := es[:0]
-	for _, e := range es {
-		if c.QueryParam("assets") != "" || !picture.IsAsset(e) {
-			keep = append(keep, e.Masked())
+	// Paged: only the calls drawn are kept (picture.Tail), whatever the
+	// journal holds.
+	var keep picture.Tail
+	assets := c.QueryParam("assets") != ""
+	if err := a.journal.Scan(c.Request().Context(), f, func(e journal.Entry) bool {
+		if assets || !picture.IsAsset(e) {
+			keep.Add(e.Masked())
 		}
+		return true
+	}); err != nil {
+		return err
 	}
 	title := "rewardsim flow"
 	for _, k := range []string{"channel", "virtualId", "endpoint"} {
@@ -43,7 +45,7 @@ func (a *API) Diagram(c echo.Context) error {
 		}
 	}
 	var b bytes.Buffer
-	if err := picture.Sequence(&b, title, picture.Calls(keep)); err != nil {
+	if err := keep.Sequence(&b, title); err != nil {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
