@@ -83,25 +83,29 @@ func (a *API) RecordingDiagram(c echo.Context) error {
 
 // reportExtras are the HTML report's example exchanges (each finding's,
 // in full) and the picture of the flow it read: the report's channel's
-// calls, or every call, without the simulator's assets.
-func reportExtras(es []journal.Entry, r report.Report) report.Extras {
+// last calls, or every call's, without the simulator's assets. One more
+// paged read keeps only those.
+func reportExtras(read report.Source, r report.Report) (report.Extras, error) {
 	x := report.Extras{Exchanges: map[uint64]journal.Entry{}}
 	want := map[uint64]bool{}
 	for _, f := range r.Findings {
 		want[f.Example.Seq] = true
 	}
-	var flow []journal.Entry
-	for _, e := range es {
+	var flow picture.Tail
+	if err := read(func(e journal.Entry) bool {
 		if want[e.Seq] {
 			x.Exchanges[e.Seq] = e
 		}
 		if !picture.IsAsset(e) && (r.Channel == "" || e.Channel == r.Channel || e.ChannelID == r.Channel) {
-			flow = append(flow, e)
+			flow.Add(e)
 		}
+		return true
+	}); err != nil {
+		return x, err
 	}
 	var b strings.Builder
-	if picture.Sequence(&b, "flow read by the report", picture.Calls(flow)) == nil {
+	if flow.Sequence(&b, "flow read by the report") == nil {
 		x.Diagram = template.HTML(b.String()) // drawn by picture, every text escaped there
 	}
-	return x
+	return x, nil
 }
