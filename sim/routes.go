@@ -136,6 +136,7 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/clock", auth(ctl.ShowClock)},
 		{Control, http.MethodPost, "/__sim/clock", auth(ctl.SetClock)},
 		{Control, http.MethodPost, "/__sim/clock/advance", auth(ctl.AdvanceClock)},
+		{Control, http.MethodDelete, "/__sim/clock", auth(ctl.DropClock)},
 		{Control, http.MethodGet, "/__sim/faults", auth(ctl.ListFaults)},
 		{Control, http.MethodPost, "/__sim/faults", auth(ctl.AddFault)},
 		{Control, http.MethodDelete, "/__sim/faults/:id", auth(ctl.RemoveFault)},

@@ -365,7 +365,7 @@ func TestServe_SIM4_watermarksAndStrictJournal(t *testing.T) {
 // Advancing one channel's clock expires its user tokens and no other
 // channel's; its journal entries are stamped on its own time; the global
 // clock moves only the channels without a clock of their own; a
-// channel's clock survives a restart.
+// channel's clock survives a restart and can be handed back.
 func TestServe_SIM3_channelClock(t *testing.T) {
 	bin, data := issue20Binary(t), t.TempDir()
 	sv := startBinary(t, bin, data)
@@ -440,6 +440,13 @@ func TestServe_SIM3_channelClock(t *testing.T) {
 	if code, body := sv.call(t, "GET", "/__sim/clock?channel=NOPE", nil); code != http.StatusNotFound {
 		t.Errorf("clock of an unknown channel: %d %s", code, body)
 	}
+	// Handed back, CI-K1 follows the global clock again (frozen at 2030).
+	if got := sv.ctl(t, "DELETE", "/__sim/clock?channel=CI-K1", nil); got["own"] != false || !strings.HasPrefix(got["now"].(string), "2030-01-01") {
+		t.Errorf("DELETE /__sim/clock?channel=CI-K1: %v", got)
+	}
+	if code, body := sv.call(t, "DELETE", "/__sim/clock?channel=CI-K1", nil); code != http.StatusNotFound {
+		t.Errorf("a second DELETE: %d %s", code, body)
+	}
 }
 
 // clause: SIM-1, SIM-3, GR-2, CPN-1
@@ -488,7 +495,7 @@ func TestServe_SIM1_scenarioOverlay(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	_ = os.WriteFile(bad, []byte("extends: default\nname: bad\nfaults:\n  - {id: x, endpoint: NoSuchOp, action: {kind: internal-error}}\n"), 0o644)
 	out, code2 := cli(t, bin, nil, "validate", bad)
-	if code2 != 1 || !strings.Contains(out, bad+":4: /faults/3/endpoint") {
+	if code2 != 1 || !strings.Contains(out, bad+":4: /faults/0/endpoint") {
 		t.Errorf("validate of a bad overlay: exit %d\n%s\nwant the problem at line 4", code2, out)
 	}
 	good := filepath.Join(dir, "good.yaml")
@@ -508,8 +515,8 @@ func TestServe_SIM1_scenarioOverlay(t *testing.T) {
 }
 
 // clause: SIM-4
-// `rewardsim verify` exits 0 when the count holds and 1 printing the
-// near misses.
+// `rewardsim verify` exits 0 when the count holds, 1 printing the near
+// misses, 2 when it could not ask.
 func TestServe_SIM4_verifyCommand(t *testing.T) {
 	bin := issue20Binary(t)
 	sv := startBinary(t, bin, t.TempDir())
@@ -527,6 +534,8 @@ func TestServe_SIM4_verifyCommand(t *testing.T) {
 		{[]string{"--where", "/extTransactionId=T-2", "--times", "1"}, 1, `/extTransactionId: want "T-2", got "T-1"`},
 		{[]string{"--times", "0"}, 1, "near misses:"},
 		{[]string{"--at-most", "0", "--since", strconv.FormatUint(seq+1, 10)}, 0, "ok: 0 matching"},
+		{[]string{"--where", "extTransactionId=T-1"}, 2, "want /pointer=value"},
+		{[]string{"--endpoint", "fetchCoupon"}, 2, `endpoint "fetchCoupon" is not an operation name`},
 	} {
 		args := append([]string{"verify", "--channel", "CI-CLI", "--endpoint", "fetchCouponCode"}, tc.args...)
 		out, code := cli(t, bin, env, args...)

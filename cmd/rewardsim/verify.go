@@ -9,10 +9,19 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// errVerifyFailed exits 1 without a usage text: the near misses are printed.
+// errVerifyFailed exits 1: the count does not hold (the near misses are printed).
 type errVerifyFailed struct{ msg string }
 
 func (e errVerifyFailed) Error() string { return e.msg }
+
+// errCannotVerify exits 2: verify could not ask (bad flags, the control
+// API unreachable or refusing the question), so a CI step tells "your
+// service did otherwise" from "the check did not run".
+type errCannotVerify struct{ err error }
+
+func (e errCannotVerify) Error() string { return e.err.Error() }
+func (e errCannotVerify) Unwrap() error { return e.err }
+func (errCannotVerify) ExitCode() int   { return 2 }
 
 func newVerifyCmd() *cobra.Command {
 	var (
@@ -28,7 +37,8 @@ func newVerifyCmd() *cobra.Command {
 		Long: `Counts the channel's exchanges with the endpoint whose request passes every --where
 (a JSON pointer into the decoded BDATA, the JSON body or a GET's query: /ptr=value compares
 the text, /ptr~=regex matches), from journal sequence --since on (X-Rewardsim-Seq, inclusive).
-Without --times, --at-least or --at-most: at least once. Exit 0 when the count holds, 1 when not.`,
+Without --times, --at-least or --at-most: at least once. Exit 0 when the count holds, 1 when not,
+2 when it could not ask (bad flags, the control API unreachable or refusing the question).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			body := map[string]any{"channel": channel}
@@ -49,7 +59,7 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 			for _, p := range where {
 				ptr, val, ok := strings.Cut(p, "=")
 				if !ok || !strings.HasPrefix(ptr, "/") {
-					return fmt.Errorf("--where %q: want /pointer=value or /pointer~=regex", p)
+					return errCannotVerify{fmt.Errorf("--where %q: want /pointer=value or /pointer~=regex", p)}
 				}
 				if re, isRe := strings.CutSuffix(ptr, "~"); isRe {
 					w[re] = map[string]string{"regex": val}
@@ -63,7 +73,7 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 			raw, _ := json.Marshal(body)
 			out, err := cc.Do(cmd.Context(), http.MethodPost, "/__sim/verify", nil, "application/json", raw)
 			if err != nil {
-				return err
+				return errCannotVerify{err}
 			}
 			var v struct {
 				OK         bool     `json:"ok"`
@@ -76,7 +86,7 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 				} `json:"nearMisses"`
 			}
 			if err := json.Unmarshal(out, &v); err != nil {
-				return fmt.Errorf("control API: %w", err)
+				return errCannotVerify{fmt.Errorf("control API: %w", err)}
 			}
 			if v.OK {
 				fmt.Fprintf(cmd.OutOrStdout(), "ok: %d matching (seq %v)\n", v.Count, v.Matches)

@@ -149,6 +149,11 @@ func (p *Plane) UnregisterChannel(name string) error {
 		if !d.Unregister(name) {
 			return refuse(refusal.NotFound, "no channel named %q was registered at run time", name)
 		}
-		return p.store.WriteConfig(del(kindChannel, name))
+		// Its own clock goes with it: a channel made again under the name starts on the global clock.
+		if err := p.store.WriteConfig(del(kindChannel, name), del(kindClock, channelClockKey(name))); err != nil {
+			return err
+		}
+		p.clocks.Drop(name)
+		return nil
 	})
 }

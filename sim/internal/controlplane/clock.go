@@ -200,3 +200,15 @@ func (p *Plane) AdvanceChannelClock(channel string, d time.Duration) error {
 	}
 	return s.Advance(d)
 }
+
+// DropChannelClock hands channel back to the global clock.
+func (p *Plane) DropChannelClock(channel string) error {
+	if _, ok := p.clocks.Own(channel); !ok {
+		return refuse(refusal.NotFound, "channel %q has no clock of its own", channel)
+	}
+	if err := p.store.WriteConfig(del(kindClock, channelClockKey(channel))); err != nil {
+		return err
+	}
+	p.clocks.Drop(channel)
+	return nil
+}

@@ -20,16 +20,14 @@ type answered struct {
 	pending map[uint64]chan struct{}
 }
 
-// begin numbers an exchange as its answer starts and marks it pending.
-func (j *Journal) begin() uint64 {
-	seq := j.next.Add(1)
+// pend marks a numbered exchange whose answer has started as pending.
+func (j *Journal) pend(seq uint64) {
 	j.answered.mu.Lock()
 	if j.answered.pending == nil {
 		j.answered.pending = map[uint64]chan struct{}{}
 	}
 	j.answered.pending[seq] = make(chan struct{})
 	j.answered.mu.Unlock()
-	return seq
 }
 
 // queued marks a numbered exchange as handed to the writer (or dropped).

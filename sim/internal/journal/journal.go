@@ -71,8 +71,8 @@ type Journal struct {
 	freed       atomic.Int64  // bytes ResetChannel deleted since the writer's last commit
 	closeMu     sync.RWMutex
 	closed      bool
-	// next numbers entries: an exchange as its answer starts (so the
-	// answer can carry its number), anything else as the writer takes it.
+	// next numbers entries: an exchange as it arrives (so its answer can
+	// carry its number), a webhook attempt as it is handed over.
 	next     atomic.Uint64
 	answered answered
 	size     int64    // stored bytes; writer goroutine only (and Reset, after a flush)
@@ -106,8 +106,8 @@ type Exchange struct {
 	// Dropped: the connection was closed unanswered on purpose.
 	Fault   string
 	Dropped bool
-	// Seq is the number the answer carried (SeqHeader); 0: numbered
-	// when stored.
+	// Seq is the number the exchange got as it arrived (SeqHeader); 0:
+	// numbered when stored.
 	Seq uint64
 	// WallAt is when it arrived on the wall clock (stamp).
 	WallAt time.Time
@@ -253,6 +253,9 @@ func (j *Journal) RecordWebhook(a WebhookAttempt) {
 		ReqHeader: MaskHeader(a.RequestHeader), ResHeader: MaskHeader(a.ResponseHeader),
 		ReqBody: a.RequestBody, ResBody: a.ResponseBody,
 	}
+	// Numbered as it is handed over, like an answer as it starts, so the
+	// journal's order is the order things happened.
+	r.Seq = j.next.Add(1)
 	j.enqueue(item{rec: r})
 }
 

@@ -26,10 +26,13 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			if req.Body != nil && req.Body != http.NoBody {
 				r.RequestBody, r.RequestTrunc = PeekBody(req)
 			}
-			rec := &recorder{ResponseWriter: c.Response().Writer, j: j}
+			// Numbered as it arrives: the journal's order is the order
+			// requests came in, and the answer says its number.
+			rec := &recorder{ResponseWriter: c.Response().Writer, j: j, seq: j.next.Add(1)}
+			c.Response().Header().Set(SeqHeader, formatSeq(rec.seq))
 			c.Response().Writer = rec
 			defer func() {
-				if rec.seq != 0 {
+				if rec.answered {
 					j.queued(rec.seq) // after the hand-off below, or on a panic
 				}
 			}()
@@ -75,17 +78,18 @@ func PeekBody(req *http.Request) ([]byte, bool) {
 // recorder keeps a copy of the first MaxBodyKept bytes of the answer.
 type recorder struct {
 	http.ResponseWriter
-	buf   bytes.Buffer
-	trunc bool
-	j     *Journal
-	seq   uint64 // numbered as the answer starts (SeqHeader)
+	buf      bytes.Buffer
+	trunc    bool
+	j        *Journal
+	seq      uint64 // the exchange's number (SeqHeader)
+	answered bool   // its answer has started: pending until handed over
 }
 
-// WriteHeader numbers the exchange and says its number in the answer.
+// WriteHeader marks the exchange pending as its answer starts (Settle).
 func (w *recorder) WriteHeader(code int) {
-	if w.seq == 0 {
-		w.seq = w.j.begin()
-		w.Header().Set(SeqHeader, formatSeq(w.seq))
+	if !w.answered {
+		w.answered = true
+		w.j.pend(w.seq)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }

@@ -22,12 +22,14 @@ var controlBodies = map[string]string{
 	"POST /__sim/scenarios/:name/activate": "control.activate",
 	"POST /__sim/state/reset":              "control.activate",
 	"POST /__sim/webhooks":                 "control.webhook",
+	"POST /__sim/verify":                   "control.verify",
 }
 
 // controlAnswers names the schema of an answer where one is written.
 var controlAnswers = map[string]string{
 	"GET /__sim/certs/":       "control.certs",
 	"GET /__sim/webhooks/:id": "control.webhook.push",
+	"POST /__sim/verify":      "control.verdict",
 }
 
 // controlTypes are the answers that are not JSON.
@@ -41,6 +43,7 @@ var controlTypes = map[string]string{
 	"POST /__sim/diagram.svg":      "image/svg+xml",
 	"GET /__sim/certs/service.pem": "application/x-pem-file",
 	"GET /__sim/certs/:name":       "application/octet-stream",
+	"GET /__sim/scenarios/:name":   "application/yaml",
 }
 
 var pathParam = regexp.MustCompile(`:([A-Za-z]+)`)

@@ -9,6 +9,7 @@ package scenario
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -196,4 +197,40 @@ func setKey(m *yaml.Node, key, value string, line int) {
 		return
 	}
 	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: line}, v)
+}
+
+// seqLen is the length of the sequence under key of a mapping (0 if none).
+func seqLen(m *yaml.Node, key string) int {
+	if m.Kind != yaml.MappingNode {
+		return 0
+	}
+	if i := indexOfKey(m, key); i >= 0 && m.Content[i+1].Kind == yaml.SequenceNode {
+		return len(m.Content[i+1].Content)
+	}
+	return 0
+}
+
+// overlayPaths writes a problem in one of the overlay's own faults with
+// the overlay's index (/faults/0 for its first), not the merged one;
+// inherited is how many faults came from the base.
+func overlayPaths(es Errors, inherited int) Errors {
+	if inherited <= 0 {
+		return es
+	}
+	for _, e := range es {
+		rest, ok := strings.CutPrefix(e.Path, "/faults/")
+		if !ok {
+			continue
+		}
+		idx, tail, _ := strings.Cut(rest, "/")
+		n, err := strconv.Atoi(idx)
+		if err != nil || n < inherited {
+			continue
+		}
+		e.Path = "/faults/" + strconv.Itoa(n-inherited)
+		if tail != "" {
+			e.Path += "/" + tail
+		}
+	}
+	return es
 }

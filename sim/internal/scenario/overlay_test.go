@@ -65,7 +65,7 @@ faults:
 	}
 
 	for _, tc := range []struct{ yaml, want string }{
-		{"extends: default\nname: bad\nfaults:\n  - {id: x, endpoint: Nope, action: {kind: internal-error}}\n", "ci/over.yaml:4: /faults/3/endpoint"},
+		{"extends: default\nname: bad\nfaults:\n  - {id: x, endpoint: Nope, action: {kind: internal-error}}\n", "ci/over.yaml:4: /faults/0/endpoint"},
 		{"extends: default\nname: bad\nswitches:\n  failureHttpStatus: 302\n", "ci/over.yaml:4: /switches/failureHttpStatus"},
 		{"extends: nowhere\n", `ci/over.yaml:1: /extends: extends: no scenario named "nowhere"`},
 		{"extends: loop-a\n", "a cycle?"},

@@ -77,10 +77,12 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	if err := checkExpansion(name, root); err != nil {
 		return nil, err
 	}
+	overlay := root
 	root, err := resolveExtends(name, root, src, 0)
 	if err != nil {
 		return nil, err
 	}
+	inherited := seqLen(root, "faults") - seqLen(overlay, "faults")
 	upgrade(root)
 
 	var generic any
@@ -123,7 +125,7 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 			}
 		}
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
-		return nil, out
+		return nil, overlayPaths(out, inherited)
 	}
 
 	var f File
@@ -136,6 +138,7 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 		var es Errors
 		if errors.As(err, &es) {
 			sort.SliceStable(es, func(i, j int) bool { return es[i].Line < es[j].Line })
+			return nil, overlayPaths(es, inherited)
 		}
 		return nil, err
 	}

@@ -90,6 +90,18 @@ func (a *API) AdvanceClock(c echo.Context) error {
 	return a.afterClockMove(c, req.Channel)
 }
 
+// DropClock is DELETE /__sim/clock?channel=X: X follows the global clock again.
+func (a *API) DropClock(c echo.Context) error {
+	ch := c.QueryParam("channel")
+	if ch == "" {
+		return fail(http.StatusBadRequest, "channel: give the channel whose own clock to drop (?channel=X)")
+	}
+	if err := a.plane.DropChannelClock(ch); err != nil {
+		return refused(err)
+	}
+	return a.afterClockMove(c, ch)
+}
+
 // afterClockMove dispatches the webhook pushes that became due and waits
 // a bounded time for their attempts, so a test that moves the clock sees
 // quick receivers' deliveries and a silent receiver cannot hold it.
