@@ -53,9 +53,12 @@ func TestServe_journalMasksIssuedSecretsByValue(t *testing.T) {
 	send("GET", "/api/getSecuredReferenceToken?access_token="+tok, "", "")
 	send("POST", "/api/GetAuthToken", tok, `{"outer":{"userToken":"`+tok+`","list":[{"session_id":"`+sid+`"}]}}`)
 	send("GET", "/sessions/"+sid+"/view?SessionId="+sid, "", "")
+	// The default scenario's channel secKey, echoed where no name says so.
+	const secKey = "DEMOSECKEY"
+	send("POST", "/api/echo/"+secKey+"?k="+secKey, "", `{"a":{"b":"`+secKey+`"}}`)
 
 	body := get(t, urls["control"]+"/__sim/journal?limit=1000")
-	for name, secret := range map[string]string{"token": tok, "sessionId": sid} {
+	for name, secret := range map[string]string{"token": tok, "sessionId": sid, "secKey": secKey} {
 		if strings.Contains(body, secret) {
 			i := strings.Index(body, secret)
 			t.Errorf("the journal API shows the %s in clear: …%s…", name, body[max(0, i-120):min(len(body), i+60)])

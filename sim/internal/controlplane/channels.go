@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"io"
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
@@ -112,6 +113,7 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 		}
 	}
 	if spec.SecKey != "" {
+		journal.LearnSecKey(spec.SecKey) // masked wherever it appears
 		// The store keeps a salted hash, not the secKey (docs/security.md).
 		salt := make([]byte, 16)
 		if _, err := io.ReadFull(p.rand, salt); err != nil {

@@ -33,9 +33,25 @@ const maxKnown = 1 << 17
 var known = struct {
 	sync.RWMutex
 	set  map[string]struct{}
-	ring []string
-	next int
-}{set: map[string]struct{}{}}
+	ring oldestFirst
+}{set: map[string]struct{}{}, ring: oldestFirst{max: maxKnown}}
+
+// oldestFirst is a bounded memory of values: adding one beyond the bound
+// forgets the oldest, which add returns.
+type oldestFirst struct {
+	vals      []string
+	next, max int
+}
+
+func (r *oldestFirst) add(v string) (forgot string, ok bool) {
+	if len(r.vals) < r.max {
+		r.vals = append(r.vals, v)
+		return "", false
+	}
+	forgot, r.vals[r.next] = r.vals[r.next], v
+	r.next = (r.next + 1) % r.max
+	return forgot, true
+}
 
 // Learn remembers secret values so they are masked wherever they appear.
 func Learn(values ...string) {
@@ -48,12 +64,8 @@ func Learn(values ...string) {
 		if _, ok := known.set[v]; ok {
 			continue
 		}
-		if len(known.ring) < maxKnown {
-			known.ring = append(known.ring, v)
-		} else {
-			delete(known.set, known.ring[known.next])
-			known.ring[known.next] = v
-			known.next = (known.next + 1) % maxKnown
+		if old, ok := known.ring.add(v); ok {
+			delete(known.set, old)
 		}
 		known.set[v] = struct{}{}
 	}
@@ -65,9 +77,14 @@ func learnFrom(body []byte, text string) {
 	var vals []string
 	collect := func(b []byte) {
 		for _, m := range secretJSON.FindAllSubmatch(b, -1) {
+			if string(m[1]) == "secKey" {
+				LearnSecKey(string(m[2]))
+				continue
+			}
 			vals = append(vals, string(m[2]))
 		}
 	}
+	learnSignsIn(body)
 	collect(body)
 	if m := bdataField.Find(body); m != nil {
 		var env struct{ BDATA string }
@@ -93,6 +110,10 @@ func learnFrom(body []byte, text string) {
 
 // MaskKnown replaces every remembered secret in s by with(secret).
 func MaskKnown(s string, with func(secret string) string) string {
+	return maskSecrets(maskTokens(s, with), with)
+}
+
+func maskTokens(s string, with func(secret string) string) string {
 	if len(s) < opaqueLen {
 		return s
 	}
@@ -110,8 +131,18 @@ func MaskKnown(s string, with func(secret string) string) string {
 }
 
 func maskKnownBytes(b []byte) []byte {
-	if len(b) < opaqueLen {
+	if len(b) == 0 {
 		return b
 	}
-	return []byte(MaskKnown(string(b), Fingerprint))
+	if m := MaskKnown(string(b), Fingerprint); m != string(b) {
+		return []byte(m)
+	}
+	return b
+}
+
+// learnSignsIn remembers the SIGN of an envelope body.
+func learnSignsIn(body []byte) {
+	for _, m := range signField.FindAllSubmatch(body, -1) {
+		learnSigns(string(m[1]))
+	}
 }

@@ -14,6 +14,7 @@ var (
 	secretJSON  = regexp.MustCompile(`"(referenceKey|token|sessionId|appKey|secKey)":"((?:[^"\\]|\\.)*)"`)
 	secretAttr  = regexp.MustCompile(`(data-(?:session-id|token|reference-key)=")([^"]*)`)
 	bdataField  = regexp.MustCompile(`"BDATA":"[^"]*"`)
+	signField   = regexp.MustCompile(`"SIGN":"([^"]*)"`)
 	secretQuery = regexp.MustCompile(`((?:^|[?&;"'\s])(?:sessionId|token|referenceKey)=)([^&"'\s<>]+)`)
 )
 
@@ -22,6 +23,7 @@ var (
 // same secret keeps the same fingerprint, so a reader can still follow a
 // token from the answer that handed it out to the calls that used it.
 func (e Entry) Masked() Entry {
+	learnSignsIn(e.Request.Body)
 	learnFrom(e.Response.Body, e.Response.Text)
 	learnFrom(e.Response.BDATA, "")
 	e.Query = MaskKnown(MaskQuery(e.Query, Fingerprint), Fingerprint)
@@ -44,7 +46,7 @@ func (m Message) masked() Message {
 		m.BDATA = masked
 		m.Body = bdataField.ReplaceAll(m.Body, []byte(`"BDATA":"`+base64.StdEncoding.EncodeToString(masked)+`"`))
 	}
-	m.Body = maskKnownBytes(maskJSON(m.Body))
+	m.Body = keepSign(m.Body, maskKnownBytes(maskJSON(m.Body)))
 	m.Text = MaskText(m.Text, Fingerprint)
 	return m
 }
@@ -88,5 +90,22 @@ func MaskQuery(s string, with func(value string) string) string {
 	return secretQuery.ReplaceAllStringFunc(s, func(kv string) string {
 		m := secretQuery.FindStringSubmatch(kv)
 		return m[1] + with(m[2])
+	})
+}
+
+// keepSign puts the envelope's own SIGN back into a masked body: a
+// signature is masked where it is echoed, not where it signs.
+func keepSign(orig, masked json.RawMessage) json.RawMessage {
+	o := signField.Find(orig)
+	if o == nil || bytes.Equal(orig, masked) {
+		return masked
+	}
+	done := false
+	return signField.ReplaceAllFunc(masked, func(b []byte) []byte {
+		if done {
+			return b
+		}
+		done = true
+		return o
 	})
 }

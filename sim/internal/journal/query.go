@@ -73,14 +73,39 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 	if p.Stored, err = j.store.JournalCount(); err != nil {
 		return p, err
 	}
+	err = j.scan(ctx, f, func(e Entry) bool {
+		if f.Limit > 0 && len(p.Entries) == f.Limit {
+			p.Next = p.Entries[len(p.Entries)-1].Seq
+			return false
+		}
+		p.Entries = append(p.Entries, e)
+		return true
+	})
+	return p, err
+}
+
+// Scan flushes pending entries, then calls fn with every entry f selects
+// in journal order (Limit aside) until fn returns false. Only one page
+// of records is decoded at a time: a reader that keeps only what it
+// needs of each entry (the report's rules, the diagram's last calls) is
+// bounded by that, not by the journal.
+func (j *Journal) Scan(ctx context.Context, f Filter, fn func(Entry) bool) error {
+	if err := j.Flush(ctx); err != nil {
+		return err
+	}
+	return j.scan(ctx, f, fn)
+}
+
+func (j *Journal) scan(ctx context.Context, f Filter, fn func(Entry) bool) error {
 	if f.After == math.MaxUint64 { // nothing can come after the last possible number
-		return p, nil
+		return nil
 	}
 	// The scan runs in pages, each its own short read transaction: a
 	// long one (an export of the whole journal) kept bbolt from reusing
 	// the pages the writer frees, and journal.db grew past twice its
 	// bound (issue 23: 193 MiB at 64 MiB).
 	from, done := f.After+1, false
+	var err error
 	for !done && err == nil {
 		if err = ctx.Err(); err != nil {
 			break
@@ -107,12 +132,10 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 					return true
 				}
 			}
-			if f.Limit > 0 && len(p.Entries) == f.Limit {
-				p.Next = p.Entries[len(p.Entries)-1].Seq
+			if !fn(e) {
 				done = true
 				return false
 			}
-			p.Entries = append(p.Entries, e)
 			return true
 		})
 		if n < scanPage {
@@ -120,7 +143,7 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 		}
 		from = last + 1
 	}
-	return p, err
+	return err
 }
 
 // Entries returns every stored entry f selects (Limit and After apply).

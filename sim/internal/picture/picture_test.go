@@ -1,6 +1,7 @@
 package picture
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,31 @@ func TestSequence_labelsWrapAndStayInside(t *testing.T) {
 	}
 	if !strings.Contains(out, `data-outcome="refusal"`) || !strings.Contains(out, OutcomeColors[journal.OutcomeRefusal]) {
 		t.Errorf("a 401 is not drawn as a refusal: %s", out)
+	}
+}
+
+// Issue 23, readers bounded by the page: a diagram fed entry by entry
+// keeps only the calls it draws, whatever the stream's length.
+func TestTail_keepsOnlyTheCallsDrawn(t *testing.T) {
+	var tail Tail
+	const n = 10 * MaxCalls
+	for i := 1; i <= n; i++ {
+		tail.Add(journal.Entry{Seq: uint64(i), Kind: journal.KindExchange, Method: "GET", Path: "/api/x", Status: 200})
+		if len(tail.calls) > MaxCalls || cap(tail.calls) > 2*MaxCalls {
+			t.Fatalf("after %d entries the tail holds %d calls (cap %d)", i, len(tail.calls), cap(tail.calls))
+		}
+	}
+	var b strings.Builder
+	if err := tail.Sequence(&b, "t"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	first := n - MaxCalls + 1
+	if strings.Count(out, `class="call"`) != MaxCalls || !strings.Contains(out, fmt.Sprintf(`data-seq="%d"`, first)) ||
+		strings.Contains(out, fmt.Sprintf(`data-seq="%d"`, first-1)) || !strings.Contains(out, fmt.Sprintf("%d earlier ones left out", n-MaxCalls)) {
+		t.Error("the tail does not draw the last calls in order and say how many it left out")
+	}
+	if i, j := strings.Index(out, fmt.Sprintf(`data-seq="%d"`, first)), strings.Index(out, fmt.Sprintf(`data-seq="%d"`, n)); i > j {
+		t.Error("calls are not drawn oldest first")
 	}
 }

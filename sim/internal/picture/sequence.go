@@ -141,10 +141,42 @@ var outcomeWords = map[string]string{
 // contract outcome (a legend says which is which), labels wrap at word
 // boundaries and stay inside the picture.
 func Sequence(w io.Writer, title string, calls []Call) error {
-	left := 0
-	if len(calls) > MaxCalls {
-		left, calls = len(calls)-MaxCalls, calls[len(calls)-MaxCalls:]
+	var t Tail
+	for _, c := range calls {
+		t.add(c)
 	}
+	return t.Sequence(w, title)
+}
+
+// Tail keeps the last MaxCalls calls of a stream of entries and counts
+// the earlier ones, so a reader that pages through the journal draws it
+// with memory bounded by the picture, not the journal.
+type Tail struct {
+	calls []Call
+	next  int
+	left  int
+}
+
+// Add keeps e's call.
+func (t *Tail) Add(e journal.Entry) { t.add(Calls([]journal.Entry{e})[0]) }
+
+func (t *Tail) add(c Call) {
+	if len(t.calls) < MaxCalls {
+		t.calls = append(t.calls, c)
+		return
+	}
+	t.calls[t.next] = c
+	t.next = (t.next + 1) % MaxCalls
+	t.left++
+}
+
+// Sequence draws the calls kept, saying how many earlier ones were left out.
+func (t *Tail) Sequence(w io.Writer, title string) error {
+	calls := append(append([]Call(nil), t.calls[t.next:]...), t.calls[:t.next]...)
+	return sequence(w, title, calls, t.left)
+}
+
+func sequence(w io.Writer, title string, calls []Call, left int) error {
 	width := margin*2 + laneGap*(len(Lanes)-1)
 	maxChars := int(float64(width-8) / charW)
 	type row struct {

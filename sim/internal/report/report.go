@@ -144,52 +144,6 @@ func (c *collector) add(id string, e *journal.Entry, detail string) {
 	f.Count++
 }
 
-// Build runs every rule over entries. Entries must be in journal order.
-func Build(entries []journal.Entry, o Options) Report {
-	if o.RefTokenPerHour <= 0 {
-		o.RefTokenPerHour = DefaultRefTokenPerHour
-	}
-	if o.SlowWebhook <= 0 {
-		o.SlowWebhook = DefaultSlowWebhook
-	}
-	if o.RetryWindow <= 0 {
-		o.RetryWindow = DefaultRetryWindow
-	}
-	var mine []*journal.Entry
-	if o.Channel != "" {
-		mine = ofChannel(entries, o.Channel)
-	} else {
-		mine = make([]*journal.Entry, 0, len(entries))
-		for i := range entries {
-			mine = append(mine, &entries[i])
-		}
-	}
-	c := &collector{byID: map[string]*Finding{}}
-	perEntry(c, mine, o)
-	refTokens(c, mine, o)
-	couponClaims(c, mine, o)
-	secondReveals(c, mine)
-	claimsAfterTerminal(c, mine)
-	expiredTokens(c, mine)
-	conflictingGetRewards(c, mine)
-	conflictingCoupons(c, mine)
-	trackLinks(c, mine, entries)
-
-	r := Report{Channel: o.Channel, Findings: []Finding{}, Totals: map[string]int{}, Checked: Rules}
-	for _, e := range mine {
-		if e.Kind == journal.KindExchange {
-			r.Exchanges++
-		}
-	}
-	for _, rule := range Rules {
-		if f := c.byID[rule.ID]; f != nil {
-			r.Findings = append(r.Findings, *f)
-			r.Totals[string(f.Severity)]++
-		}
-	}
-	return r
-}
-
 // endpointIs matches an entry by operation name, or by the last path
 // segment for operations the contract table does not list (yet).
 func endpointIs(e *journal.Entry, name string) bool {
@@ -199,6 +153,14 @@ func endpointIs(e *journal.Entry, name string) bool {
 // sortByAt orders entries by time, keeping journal order for ties.
 func sortByAt(es []*journal.Entry) {
 	sort.SliceStable(es, func(i, j int) bool { return es[i].At.Before(es[j].At) })
+}
+
+// slim is the entry without its messages: what a finding's example and
+// a rule's remembered call need, so rule state grows by a few words a
+// call, not by its bodies.
+func slim(e *journal.Entry) *journal.Entry {
+	return &journal.Entry{Seq: e.Seq, Kind: e.Kind, At: e.At, Method: e.Method, Path: e.Path, Endpoint: e.Endpoint,
+		Status: e.Status, Reason: e.Reason, Channel: e.Channel, ChannelID: e.ChannelID}
 }
 
 func contains(s, sub string) bool { return sub != "" && strings.Contains(s, sub) }

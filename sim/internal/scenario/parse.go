@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"io/fs"
 	"path"
 	"slices"
@@ -191,6 +192,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 			Name: c.Name, ChannelID: c.ChannelID, PublicKey: pub,
 			AppKey: c.AppKey, SecKey: c.SecKey, WebhookURL: c.WebhookURL,
 		})
+		journal.LearnSecKey(c.SecKey) // masked wherever it appears
 	}
 	for i, r := range f.FaultRules {
 		var ce *fault.CheckError

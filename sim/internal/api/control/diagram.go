@@ -26,15 +26,17 @@ func (a *API) Diagram(c echo.Context) error {
 	if err != nil {
 		return badRequest(c, err.Error())
 	}
-	es, err := a.journal.Entries(c.Request().Context(), f)
-	if err != nil {
-		return err
-	}
-	keep := es[:0]
-	for _, e := range es {
-		if c.QueryParam("assets") != "" || !picture.IsAsset(e) {
-			keep = append(keep, e.Masked())
+	// Paged: only the calls drawn are kept (picture.Tail), whatever the
+	// journal holds.
+	var keep picture.Tail
+	assets := c.QueryParam("assets") != ""
+	if err := a.journal.Scan(c.Request().Context(), f, func(e journal.Entry) bool {
+		if assets || !picture.IsAsset(e) {
+			keep.Add(e.Masked())
 		}
+		return true
+	}); err != nil {
+		return err
 	}
 	title := "rewardsim flow"
 	for _, k := range []string{"channel", "virtualId", "endpoint"} {
@@ -43,7 +45,7 @@ func (a *API) Diagram(c echo.Context) error {
 		}
 	}
 	var b bytes.Buffer
-	if err := picture.Sequence(&b, title, picture.Calls(keep)); err != nil {
+	if err := keep.Sequence(&b, title); err != nil {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
@@ -81,25 +83,29 @@ func (a *API) RecordingDiagram(c echo.Context) error {
 
 // reportExtras are the HTML report's example exchanges (each finding's,
 // in full) and the picture of the flow it read: the report's channel's
-// calls, or every call, without the simulator's assets.
-func reportExtras(es []journal.Entry, r report.Report) report.Extras {
+// last calls, or every call's, without the simulator's assets. One more
+// paged read keeps only those.
+func reportExtras(read report.Source, r report.Report) (report.Extras, error) {
 	x := report.Extras{Exchanges: map[uint64]journal.Entry{}}
 	want := map[uint64]bool{}
 	for _, f := range r.Findings {
 		want[f.Example.Seq] = true
 	}
-	var flow []journal.Entry
-	for _, e := range es {
+	var flow picture.Tail
+	if err := read(func(e journal.Entry) bool {
 		if want[e.Seq] {
 			x.Exchanges[e.Seq] = e
 		}
 		if !picture.IsAsset(e) && (r.Channel == "" || e.Channel == r.Channel || e.ChannelID == r.Channel) {
-			flow = append(flow, e)
+			flow.Add(e)
 		}
+		return true
+	}); err != nil {
+		return x, err
 	}
 	var b strings.Builder
-	if picture.Sequence(&b, "flow read by the report", picture.Calls(flow)) == nil {
+	if flow.Sequence(&b, "flow read by the report") == nil {
 		x.Diagram = template.HTML(b.String()) // drawn by picture, every text escaped there
 	}
-	return x
+	return x, nil
 }

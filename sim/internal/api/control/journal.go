@@ -179,15 +179,23 @@ func (a *API) report(c echo.Context, html bool) error {
 	if err != nil {
 		return badRequest(c, err.Error())
 	}
-	es, err := j.Entries(c.Request().Context(), journal.Filter{From: f.From, To: f.To})
+	// Paged (issue 23): the rules fold over the journal a page at a time.
+	ctx := c.Request().Context()
+	read := func(fn func(journal.Entry) bool) error {
+		return j.Scan(ctx, journal.Filter{From: f.From, To: f.To}, fn)
+	}
+	r, err := report.BuildFrom(read, o)
 	if err != nil {
 		return err
 	}
-	r := report.Build(es, o)
 	r.JournalDropped = j.Dropped()
 	if html || c.QueryParam("format") == "html" || strings.Contains(c.Request().Header.Get("Accept"), "text/html") {
+		x, err := reportExtras(read, r)
+		if err != nil {
+			return err
+		}
 		var buf bytes.Buffer
-		if err := report.HTMLPage(&buf, r, reportExtras(es, r)); err != nil {
+		if err := report.HTMLPage(&buf, r, x); err != nil {
 			return err
 		}
 		return c.HTMLBlob(http.StatusOK, buf.Bytes())

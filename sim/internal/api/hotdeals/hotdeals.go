@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"mime"
 	"net/http"
 	"strconv"
@@ -200,6 +201,9 @@ func checkAppKey(header string, ch model.Channel) string {
 	if !appOK || !secOK {
 		return "APP_KEY or SEC_KEY does not match channel " + ch.ChannelID
 	}
+	// A run-time channel's store keeps only a hash: a matching call is
+	// how its secKey is known again after a restart.
+	journal.LearnSecKey(sec)
 	return ""
 }
 
