@@ -113,6 +113,7 @@ func Open(o Options) (*Plane, error) {
 			return nil, err
 		}
 	}
+	learnSecKeys(o.Scenario)
 	p.clocks = clock.NewChannels(p.clock)
 	p.restoreChannelClocks()
 	if o.Watch != "" {

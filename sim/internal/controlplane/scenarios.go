@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
@@ -53,10 +54,28 @@ func (p *Plane) compile(rec storedScenario, byName func(string) (*scenario.Scena
 		sc, err := p.files.Load(rec.Path)
 		if err == nil {
 			p.watch(rec.Path)
+			learnSecKeys(sc)
 		}
 		return sc, err
 	}
-	return p.files.Parse(rec.Name+".yaml", []byte(rec.YAML), loadedYAML(byName))
+	sc, err := p.files.Parse(rec.Name+".yaml", []byte(rec.YAML), loadedYAML(byName))
+	if err == nil {
+		learnSecKeys(sc)
+	}
+	return sc, err
+}
+
+// learnSecKeys has the journal mask the scenario's channels' secKeys
+// wherever they appear (issue 23); every scenario the plane puts in force
+// passes here or through Open, so the scenario package itself stays
+// unaware of the journal.
+func learnSecKeys(sc *scenario.Scenario) {
+	if sc == nil {
+		return
+	}
+	for _, c := range sc.Channels {
+		journal.LearnSecKey(c.SecKey)
+	}
 }
 
 // BadScenario is a scenario that does not compile; Err is the compiler's
@@ -190,6 +209,7 @@ func (p *Plane) reloadChanged() {
 			p.log.Error("scenario hot reload refused; the previous version stays", "path", path, "err", err)
 			continue
 		}
+		learnSecKeys(sc)
 		// Nothing to save: the record names the path, which is re-read.
 		p.mu.Lock()
 		_ = p.scenarios.Change(func(d *scenario.Draft) error { d.Load(sc); return nil })

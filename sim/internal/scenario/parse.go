@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"io/fs"
 	"path"
 	"slices"
@@ -192,7 +191,6 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 			Name: c.Name, ChannelID: c.ChannelID, PublicKey: pub,
 			AppKey: c.AppKey, SecKey: c.SecKey, WebhookURL: c.WebhookURL,
 		})
-		journal.LearnSecKey(c.SecKey) // masked wherever it appears
 	}
 	for i, r := range f.FaultRules {
 		var ce *fault.CheckError
