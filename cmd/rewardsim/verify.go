@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 // errVerifyFailed exits 1: the count does not hold (the near misses are printed).
@@ -75,16 +77,7 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 			if err != nil {
 				return errCannotVerify{err}
 			}
-			var v struct {
-				OK         bool     `json:"ok"`
-				Count      int      `json:"count"`
-				Matches    []uint64 `json:"matches"`
-				NearMisses []struct {
-					Seq      uint64 `json:"seq"`
-					Endpoint string `json:"endpoint"`
-					Failed   string `json:"failed"`
-				} `json:"nearMisses"`
-			}
+			var v controlapi.Verdict
 			if err := json.Unmarshal(out, &v); err != nil {
 				return errCannotVerify{fmt.Errorf("control API: %w", err)}
 			}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 )
 
@@ -78,21 +79,12 @@ type Verification struct {
 	Count    Count
 }
 
-// Verdict is the simulator's answer to a verification.
-type Verdict struct {
-	OK         bool       `json:"ok"`
-	Count      int        `json:"count"`
-	Matches    []uint64   `json:"matches"`
-	NearMisses []NearMiss `json:"nearMisses"`
-}
+// Verdict is the simulator's answer to a verification: the control
+// API's own type, so the CLI, this harness and the API say it one way.
+type Verdict = controlapi.Verdict
 
 // NearMiss is an exchange that came close, and the first predicate it fails.
-type NearMiss struct {
-	Seq      uint64 `json:"seq"`
-	Endpoint string `json:"endpoint"`
-	Status   int    `json:"status"`
-	Failed   string `json:"failed"`
-}
+type NearMiss = controlapi.NearMiss
 
 // Verify asserts v on the channel; a count that does not hold fails the
 // test, listing the near misses.
