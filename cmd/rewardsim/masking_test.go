@@ -23,13 +23,7 @@ import (
 func TestServe_journalMasksIssuedSecretsByValue(t *testing.T) {
 	cmd, urls := startServe(t, buildBinary(t), t.TempDir())
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
-	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &publisher.Client{HTTP: http.DefaultClient, RewardsURL: urls["all"], BankURL: urls["all"], HotdealsURL: urls["all"],
-		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key}
+	c := demoPublisher(t, urls["all"])
 	ctx := context.Background()
 	ut, err := c.UserToken(ctx, "VU-MASK")
 	if err != nil {
@@ -82,18 +76,12 @@ func TestServe_journalMasksIssuedSecretsByValue(t *testing.T) {
 func TestServe_maskingByValueSurvivesKill(t *testing.T) {
 	bin, data := buildBinary(t), t.TempDir()
 	cmd, urls := startServe(t, bin, data)
-	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
-	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &publisher.Client{HTTP: http.DefaultClient, RewardsURL: urls["all"], BankURL: urls["all"], HotdealsURL: urls["all"],
-		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key}
+	c := demoPublisher(t, urls["all"])
 	ut, err := c.UserToken(context.Background(), "VU-KILL")
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := publisher.Seal(key, "DEMOBANK", map[string]string{"bName": "DEMOBANK"})
+	env, err := publisher.Seal(c.Key, "DEMOBANK", map[string]string{"bName": "DEMOBANK"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,4 +134,16 @@ func TestServe_maskingByValueSurvivesKill(t *testing.T) {
 	if !strings.Contains(page, "access_token=~fp:") {
 		t.Errorf("the token is not shown as its fingerprint: %.400s", page)
 	}
+}
+
+// demoPublisher is the default scenario's DEMOBANK on one listener.
+func demoPublisher(t *testing.T, url string) *publisher.Client {
+	t.Helper()
+	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
+	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &publisher.Client{HTTP: http.DefaultClient, RewardsURL: url, BankURL: url, HotdealsURL: url,
+		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key}
 }
