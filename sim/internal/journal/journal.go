@@ -348,18 +348,19 @@ func (j *Journal) commit(batch []state.JournalRecord) {
 		masks[i] = state.JournalMask{Kind: uint8(m.Kind), Hash: m.Hash, Len: uint16(m.Len)}
 	}
 	j.builder.fresh = j.builder.fresh[:0]
-	delta, err := j.store.JournalAppendSized(batch, j.opts.MaxEntries, notBefore, masks, maxKnown+maxSigns)
+	if j.emptied.Swap(false) {
+		j.size = 0 // an over-count at worst: the next trim corrects it
+	}
+	j.size -= j.freed.Swap(0)
+	size, err := j.store.JournalWrite(state.JournalBatch{
+		Records: batch, MaxEntries: j.opts.MaxEntries, NotBefore: notBefore,
+		Size: j.size, MaxBytes: j.opts.MaxBytes, Masks: masks, MaxMasks: maxKnown + maxSigns,
+	})
 	if err != nil {
 		j.opts.Logger.Error("journal: append", "err", err, "entries", len(batch))
 		return
 	}
-	if j.emptied.Swap(false) {
-		j.size = 0 // an over-count at worst: the next trim corrects it
-	}
-	j.size += delta - j.freed.Swap(0)
-	if j.size, err = j.store.JournalTrimBytes(j.size, j.opts.MaxBytes); err != nil {
-		j.opts.Logger.Error("journal: trim to the byte bound", "err", err)
-	}
+	j.size = size
 }
 
 // ErrClosed is returned by queries after Close.
