@@ -106,3 +106,25 @@ func TestMaskKnown_memoryOfSignaturesIsSmall(t *testing.T) {
 		t.Fatalf("the last signature learnt is not masked: %.80s", got)
 	}
 }
+
+// The learner reads every string of a body once, escapes included, and
+// finds the credentials' fields at any depth.
+func TestEachKey(t *testing.T) {
+	body := `{"a":"x\"y","n":1,"list":["token","v"],"o":{"token":"T1","s":"q\\"},"SIGN" : "S1","esc\"key":"no","sessionId":"S2"}`
+	var got []string
+	eachKey([]byte(body), func(k, v []byte) { got = append(got, string(k)+"="+string(v)) })
+	has := map[string]bool{}
+	for _, g := range got {
+		has[g] = true
+	}
+	for _, w := range []string{"token=T1", "SIGN=S1", "sessionId=S2"} {
+		if !has[w] {
+			t.Errorf("eachKey missed %s; got %q", w, got)
+		}
+	}
+	for _, g := range got {
+		if strings.HasPrefix(g, "token=v") || strings.Contains(g, "esc") || strings.HasPrefix(g, "a=") {
+			t.Errorf("eachKey read %q, which is not a plain key and value", g)
+		}
+	}
+}
