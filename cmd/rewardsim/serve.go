@@ -37,6 +37,9 @@ func serveCommand(run func(*cobra.Command, serveConfig) error) *cobra.Command {
 	return cmd
 }
 
+// gcPercent is the GC's growth target under the memory limit.
+const gcPercent = 400
+
 func serve(cmd *cobra.Command, cfg serveConfig) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
@@ -50,6 +53,13 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	// GOMEMLIMIT, the runtime's own setting, wins when an operator sets it.
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && cfg.MemoryLimit > 0 {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
+		// Under that limit the GC need not also run at every doubling of
+		// a small live heap: at GOGC 400 it ran a quarter as often, and
+		// make load's server CPU per request fell 10 to 20% (issue 25).
+		// The limit still bounds the heap; GOGC, when set, wins.
+		if _, set := os.LookupEnv("GOGC"); !set {
+			debug.SetGCPercent(gcPercent)
+		}
 	}
 	var handler slog.Handler = slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})
 	if cfg.LogFormat == "json" {
