@@ -825,6 +825,25 @@ func report(r map[string]result, startupMean, startupWorst time.Duration, rssMax
 			row(n, fmt.Sprintf("%.0f/s (cpu %.0f µs)", t.rate, t.serverCPU), t.rate/echo.rate, ">= 0.5x echo", t.rate/echo.rate >= 0.5)
 		}
 	}
+	// Issue 25's CPU budget: server CPU per request against the
+	// baseline's of the same run (lower is better, so the ratio is ours
+	// over the baseline's).
+	for _, b := range []struct {
+		name, base string
+		most       float64
+	}{
+		{"GetReward-new-card", "echo", 3}, {"fetchCouponCode-new-claim", "echo", 3},
+		{"listing-10-cards", "echo", 2}, {"getSecuredReferenceToken", "sign-libcrypto", 1.15},
+	} {
+		t, ok := r[b.name]
+		base := r[b.base]
+		if !ok || base.serverCPU <= 0 {
+			continue
+		}
+		ratio := t.serverCPU / base.serverCPU
+		row(b.name+", server CPU", fmt.Sprintf("%.0f vs %.0f µs", t.serverCPU, base.serverCPU), ratio,
+			fmt.Sprintf("<= %gx %s's CPU", b.most, b.base), ratio <= b.most)
+	}
 	if rssMax > 0 {
 		row("RssAnon, mixed load "+mixed.String(), fmt.Sprintf("%.1f MB max, %.1f MB at the end", float64(rssMax)/(1<<20), float64(rssEnd)/(1<<20)),
 			float64(rssMax)/(50<<20), "<= 50 MB", rssMax <= 50<<20)
