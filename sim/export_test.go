@@ -18,3 +18,10 @@ func CouponClicks(s *Sim, channel, offerID string) ([]model.CouponClick, error) 
 func InvalidateCoupons(s *Sim, channel, offerID string, at time.Time, reason string) (int, error) {
 	return s.coupons().Invalidate(channel, offerID, at, reason)
 }
+
+// QuietObservers leaves the request log, metrics and/or live observers
+// out of simulators built until restore is called (benchmarks only).
+func QuietObservers(log, metrics, live bool) (restore func()) {
+	quietObservers.log, quietObservers.metrics, quietObservers.live = log, metrics, live
+	return func() { quietObservers.log, quietObservers.metrics, quietObservers.live = false, false, false }
+}

@@ -42,17 +42,21 @@ func (s *Store) JournalLastSeq() (uint64, error) {
 // oldest records beyond maxEntries (0: no count bound) and those older
 // than notBefore (zero: no age bound).
 func (s *Store) JournalAppend(recs []JournalRecord, maxEntries int, notBefore time.Time) error {
-	_, err := s.JournalAppendSized(recs, maxEntries, notBefore)
+	_, err := s.JournalAppendSized(recs, maxEntries, notBefore, nil, 0)
 	return err
 }
 
 // JournalAppendSized is JournalAppend that also returns how many bytes
 // (keys and values) the journal grew by, negative when it shrank, so the
-// one writer can keep its byte total without rescanning.
-func (s *Store) JournalAppendSized(recs []JournalRecord, maxEntries int, notBefore time.Time) (int64, error) {
+// one writer can keep its byte total without rescanning. In the same
+// transaction it remembers masks (at most maxMasks are kept).
+func (s *Store) JournalAppendSized(recs []JournalRecord, maxEntries int, notBefore time.Time, masks []JournalMask, maxMasks int) (int64, error) {
 	var delta int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		delta = 0
+		if err := putMasks(tx, masks, maxMasks); err != nil {
+			return err
+		}
 		b := tx.Bucket(bucketJournal)
 		n := journalLen(b)
 		for _, r := range recs {
