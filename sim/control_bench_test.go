@@ -34,13 +34,14 @@ func BenchmarkSession_withControlFaults(b *testing.B) {
 }
 
 // BenchmarkWebhook_scheduleAndDeliver measures POST /__sim/webhooks with an
-// immediate delivery to a loopback receiver that answers {"status":"OK"}.
+// immediate delivery to a loopback receiver that answers {"status":"OK"},
+// waiting for the attempt (?wait) as the call once did by default.
 func BenchmarkWebhook_scheduleAndDeliver(b *testing.B) {
 	s := simtest.New(b)
 	rc := newReceiver(b, answerOK)
 	registerChannel(b, s, "CIW", 0, rc.URL)
 	b.ResetTimer()
 	for range b.N {
-		ctlOK(b, s, http.StatusCreated, "POST", "/__sim/webhooks", map[string]any{"channel": "CIW", "offerId": "O1", "reason": "OUT_OF_STOCK"})
+		ctlOK(b, s, http.StatusCreated, "POST", "/__sim/webhooks?wait=10s", map[string]any{"channel": "CIW", "offerId": "O1", "reason": "OUT_OF_STOCK"})
 	}
 }

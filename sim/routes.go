@@ -96,7 +96,7 @@ func (s *Sim) routes() ([]route, error) {
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
 		Version: s.version(), Durability: string(s.opts.Durability),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
-		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), WebhookWait: s.webhookWait(), Coupons: hd.Coupons,
+		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
 		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
 	})
 	// Every control call but health needs the control token (when set).

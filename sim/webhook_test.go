@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -87,9 +88,12 @@ type push struct {
 	Invalidated bool
 }
 
+// schedule schedules a push and waits (up to 10 s) for the attempts of
+// what became due, so the answer shows them: the call's default is to
+// answer at once (TestWebhook_controlCallsDoNotWait).
 func schedule(t *testing.T, s *simtest.Server, req map[string]any) []push {
 	t.Helper()
-	st, out := ctl(t, s, "POST", "/__sim/webhooks", req)
+	st, out := ctl(t, s, "POST", "/__sim/webhooks?wait=10s", req)
 	if st != http.StatusCreated {
 		t.Fatalf("schedule %v: HTTP %d %s", req, st, out)
 	}
@@ -122,9 +126,11 @@ func getPush(t *testing.T, s *simtest.Server, id string) push {
 	return checkPush(t, out)
 }
 
+// advance moves the clock and waits (up to 10 s) for the attempts of
+// the pushes that became due.
 func advance(t *testing.T, s *simtest.Server, by string) {
 	t.Helper()
-	ctlOK(t, s, http.StatusOK, "POST", "/__sim/clock/advance", map[string]any{"by": by})
+	ctlOK(t, s, http.StatusOK, "POST", "/__sim/clock/advance?wait=10s", map[string]any{"by": by})
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -357,7 +363,7 @@ func TestWebhook_WH5_scheduledSurvivesRestartFiresOnClock(t *testing.T) {
 		t.Errorf("token after 1h (userTTL 30m): %v", tok)
 	}
 	advance(t, s, "24h")
-	ctlOK(t, s, http.StatusOK, "POST", "/__sim/webhooks/run", nil)
+	ctlOK(t, s, http.StatusOK, "POST", "/__sim/webhooks/run?wait=10s", nil)
 	if n := len(rc.got()); n != 1 {
 		t.Errorf("push delivered %d times, want once", n)
 	}
@@ -422,7 +428,8 @@ func TestWebhook_SIM2_resetDuringDeliveryIsFinal(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ctl(t, s, "POST", "/__sim/clock/advance", map[string]any{"by": "1h"})
+		// Waits for the attempt, so the write-back is done when it answers.
+		ctl(t, s, "POST", "/__sim/clock/advance?wait=10s", map[string]any{"by": "1h"})
 	}()
 	<-arrived // the delivery is in flight
 	ctlOK(t, s, http.StatusOK, "POST", "/__sim/state/reset", map[string]any{"channel": "CIR"})
@@ -432,5 +439,106 @@ func TestWebhook_SIM2_resetDuringDeliveryIsFinal(t *testing.T) {
 	decodeInto(t, ctlOKRaw(t, s, "/__sim/webhooks?channel=CIR"), &list)
 	if len(list.Pushes) != 0 {
 		t.Fatalf("pushes after a reset during delivery: %s", list.Pushes)
+	}
+}
+
+// clause: WH-2
+// Issue 23: scheduling, clock moves and POST /__sim/webhooks/run answer
+// at once beside a receiver that never answers, naming what became due
+// and its state then; ?wait waits for the attempts only as long as
+// asked, and GET /__sim/webhooks/{id}?wait for the push to settle. Every
+// answer is checked against its schema.
+func TestWebhook_controlCallsDoNotWait(t *testing.T) {
+	s := simtest.New(t)
+	release := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer silent.Close()
+	defer close(release)
+	registerChannel(t, s, "CIS", 0, silent.URL)
+	registerChannel(t, s, "CIO", 1, newReceiver(t, answerOK).URL)
+
+	type became struct{ ID, Channel, State string }
+	call := func(method, path, schema string, body any, want int) (map[string]any, []became, time.Duration) {
+		t.Helper()
+		start := time.Now()
+		st, out := ctl(t, s, method, path, body)
+		took := time.Since(start)
+		if st != want {
+			t.Fatalf("%s %s: HTTP %d %s, want %d", method, path, st, out, want)
+		}
+		if err := controlSchemas().ValidateJSON(schema, out); err != nil {
+			t.Errorf("%s %s: answer outside %s.json: %v: %s", method, path, schema, err, out)
+		}
+		var m map[string]any
+		var b struct{ BecameDue []became }
+		decodeInto(t, out, &m)
+		decodeInto(t, out, &b)
+		return m, b.BecameDue, took
+	}
+	silentPush := map[string]any{"channel": "CIS", "offerId": "O1", "reason": "OUT_OF_STOCK", "deadline": "30s", "retry": map[string]any{"kind": "none"}}
+
+	// By default: at once, the push due or being attempted, no attempt in.
+	m, bd, took := call("POST", "/__sim/webhooks", "control.webhook.scheduled", silentPush, http.StatusCreated)
+	id := m["pushes"].([]any)[0].(map[string]any)["id"].(string)
+	if took > 5*time.Second || m["due"] != 1.0 || len(bd) != 1 || bd[0].ID != id || (bd[0].State != "due" && bd[0].State != "delivering") {
+		t.Fatalf("schedule beside a silent receiver took %s: %v", took, m)
+	}
+	// A bounded wait ends when asked, the attempt still under way.
+	_, bd, took = call("POST", "/__sim/webhooks?wait=300ms", "control.webhook.scheduled", silentPush, http.StatusCreated)
+	if took < 300*time.Millisecond || took > 5*time.Second || len(bd) != 1 || bd[0].State != "delivering" {
+		t.Fatalf("?wait=300ms beside a silent receiver took %s: %+v", took, bd)
+	}
+	p, _, took := call("GET", "/__sim/webhooks/"+id+"?wait=200ms", "control.webhook.push", nil, http.StatusOK)
+	if took < 200*time.Millisecond || took > 5*time.Second || p["state"] != "pending" {
+		t.Fatalf("GET ?wait=200ms of a push being attempted: %s after %s", p["state"], took)
+	}
+
+	// A quick receiver: the wait ends with its attempt, shown in the answer.
+	at := simtest.Start.Add(time.Hour).Format(time.RFC3339)
+	m, bd, _ = call("POST", "/__sim/webhooks", "control.webhook.scheduled", map[string]any{"channel": "CIO", "offerId": "O1", "reason": "OUT_OF_STOCK", "at": at}, http.StatusCreated)
+	okID := m["pushes"].([]any)[0].(map[string]any)["id"].(string)
+	if m["due"] != 0.0 || len(bd) != 0 {
+		t.Fatalf("a push due in an hour became due: %v", m)
+	}
+	clk, bd, _ := call("POST", "/__sim/clock/advance?wait=10s", "control.clock.answer", map[string]any{"by": "1h"}, http.StatusOK)
+	if clk["firedWebhooks"] != 1.0 || len(bd) != 1 || bd[0] != (became{okID, "CIO", "delivered"}) {
+		t.Fatalf("clock move ?wait=10s: %v", clk)
+	}
+	if p := getPush(t, s, okID); p.State != "delivered" || len(p.Attempts) != 1 {
+		t.Fatalf("after the clock move: %+v", p)
+	}
+	if m, bd, _ := call("POST", "/__sim/webhooks/run", "control.webhook.run", nil, http.StatusOK); m["fired"] != 0.0 || len(bd) != 0 {
+		t.Fatalf("run with nothing due: %v", m)
+	}
+	call("GET", "/__sim/clock", "control.clock.answer", nil, http.StatusOK)
+
+	// A bad wait, or an unknown parameter, is refused on every call that takes one.
+	// Each body is one the call takes, so only the query can be refused.
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", "/__sim/webhooks", map[string]any{"channel": "CIO", "offerId": "O1", "reason": "OUT_OF_STOCK", "at": at}},
+		{"GET", "/__sim/webhooks/" + id, nil},
+		{"POST", "/__sim/webhooks/run", nil},
+		{"POST", "/__sim/clock", map[string]any{"mode": "frozen"}},
+		{"POST", "/__sim/clock/advance", map[string]any{"by": "1m"}},
+		{"DELETE", "/__sim/clock?channel=CIO&", nil},
+	} {
+		for _, q := range []string{"wait=soon", "wait=-1s", "wait=31s", "wiat=2s"} {
+			sep := "?"
+			if strings.Contains(c.path, "?") {
+				sep = ""
+			}
+			st, out := ctl(t, s, c.method, c.path+sep+q, c.body)
+			if st != http.StatusBadRequest || !strings.Contains(string(out), strings.Split(strings.TrimPrefix(q, "wait="), "=")[0]) {
+				t.Errorf("%s %s%s%s: HTTP %d %s, want 400 naming it", c.method, c.path, sep, q, st, out)
+			}
+		}
 	}
 }

@@ -13,16 +13,12 @@ import (
 // the scenarios in force, its attempts journaled.
 
 // WebhookOptions configure the webhook pushes (WH-*): how they are sent,
-// how long a receiver and a control call wait, and what a fired
-// COUPON_INVALIDATED push changes.
+// how long a receiver has to answer, and what a fired COUPON_INVALIDATED
+// push changes. A control call that makes pushes due never waits for
+// their attempts unless it asks (?wait=, docs/webhooks.md).
 type WebhookOptions struct {
 	// Deadline is how long a webhook receiver has to answer; 0: 5s.
 	Deadline time.Duration
-	// Wait is how long scheduling a push, moving the clock or
-	// POST /__sim/webhooks/run waits for the attempts of the pushes that
-	// became due before answering (they run in the background anyway);
-	// 0: 500ms. A receiver that never answers cannot hold a call longer.
-	Wait time.Duration
 	// Tick is how often (real time) due pushes are looked for; 0: 250ms.
 	Tick time.Duration
 	// Client sends pushes; nil: a plain http.Client.
@@ -75,12 +71,4 @@ func (s *Sim) journalWebhook(p webhook.Push, a webhook.Attempt) {
 		Status: a.Status, ResponseBody: []byte(a.Body),
 		Latency: time.Duration(a.LatencyMs * float64(time.Millisecond)), Err: a.Error,
 	})
-}
-
-// webhookWait is WebhookOptions.Wait with its default.
-func (s *Sim) webhookWait() time.Duration {
-	if w := s.opts.Webhooks.Wait; w > 0 {
-		return w
-	}
-	return 500 * time.Millisecond
 }

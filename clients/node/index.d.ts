@@ -106,7 +106,7 @@ export class Channel {
   clock(): Promise<JsonObject>;
   /** A fault rule (docs/scenarios.md#faults); channel is filled in. */
   fault(rule: JsonObject): Promise<JsonObject>;
-  /** Schedules a coupon-status push: { offerId, reason, eventType?, at?, repeat?, ... }. */
+  /** Schedules a coupon-status push: { offerId, reason, eventType?, at?, repeat?, ... }; resolves before it is attempted (await it with webhookInbox().next()). */
   webhook(push: JsonObject): Promise<JsonObject>;
   reset(): Promise<void>;
   journal(query?: Record<string, string>): Promise<JsonObject>;

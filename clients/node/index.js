@@ -247,7 +247,7 @@ export class Channel {
     return res;
   }
 
-  /** Moves this channel's clock only: "90m", "1h", or milliseconds. */
+  /** Moves this channel's clock only: "90m", "1h", or milliseconds. Pushes that became due are attempted after it resolves (becameDue names them). */
   advanceClock(by) {
     return this.sim.control("POST", "/__sim/clock/advance", { channel: this.name, by: typeof by === "number" ? `${by}ms` : by });
   }
@@ -262,7 +262,7 @@ export class Channel {
     return this.sim.control("POST", "/__sim/faults", { channel: this.name, ...rule });
   }
 
-  /** Schedules a coupon-status push to this channel's webhookUrl: { offerId, reason, ... }. */
+  /** Schedules a coupon-status push to this channel's webhookUrl: { offerId, reason, ... }. Resolves at once, before the push is attempted: await it with webhookInbox().next(). */
   webhook(push) {
     return this.sim.control("POST", "/__sim/webhooks", { channel: this.name, ...push });
   }

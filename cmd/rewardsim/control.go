@@ -41,9 +41,14 @@ func (c *controlClient) get(ctx context.Context, path string, q url.Values) ([]b
 	return c.Do(ctx, http.MethodGet, path, q, "", nil)
 }
 
-// postJSON POSTs body as JSON and prints the answer, indented.
-func (c *controlClient) postJSON(cmd *cobra.Command, path string, body any) error {
-	out, err := c.PostJSON(cmd.Context(), path, body)
+// postJSON POSTs body as JSON (with the query q, if any) and prints the
+// answer, indented.
+func (c *controlClient) postJSON(cmd *cobra.Command, path string, q url.Values, body any) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	out, err := c.Do(cmd.Context(), http.MethodPost, path, q, "application/json", raw)
 	if err != nil {
 		return err
 	}

@@ -179,14 +179,14 @@ func TestPersistence_SIM2_WH5_survivesKill9(t *testing.T) {
 	if delivered() != 0 {
 		t.Fatal("the push fired before its time")
 	}
-	// The advance answers after the pushes it made due were attempted
-	// (by it or by the background loop, whichever took them first).
-	sv.ctl(t, "POST", "/__sim/clock/advance", map[string]any{"by": "1h"})
+	// With ?wait the advance answers after the pushes it made due were
+	// attempted (by it or by the background loop, whichever took them first).
+	sv.ctl(t, "POST", "/__sim/clock/advance?wait=10s", map[string]any{"by": "1h"})
 	if n := delivered(); n != 1 {
 		t.Fatalf("after the clock reached the push: %d deliveries", n)
 	}
-	sv.ctl(t, "POST", "/__sim/clock/advance", map[string]any{"by": "24h"})
-	sv.ctl(t, "POST", "/__sim/webhooks/run", nil)
+	sv.ctl(t, "POST", "/__sim/clock/advance?wait=10s", map[string]any{"by": "24h"})
+	sv.ctl(t, "POST", "/__sim/webhooks/run?wait=10s", nil)
 	if n := delivered(); n != 1 {
 		t.Errorf("delivered %d times, want once", n)
 	}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"net/url"
+	"time"
+
 	"github.com/spf13/cobra"
 )
 
@@ -21,11 +24,15 @@ func newWebhookSendCmd() *cobra.Command {
 		channel, offer, reason, message, expired, reference, eventType, at, deadline string
 		retry, retryInterval                                                         string
 		repeat, retryMax                                                             int
+		wait                                                                         time.Duration
 	}
 	cmd := &cobra.Command{
 		Use:   "send",
 		Short: "Schedule a COUPON_INVALIDATED push (now, or --at a simulated time) to a channel's registered webhook URL",
-		Example: "  rewardsim webhook send --channel DEMOBANK --offer OFFER-1 --reason OUT_OF_STOCK\n" +
+		Long: "Schedule a push through POST /__sim/webhooks and print the answer. The simulator answers at once: a push due now\n" +
+			"is handed to its delivery workers and shows as due or delivering under becameDue. --wait waits up to that long\n" +
+			"(at most 30s) for its attempt, so the answer shows it (delivered, failed, or pending with a retry due later).",
+		Example: "  rewardsim webhook send --channel DEMOBANK --offer OFFER-1 --reason OUT_OF_STOCK --wait 5s\n" +
 			"  rewardsim webhook send --channel CI-42 --offer OFFER-1 --reason FRAUD_DETECTED --repeat 2 --at 2026-01-15T11:00:00+05:30",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -49,7 +56,11 @@ func newWebhookSendCmd() *cobra.Command {
 				}
 				req["retry"] = r
 			}
-			return ctl.postJSON(cmd, "/__sim/webhooks", req)
+			var q url.Values
+			if f.wait != 0 {
+				q = url.Values{"wait": {f.wait.String()}}
+			}
+			return ctl.postJSON(cmd, "/__sim/webhooks", q, req)
 		},
 	}
 	fl := cmd.Flags()
@@ -67,6 +78,7 @@ func newWebhookSendCmd() *cobra.Command {
 	fl.StringVar(&f.retry, "retry", "", "retry policy: none, fixed or exponential (default exponential)")
 	fl.StringVar(&f.retryInterval, "retry-interval", "", "first (fixed: every) retry wait, simulated time (default 30s)")
 	fl.IntVar(&f.retryMax, "retry-max", 0, "attempts in all, the first included (default 4)")
+	fl.DurationVar(&f.wait, "wait", 0, "wait up to this long (at most 30s) for the attempt of a push due now (default: answer at once)")
 	for _, req := range []string{"channel", "offer", "reason"} {
 		_ = cmd.MarkFlagRequired(req)
 	}

@@ -32,6 +32,7 @@ func TestWebhookSend_WH1_errorsAndToken(t *testing.T) {
 		{[]string{"--control-token", "tk", "--channel", "NOPE", "--offer", "O1", "--reason", "OUT_OF_STOCK"}, `no channel named "NOPE"`},
 		{[]string{"--control-token", "tk", "--channel", "DEMOBANK", "--offer", "O1", "--reason", "OUT_OF_STOCK"}, "no registered webhook URL"},
 		{[]string{"--control-token", "tk", "--offer", "O1", "--reason", "OUT_OF_STOCK"}, `"channel" not set`},
+		{[]string{"--control-token", "tk", "--channel", "DEMOBANK", "--offer", "O1", "--reason", "OUT_OF_STOCK", "--wait", "31s"}, `wait "31s" is not a duration from 0s to 30s`},
 	} {
 		_, err := run(tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

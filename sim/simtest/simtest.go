@@ -109,8 +109,8 @@ func WithClock(clk *Clock) Option { return func(c *config) { c.clock = clk } }
 // hot-reload poll).
 func WithControl(o sim.ControlOptions) Option { return func(c *config) { c.control = o } }
 
-// WithWebhooks sets the webhook options (receiver deadline, wait, tick,
-// client, invalidator). A Wait of 0 here is 10s, not the server's 500ms.
+// WithWebhooks sets the webhook options (receiver deadline, tick, client,
+// invalidator).
 func WithWebhooks(o sim.WebhookOptions) Option { return func(c *config) { c.webhooks = o } }
 
 // WithJournal bounds (or disables) the journal of exchanges.
@@ -194,11 +194,6 @@ func start(opts []Option, tempDir func() (string, error), report func(error)) (*
 	schemas, err := schema.Embedded()
 	if err != nil {
 		return nil, err
-	}
-	if cfg.webhooks.Wait == 0 {
-		// A test's receivers are local: wait for their attempts, so an
-		// answer shows them (the server's default is shorter).
-		cfg.webhooks.Wait = 10 * time.Second
 	}
 	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Webhooks: cfg.webhooks, Journal: cfg.journal, State: cfg.state, Logger: cfg.logger})
 	if err != nil {

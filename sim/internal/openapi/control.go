@@ -27,9 +27,36 @@ var controlBodies = map[string]string{
 
 // controlAnswers names the schema of an answer where one is written.
 var controlAnswers = map[string]string{
-	"GET /__sim/certs/":       "control.certs",
-	"GET /__sim/webhooks/:id": "control.webhook.push",
-	"POST /__sim/verify":      "control.verdict",
+	"GET /__sim/certs/":         "control.certs",
+	"GET /__sim/clock":          "control.clock.answer",
+	"POST /__sim/clock":         "control.clock.answer",
+	"POST /__sim/clock/advance": "control.clock.answer",
+	"DELETE /__sim/clock":       "control.clock.answer",
+	"POST /__sim/webhooks":      "control.webhook.scheduled",
+	"GET /__sim/webhooks/:id":   "control.webhook.push",
+	"POST /__sim/webhooks/run":  "control.webhook.run",
+	"POST /__sim/verify":        "control.verdict",
+}
+
+// waitParam is ?wait on the calls that make pushes due, and on reading
+// one push (docs/webhooks.md).
+var waitParam = map[string]any{
+	"name": "wait", "in": "query", "required": false,
+	"schema": map[string]any{"type": "string", "pattern": `^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m))+)$`},
+	"description": "Wait up to this long (a duration, at most 30s) for the attempts of the pushes that became due " +
+		"(GET /__sim/webhooks/{id}: for the push to be delivered, failed, or pending with its next attempt due later). " +
+		"Absent: answer at once. Any other query parameter is refused (400).",
+}
+
+// controlQueries names the query parameters a control call takes.
+var controlQueries = map[string][]any{
+	"POST /__sim/clock":         {waitParam},
+	"POST /__sim/clock/advance": {waitParam},
+	"DELETE /__sim/clock": {waitParam, map[string]any{"name": "channel", "in": "query", "required": true,
+		"schema": map[string]any{"type": "string"}, "description": "The channel whose own clock to drop."}},
+	"POST /__sim/webhooks":     {waitParam},
+	"GET /__sim/webhooks/:id":  {waitParam},
+	"POST /__sim/webhooks/run": {waitParam},
 }
 
 // controlTypes are the answers that are not JSON.
@@ -81,6 +108,7 @@ func ControlDocument(routes []ControlRoute, schemas fs.FS, info Info, controlURL
 		for _, m := range pathParam.FindAllStringSubmatch(r.Path, -1) {
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
 		}
+		params = append(params, controlQueries[key]...)
 		if params != nil {
 			o["parameters"] = params
 		}

@@ -111,11 +111,12 @@ func TestDocumentServersPerHostAndWebhooks(t *testing.T) {
 }
 
 // The control document has every route but the catch-alls, each with a
-// unique operationId and its path parameters.
+// unique operationId, its path parameters and its query parameters.
 func TestControlDocumentCoversItsRoutes(t *testing.T) {
 	routes := []openapi.ControlRoute{
 		{"GET", "/__sim/health"}, {"POST", "/__sim/faults"}, {"DELETE", "/__sim/faults/:id"},
 		{"GET", "/__sim/state/users/:channel/:virtualId"}, {"GET", "/__sim/"}, {"ANY", "/__sim/*"},
+		{"GET", "/__sim/webhooks/:id"},
 	}
 	data, err := openapi.ControlDocument(routes, schemas.FS, openapi.Info{Version: "v"}, "http://127.0.0.1:8090")
 	if err != nil {
@@ -133,8 +134,8 @@ func TestControlDocumentCoversItsRoutes(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Paths) != 5 {
-		t.Fatalf("paths %v, want the 5 non-catch-all routes", doc.Paths)
+	if len(doc.Paths) != 6 {
+		t.Fatalf("paths %v, want the 6 non-catch-all routes", doc.Paths)
 	}
 	ids := map[string]bool{}
 	for path, item := range doc.Paths {
@@ -148,6 +149,12 @@ func TestControlDocumentCoversItsRoutes(t *testing.T) {
 	u := doc.Paths["/__sim/state/users/{channel}/{virtualId}"]["get"]
 	if len(u.Parameters) != 2 || u.Parameters[1].Name != "virtualId" || u.Parameters[1].In != "path" {
 		t.Errorf("path parameters %+v", u.Parameters)
+	}
+	if w := doc.Paths["/__sim/webhooks/{id}"]["get"]; len(w.Parameters) != 2 || w.Parameters[1].Name != "wait" || w.Parameters[1].In != "query" {
+		t.Errorf("GET /__sim/webhooks/{id} parameters %+v, want id and ?wait", w.Parameters)
+	}
+	if h := doc.Paths["/__sim/health"]["get"]; len(h.Parameters) != 0 {
+		t.Errorf("GET /__sim/health parameters %+v, want none", h.Parameters)
 	}
 	if f := doc.Paths["/__sim/faults"]["post"]; f.RequestBody == nil || f.RequestBody.Content["application/json"].Schema["$ref"] != "#/components/schemas/control.fault" {
 		t.Errorf("POST /__sim/faults body %+v", f.RequestBody)

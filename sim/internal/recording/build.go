@@ -185,6 +185,9 @@ func Build(entries []journal.Entry, o BuildOptions) *Recording {
 	return s
 }
 
+// pushWait is the query of a push step: wait up to 10 s for its attempt.
+const pushWait = "wait=10s"
+
 // pushStep is the control call that schedules again the push a webhook
 // attempt delivered, due at once. The referenceId is left out: a replay's
 // push is a new push, with a fresh one.
@@ -204,6 +207,9 @@ func pushStep(e *journal.Entry, n int) (Step, string, bool) {
 	}
 	return Step{
 		ID: fmt.Sprintf("s%d", n), Host: HostControl, Endpoint: "webhook push", Method: http.MethodPost, Path: "/__sim/webhooks",
+		// The control API answers at once by default; the steps after a
+		// push (getUserCoupons showing it invalidated) need its attempt in.
+		Query:  pushWait,
 		Header: map[string]string{"Content-Type": "application/json"}, Body: body, Expect: Expect{Status: http.StatusCreated},
 	}, ev.ReferenceID, true
 }

@@ -357,7 +357,7 @@ func TestBuild_SIM4_webhookPushIsOneControlStep(t *testing.T) {
 	}
 	st := s.Steps[0]
 	want := `{"channel":"DEMOBANK","eventType":"COUPON_INVALIDATED","expiredDate":"2026-01-15T10:00:00+05:30","offerId":"O1","reason":"OUT_OF_STOCK","reasonMessage":"m"}`
-	if st.Host != HostControl || st.Method != http.MethodPost || st.Path != "/__sim/webhooks" || string(st.Body) != want || st.Expect.Status != http.StatusCreated {
+	if st.Host != HostControl || st.Method != http.MethodPost || st.Path != "/__sim/webhooks" || st.Query != "wait=10s" || string(st.Body) != want || st.Expect.Status != http.StatusCreated {
 		t.Fatalf("push step %+v body %s", st, st.Body)
 	}
 	if res, err := Replay(context.Background(), s, Targets{"http://127.0.0.1:1", "", ""}, Options{}); err != nil || res.OK() ||

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,8 +18,9 @@ import (
 // tick looks at one entry a channel; and a fixed pool of
 // workers attempts the due ones, each attempt under its push's deadline.
 // Callers that move the clock or schedule a push dispatch the due ones
-// and wait at most a short, bounded time for their attempts, so a
-// receiver that never answers cannot hold a control call.
+// and answer at once with what became due; a caller that asks to wait
+// does so for a bounded time it names (Batch.Wait, Settle), so a
+// receiver that never answers holds no control call beyond its ask.
 
 // Workers is how many attempts run at once.
 const Workers = 8
@@ -64,8 +66,18 @@ type pool struct {
 	idx     map[string]*dueHeap // by channel
 	pending map[string]int      // per channel: indexed or being attempted
 	flying  map[string]bool     // ids dispatched and not yet back
-	queue   []job
-	wake    chan struct{}
+	// attempting holds the flying ids a worker has taken up.
+	attempting map[string]bool
+	queue      []job
+	wake       chan struct{}
+	// landed is closed (and replaced) each time an attempt is recorded,
+	// waking whoever waits for a push to settle.
+	landed chan struct{}
+	// seq numbers the dispatches that found something due; recent keeps
+	// the last maxRecent of them, so a call that moved the clock also
+	// reports (and waits for) what a tick dispatched meanwhile.
+	seq    uint64
+	recent []dispatched
 
 	start   sync.Once
 	ctx     context.Context
@@ -128,20 +140,88 @@ func (s *Scheduler) indexLocked(p Push) {
 	heap.Push(h, due{p.Due, p.CreatedAt, p.Channel, p.ID})
 }
 
-// dispatch hands every push due by now to the workers and returns how
-// many, and a channel closed once they have all been attempted.
-func (s *Scheduler) dispatch() (int, <-chan struct{}, error) {
+// Due names a push one dispatch handed to the workers.
+type Due struct {
+	ID      string `json:"id"`
+	Channel string `json:"channel"`
+}
+
+// Batch is what dispatches handed to the workers.
+type Batch struct {
+	// Pushes became due, by dispatch, then channel, then due time.
+	Pushes []Due
+	done   []<-chan struct{}
+}
+
+// dispatched is one dispatch that found something due.
+type dispatched struct {
+	seq    uint64
+	pushes []Due
+	done   <-chan struct{}
+}
+
+// maxRecent bounds the dispatches kept for Since.
+const maxRecent = 64
+
+// Wait waits until every push of b has been attempted once, or ctx ends;
+// it says whether they all were.
+func (b Batch) Wait(ctx context.Context) bool {
+	for _, done := range b.done {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// Mark is where the dispatches stand now: Since(mark) is every dispatch
+// after it.
+func (s *Scheduler) Mark() uint64 {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	return s.p.seq
+}
+
+// Since dispatches every push due by now, and returns it with what the
+// dispatches since mark (the background tick's too) handed to the
+// workers, at once; the attempts run in the background, each under its
+// push's deadline.
+func (s *Scheduler) Since(mark uint64) (Batch, error) {
+	_, err := s.Dispatch()
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	var b Batch
+	for _, d := range s.p.recent {
+		if d.seq > mark {
+			b.Pushes = append(b.Pushes, d.pushes...)
+			b.done = append(b.done, d.done)
+		}
+	}
+	return b, err
+}
+
+// Dispatch hands every push due by now to the workers and returns them
+// at once; their attempts run in the background, each under its push's
+// deadline.
+func (s *Scheduler) Dispatch() (Batch, error) {
 	s.startWorkers()
 	done := make(chan struct{})
-	batch := &sync.WaitGroup{}
+	wg := &sync.WaitGroup{}
 	s.p.mu.Lock()
 	if err := s.loadLocked(); err != nil {
 		s.p.mu.Unlock()
-		close(done)
-		return 0, done, err
+		return Batch{}, err
 	}
-	n := 0
-	for channel, h := range s.p.idx {
+	var out []Due
+	channels := make([]string, 0, len(s.p.idx))
+	for channel := range s.p.idx {
+		channels = append(channels, channel)
+	}
+	slices.Sort(channels) // a stable order for the answer
+	for _, channel := range channels {
+		h := s.p.idx[channel]
 		if len(*h) == 0 {
 			delete(s.p.idx, channel)
 			continue
@@ -153,47 +233,118 @@ func (s *Scheduler) dispatch() (int, <-chan struct{}, error) {
 				s.p.flying = map[string]bool{}
 			}
 			s.p.flying[d.id] = true
-			batch.Add(1)
-			s.p.queue = append(s.p.queue, job{d, batch})
-			n++
+			wg.Add(1)
+			s.p.queue = append(s.p.queue, job{d, wg})
+			out = append(out, Due{ID: d.id, Channel: d.channel})
 		}
 	}
+	if len(out) == 0 {
+		s.p.mu.Unlock()
+		return Batch{}, nil
+	}
+	s.p.seq++
+	if len(s.p.recent) == maxRecent {
+		s.p.recent = slices.Delete(s.p.recent, 0, 1)
+	}
+	s.p.recent = append(s.p.recent, dispatched{s.p.seq, out, done})
 	s.p.mu.Unlock()
-	for range min(n, Workers) {
+	for range min(len(out), Workers) {
 		select {
 		case s.p.wake <- struct{}{}:
 		default:
 		}
 	}
-	go func() { batch.Wait(); close(done) }()
-	return n, done, nil
+	go func() { wg.Wait(); close(done) }()
+	return Batch{Pushes: out, done: []<-chan struct{}{done}}, nil
 }
 
-// Fire dispatches every due push and waits up to wait for their
-// attempts; it returns how many became due. A slow or silent receiver
-// is still attempted, in the background, under its deadline.
-func (s *Scheduler) Fire(wait time.Duration) (int, error) {
-	n, done, err := s.dispatch()
-	if n > 0 && wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
+// Delivery states of a push handed to the workers, beside a Push's own
+// (pending, delivered, failed), which it shows once its attempt is in.
+const (
+	// StateDue: due, waiting for a worker.
+	StateDue = "due"
+	// StateDelivering: a worker is attempting it.
+	StateDelivering = "delivering"
+	// StateGone: deleted (a reset) since it became due.
+	StateGone = "gone"
+)
+
+// DueState is a push that became due and its state now.
+type DueState struct {
+	Due
+	State string `json:"state"`
+}
+
+// States tells the state of each push now: StateDue or StateDelivering
+// while its attempt is not in, then its own state (pending again when a
+// retry is due later), StateGone if it was deleted.
+func (s *Scheduler) States(ds []Due) ([]DueState, error) {
+	out := make([]DueState, 0, len(ds))
+	for _, d := range ds {
+		st, err := s.state(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, DueState{d, st})
+	}
+	return out, nil
+}
+
+func (s *Scheduler) state(d Due) (string, error) {
+	s.p.mu.Lock()
+	attempting, flying := s.p.attempting[d.ID], s.p.flying[d.ID]
+	s.p.mu.Unlock()
+	switch {
+	case attempting:
+		return StateDelivering, nil
+	case flying:
+		return StateDue, nil
+	}
+	p, ok, err := s.Lookup(d.Channel, d.ID)
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return StateGone, nil
+	case p.State == Pending && !p.Due.After(clock.NowFor(s.o.Clock, p.Channel)):
+		return StateDue, nil // due, not yet handed to the workers
+	}
+	return p.State, nil
+}
+
+// settleRecheck is how often Settle looks again without an attempt
+// landing: a reset or a clock move changes a push without one.
+const settleRecheck = 100 * time.Millisecond
+
+// Settle waits until the push has settled, or ctx ends, and returns it
+// as it then is: settled is delivered, failed, or pending with its next
+// attempt due later; a push due now or being attempted has not. ok is
+// false if there is no such push (or it was deleted meanwhile).
+func (s *Scheduler) Settle(ctx context.Context, channel, id string) (Push, bool, error) {
+	for {
+		s.p.mu.Lock()
+		if s.p.landed == nil {
+			s.p.landed = make(chan struct{})
+		}
+		landed, flying := s.p.landed, s.p.flying[id]
+		s.p.mu.Unlock()
+		p, ok, err := s.Lookup(channel, id)
+		if err != nil || !ok {
+			return p, ok, err
+		}
+		if p.State != Pending || (!flying && p.Due.After(clock.NowFor(s.o.Clock, channel))) {
+			return p, true, nil
+		}
+		t := time.NewTimer(settleRecheck)
 		select {
-		case <-done:
+		case <-ctx.Done():
+			t.Stop()
+			return p, true, nil
+		case <-landed:
 		case <-t.C:
 		}
+		t.Stop()
 	}
-	return n, err
-}
-
-// RunDue dispatches every due push and waits until each has been
-// attempted (or ctx ends); it returns how many it dispatched.
-func (s *Scheduler) RunDue(ctx context.Context) (int, error) {
-	n, done, err := s.dispatch()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-	return n, err
 }
 
 func (s *Scheduler) startWorkers() {
@@ -214,6 +365,12 @@ func (s *Scheduler) work() {
 			j = s.p.queue[0]
 			s.p.queue[0] = job{}
 			s.p.queue = s.p.queue[1:]
+		}
+		if ok {
+			if s.p.attempting == nil {
+				s.p.attempting = map[string]bool{}
+			}
+			s.p.attempting[j.d.id] = true
 		}
 		s.p.mu.Unlock()
 		if !ok {
@@ -241,6 +398,11 @@ func (s *Scheduler) run(j job) {
 	s.p.mu.Lock()
 	defer s.p.mu.Unlock()
 	delete(s.p.flying, j.d.id)
+	delete(s.p.attempting, j.d.id)
+	if s.p.landed != nil {
+		close(s.p.landed)
+		s.p.landed = nil
+	}
 	if still && p.State == Pending {
 		s.indexLocked(p) // a retry, or cut by shutdown: due again later
 		return

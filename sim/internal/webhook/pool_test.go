@@ -1,10 +1,12 @@
 package webhook
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -72,9 +74,11 @@ func newTestScheduler(t *testing.T, url string) (*Scheduler, *memStore, *clock.F
 	return s, st, clk
 }
 
-// A due push is attempted by the workers; Fire waits for it when the
-// receiver answers in time, and returns after its wait when it does not.
-func TestFire_waitsBoundedForAttempts(t *testing.T) {
+// A due push is handed to the workers and Dispatch returns at once,
+// naming it; Batch.Wait and Settle wait for its attempt when asked, and
+// for a receiver that never answers they return when their ask ends,
+// the push shown as delivering.
+func TestDispatch_answersAtOnceAndWaitsOnlyWhenAsked(t *testing.T) {
 	release := make(chan struct{})
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/silent" {
@@ -85,29 +89,117 @@ func TestFire_waitsBoundedForAttempts(t *testing.T) {
 	defer rc.Close()
 	defer close(release)
 
-	s, _, _ := newTestScheduler(t, rc.URL+"/ok")
-	ps, err := s.Schedule(Request{Channel: "C", OfferID: "O", Reason: "OUT_OF_STOCK"})
+	for _, tc := range []struct {
+		path       string
+		wantWaited bool
+		wantState  string // after a 300ms wait
+	}{
+		{"/ok", true, Delivered},
+		{"/silent", false, StateDelivering},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			s, _, _ := newTestScheduler(t, rc.URL+tc.path)
+			ps, err := s.Schedule(Request{Channel: "C", OfferID: "O", Reason: "OUT_OF_STOCK"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			b, err := s.Dispatch()
+			if err != nil || len(b.Pushes) != 1 || b.Pushes[0] != (Due{ps[0].ID, "C"}) {
+				t.Fatalf("Dispatch = %+v, %v; want the one push", b, err)
+			}
+			if took := time.Since(start); took > time.Second {
+				t.Fatalf("Dispatch took %s", took)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			if waited := b.Wait(ctx); waited != tc.wantWaited {
+				t.Fatalf("Batch.Wait = %v, want %v", waited, tc.wantWaited)
+			}
+			st, err := s.States(b.Pushes)
+			if err != nil || len(st) != 1 || st[0].State != tc.wantState {
+				t.Fatalf("States = %+v, %v; want %s", st, err, tc.wantState)
+			}
+			ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			p, ok, err := s.Settle(ctx, "C", ps[0].ID)
+			if err != nil || !ok || (p.State == Delivered) != tc.wantWaited {
+				t.Fatalf("Settle = %s, %v, %v", p.State, ok, err)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("waited %s in all, asked for 500ms", took)
+			}
+		})
+	}
+}
+
+// Settle returns at once for a push due later, and after its attempt
+// for one due now that no call dispatched (the tick does, here Dispatch
+// a moment later); it says ok false for a push that is not there.
+func TestSettle(t *testing.T) {
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"status":"nope"}`))
+	}))
+	defer rc.Close()
+	s, _, clk := newTestScheduler(t, rc.URL)
+	later, err := s.Schedule(Request{Channel: "C", OfferID: "O", Reason: "OUT_OF_STOCK", At: clk.Now().Add(time.Hour).Format(time.RFC3339)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.Fire(10 * time.Second); n != 1 || err != nil {
-		t.Fatalf("Fire = %d, %v; want 1 due", n, err)
-	}
-	if p, ok, _ := s.Lookup("C", ps[0].ID); !ok || p.State != Delivered {
-		t.Fatalf("after Fire: %+v", p)
-	}
-
-	silent, _, _ := newTestScheduler(t, rc.URL+"/silent")
-	ps, _ = silent.Schedule(Request{Channel: "C", OfferID: "O", Reason: "OUT_OF_STOCK", Deadline: 0})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	start := time.Now()
-	if n, _ := silent.Fire(100 * time.Millisecond); n != 1 {
-		t.Fatalf("Fire = %d, want 1", n)
+	if p, ok, err := s.Settle(ctx, "C", later[0].ID); !ok || err != nil || p.State != Pending || time.Since(start) > time.Second {
+		t.Fatalf("a push due later: %s %v %v after %s", p.State, ok, err, time.Since(start))
 	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("Fire waited %s on a silent receiver", took)
+	now, _ := s.Schedule(Request{Channel: "C", OfferID: "O", Reason: "OUT_OF_STOCK"})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_, _ = s.Dispatch()
+	}()
+	p, ok, err := s.Settle(ctx, "C", now[0].ID)
+	if !ok || err != nil || p.State != Pending || len(p.Attempts) != 1 || !p.Due.After(clk.Now()) {
+		t.Fatalf("a push due now, refused by its receiver: %+v %v %v; want pending with its retry due later", p, ok, err)
 	}
-	if p, _, _ := silent.Lookup("C", ps[0].ID); p.State != Pending {
-		t.Fatalf("a push still being attempted shows %s", p.State)
+	if _, ok, _ := s.Settle(ctx, "C", "nope"); ok {
+		t.Fatal("Settle found a push that is not there")
+	}
+}
+
+// Since reports, and its Batch waits for, what a dispatch after the mark
+// (the background tick's, racing a control call) handed to the workers,
+// beside what it dispatches itself; not what came before the mark.
+func TestSince_includesTheTicksDispatch(t *testing.T) {
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"status":"OK"}`))
+	}))
+	defer rc.Close()
+	s, _, _ := newTestScheduler(t, rc.URL)
+	before, _ := s.Schedule(Request{Channel: "A", OfferID: "O", Reason: "OUT_OF_STOCK"})
+	if b, err := s.Dispatch(); err != nil || len(b.Pushes) != 1 || b.Pushes[0].ID != before[0].ID {
+		t.Fatalf("Dispatch = %+v, %v", b, err)
+	}
+	mark := s.Mark()
+	ticks, _ := s.Schedule(Request{Channel: "A", OfferID: "O", Reason: "OUT_OF_STOCK"})
+	if _, err := s.Dispatch(); err != nil { // the tick, first
+		t.Fatal(err)
+	}
+	own, _ := s.Schedule(Request{Channel: "B", OfferID: "O", Reason: "OUT_OF_STOCK"})
+	b, err := s.Since(mark)
+	want := []Due{{ticks[0].ID, "A"}, {own[0].ID, "B"}}
+	if err != nil || !slices.Equal(b.Pushes, want) {
+		t.Fatalf("Since = %+v, %v; want %+v", b.Pushes, err, want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if !b.Wait(ctx) {
+		t.Fatal("Batch.Wait ended before the attempts")
+	}
+	st, _ := s.States(b.Pushes)
+	for _, d := range st {
+		if d.State != Delivered {
+			t.Errorf("%+v after Wait, want delivered", d)
+		}
 	}
 }
 

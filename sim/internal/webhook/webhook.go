@@ -401,7 +401,7 @@ func (s *Scheduler) Lookup(channel, id string) (Push, bool, error) {
 func (s *Scheduler) Run(ctx context.Context, interval time.Duration) {
 	defer s.Stop()
 	clock.Every(ctx, interval, func() {
-		if _, _, err := s.dispatch(); err != nil && ctx.Err() == nil {
+		if _, err := s.Dispatch(); err != nil && ctx.Err() == nil {
 			s.o.Log.Error("webhook delivery", "err", err)
 		}
 	})

@@ -5,10 +5,12 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
 // clockBody is the clock of channel ("" the global one) as answered.
-func (a *API) clockBody(channel string, fired int) (map[string]any, error) {
+func (a *API) clockBody(channel string, fired *webhook.Batch, became []webhook.DueState) (map[string]any, error) {
 	v := a.plane.ClockView()
 	var out map[string]any
 	if channel != "" {
@@ -22,8 +24,8 @@ func (a *API) clockBody(channel string, fired int) (map[string]any, error) {
 		out = map[string]any{}
 	}
 	out["now"], out["mode"], out["offset"] = v.Now, v.Mode, v.Offset.String()
-	if fired >= 0 {
-		out["firedWebhooks"] = fired
+	if fired != nil {
+		out["firedWebhooks"], out["becameDue"] = len(fired.Pushes), became
 	}
 	return out, nil
 }
@@ -31,7 +33,7 @@ func (a *API) clockBody(channel string, fired int) (map[string]any, error) {
 // ShowClock tells the simulated time and how the clock runs
 // (?channel=X: that channel's).
 func (a *API) ShowClock(c echo.Context) error {
-	body, err := a.clockBody(c.QueryParam("channel"), -1)
+	body, err := a.clockBody(c.QueryParam("channel"), nil, nil)
 	if err != nil {
 		return err
 	}
@@ -47,13 +49,17 @@ func (a *API) SetClock(c echo.Context) error {
 		By      string    `json:"by"`
 		Channel string    `json:"channel"`
 	}
+	wait, err := waitParam(c)
+	if err != nil {
+		return err
+	}
 	if err := a.bind(c, "control.clock", &req); err != nil {
 		return err
 	}
 	if req.By != "" {
 		return fail(http.StatusBadRequest, "by belongs to POST /__sim/clock/advance")
 	}
-	var err error
+	mark := a.hooks.Mark()
 	if req.Channel != "" {
 		err = a.plane.SetChannelClock(req.Channel, req.Mode, req.Time)
 	} else {
@@ -62,7 +68,7 @@ func (a *API) SetClock(c echo.Context) error {
 	if err != nil {
 		return refused(err)
 	}
-	return a.afterClockMove(c, req.Channel)
+	return a.afterClockMove(c, req.Channel, mark, wait)
 }
 
 // AdvanceClock moves the clock by {"by": "90s"} (with "channel", that
@@ -72,6 +78,10 @@ func (a *API) AdvanceClock(c echo.Context) error {
 		By      string `json:"by"`
 		Channel string `json:"channel"`
 	}
+	wait, err := waitParam(c)
+	if err != nil {
+		return err
+	}
 	if err := a.bind(c, "control.clock", &req); err != nil {
 		return err
 	}
@@ -79,6 +89,7 @@ func (a *API) AdvanceClock(c echo.Context) error {
 	if err != nil || req.By == "" {
 		return fail(http.StatusBadRequest, "by %q is not a duration like 90s, 30m, 2h", req.By)
 	}
+	mark := a.hooks.Mark()
 	if req.Channel != "" {
 		err = a.plane.AdvanceChannelClock(req.Channel, d)
 	} else {
@@ -87,30 +98,42 @@ func (a *API) AdvanceClock(c echo.Context) error {
 	if err != nil {
 		return refused(err)
 	}
-	return a.afterClockMove(c, req.Channel)
+	return a.afterClockMove(c, req.Channel, mark, wait)
 }
 
 // DropClock is DELETE /__sim/clock?channel=X: X follows the global clock again.
 func (a *API) DropClock(c echo.Context) error {
+	wait, err := waitParam(c, "channel")
+	if err != nil {
+		return err
+	}
 	ch := c.QueryParam("channel")
 	if ch == "" {
 		return fail(http.StatusBadRequest, "channel: give the channel whose own clock to drop (?channel=X)")
 	}
+	mark := a.hooks.Mark()
 	if err := a.plane.DropChannelClock(ch); err != nil {
 		return refused(err)
 	}
-	return a.afterClockMove(c, ch)
+	return a.afterClockMove(c, ch, mark, wait)
 }
 
-// afterClockMove dispatches the webhook pushes that became due and waits
-// a bounded time for their attempts, so a test that moves the clock sees
-// quick receivers' deliveries and a silent receiver cannot hold it.
-func (a *API) afterClockMove(c echo.Context, channel string) error {
-	fired, err := a.hooks.Fire(a.wait)
+// afterClockMove hands the webhook pushes that became due (since mark,
+// taken before the move) to the delivery workers and answers at once (firedWebhooks counts them,
+// becameDue tells their state), or after ?wait for their attempts: a
+// silent receiver never holds a clock move.
+func (a *API) afterClockMove(c echo.Context, channel string, mark uint64, wait time.Duration) error {
+	ctx, cancel := waitContext(c, wait)
+	defer cancel()
+	b, err := a.fire(ctx, mark, wait > 0)
 	if err != nil {
-		return internal(err)
+		return err
 	}
-	body, err := a.clockBody(channel, fired)
+	became, err := a.becameDue(b)
+	if err != nil {
+		return err
+	}
+	body, err := a.clockBody(channel, &b, became)
 	if err != nil {
 		return err
 	}

@@ -62,9 +62,6 @@ type Options struct {
 	// WebhookDeadline is the deadline in force when a scenario sets none,
 	// so the dashboard shows the value that applies.
 	WebhookDeadline time.Duration
-	// WebhookWait bounds how long a call waits for the attempts of the
-	// pushes it made due.
-	WebhookWait time.Duration
 }
 
 // API is the control API's handlers. It translates requests and answers;
@@ -86,7 +83,6 @@ type API struct {
 	openAPIControl func() ([]byte, error)
 	live           *Live
 	deadline       time.Duration
-	wait           time.Duration
 	heavy          chan struct{} // slots of MaxHeavyReaders
 	coupons        *coupons.Service
 }
@@ -97,7 +93,7 @@ func New(o Options) *API {
 		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
 		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI, openAPIControl: o.OpenAPIControl,
-		live: o.Live, deadline: o.WebhookDeadline, wait: o.WebhookWait, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
+		live: o.Live, deadline: o.WebhookDeadline, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
 	}
 }
 

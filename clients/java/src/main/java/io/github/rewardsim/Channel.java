@@ -49,7 +49,11 @@ public final class Channel {
         return verify(endpoint, Map.of());
     }
 
-    /** Moves this channel's clock only; pushes that became due are fired before it returns. */
+    /**
+     * Moves this channel's clock only. Pushes that became due are handed to the simulator's delivery
+     * workers and the call returns at once (its {@code becameDue} names them); await them in
+     * {@link #webhookInbox()}.
+     */
     @SuppressWarnings("unchecked")
     public Map<String, Object> advanceClock(Duration by) {
         String d = by.getNano() == 0 ? by.getSeconds() + "s" : by.toMillis() + "ms";
@@ -70,7 +74,10 @@ public final class Channel {
         return (Map<String, Object>) server.control("POST", "/__sim/faults", rule);
     }
 
-    /** Schedules a coupon-status push to the channel's webhookUrl: offerId, reason, and optional fields. */
+    /**
+     * Schedules a coupon-status push to the channel's webhookUrl: offerId, reason, and optional fields.
+     * Returns at once, before the push is attempted; await it in {@link #webhookInbox()}.
+     */
     @SuppressWarnings("unchecked")
     public Map<String, Object> webhook(Map<String, ?> push) {
         Map<String, Object> body = new LinkedHashMap<>(push);
