@@ -62,7 +62,16 @@ func (e *Error) Error() string { return e.Reason }
 
 // ReadBody reads at most MaxBody bytes of the request body.
 func ReadBody(c echo.Context) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(c.Request().Body, MaxBody+1))
+	body := c.Request().Body
+	if p, ok := body.(Peeked); ok {
+		if whole, ok := p.Take(); ok {
+			if len(whole) > MaxBody {
+				return nil, ErrTooLarge
+			}
+			return whole, nil
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(body, MaxBody+1))
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +79,17 @@ func ReadBody(c echo.Context) ([]byte, error) {
 		return nil, ErrTooLarge
 	}
 	return data, nil
+}
+
+// Peeked is a request body the journal has already read, before any
+// handler (so it keeps the bodies of calls no handler reads). When that
+// read holds the whole body, Take hands over the very bytes and leaves
+// the body at its end: the body is read once and not copied again, and
+// the journal keeps a reference to what the handler read. Both only
+// read the bytes.
+type Peeked interface {
+	io.ReadCloser
+	Take() (whole []byte, ok bool)
 }
 
 // JSONSerializer is echo's JSON encoding of every answer, without HTML
