@@ -26,3 +26,10 @@ func InvalidateCoupons(s *Sim, channel, offerID string, at time.Time, reason str
 func JournalEntries(s *Sim) ([]journal.Entry, error) {
 	return s.journal.Entries(context.Background(), journal.Filter{})
 }
+
+// QuietObservers leaves the request log, metrics and/or live observers
+// out of simulators built until restore is called (benchmarks only).
+func QuietObservers(log, metrics, live bool) (restore func()) {
+	quietObservers.log, quietObservers.metrics, quietObservers.live = log, metrics, live
+	return func() { quietObservers.log, quietObservers.metrics, quietObservers.live = false, false, false }
+}

@@ -162,6 +162,9 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},
 		{Control, anyMethod, "/__sim/*", auth(ctl.NotFound)},
 	}...)
+	if s.opts.DebugPprof {
+		all = append(all, route{Control, http.MethodGet, debugPprofPath + "*", auth(debugPprof)})
+	}
 	for _, r := range all {
 		if r.host == Control {
 			controlRoutes = append(controlRoutes, openapi.ControlRoute{Method: r.method, Path: r.path})

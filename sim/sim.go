@@ -87,6 +87,10 @@ type Options struct {
 	// Durability is what an answered write survives: DurabilityProcess
 	// (the default when empty) or DurabilityDisk.
 	Durability Durability
+	// DebugPprof serves Go's profiler under /__sim/debug/pprof/ on the
+	// control listener (behind the control token): how `make load`
+	// profiles a real process.
+	DebugPprof bool
 	// Version is the build's version, reported by /__sim/health; empty
 	// means "(devel)".
 	Version string

@@ -63,6 +63,7 @@ var (
 	only     = flag.String("only", "", "comma-separated target names to run (default: all)")
 	baseline = flag.String("baseline", "", "internal: serve the baseline handlers with this crypto back end")
 	baseData = flag.String("baseline-data", "", "internal: folder of the durable-write baseline's bbolt file")
+	profiles = flag.String("profile", "", "folder to write each rewardsim target's CPU profile to (serve --debug-pprof; read with go tool pprof)")
 )
 
 func main() {
@@ -430,7 +431,11 @@ func run() error {
 	defer os.RemoveAll(data)
 	serve := func(durability string) (*proc, *publisher.Client, error) {
 		dir := filepath.Join(data, durability)
-		p, err := start([]string{*bin, "serve", "--data", dir, "--durability", durability, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, 2)
+		args := []string{*bin, "serve", "--data", dir, "--durability", durability, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}
+		if *profiles != "" {
+			args = append(args, "--debug-pprof", "true")
+		}
+		p, err := start(args, 2)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -471,7 +476,11 @@ func run() error {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), t.name) {
 			return
 		}
+		prof := profile(t.name, p, *duration)
 		r := measure(t, p, *duration)
+		if err := prof(); err != nil {
+			fmt.Fprintf(os.Stderr, "load: profile of %s: %v\n", t.name, err)
+		}
 		results[t.name] = r
 		errNote := ""
 		if r.errs > 0 {
@@ -504,6 +513,51 @@ func run() error {
 	}
 	report(results, startupMean, startupWorst, rssMax, rssEnd)
 	return nil
+}
+
+// profile starts a CPU profile of p's next d (a rewardsim process with
+// --debug-pprof, when -profile is set) and returns a wait for its file.
+func profile(name string, p *proc, d time.Duration) func() error {
+	ctl, ok := p.urls["control"]
+	if *profiles == "" || !ok {
+		return func() error { return nil }
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- func() error {
+			if err := save(fmt.Sprintf("%s/__sim/debug/pprof/profile?seconds=%d", ctl, max(1, int(d.Seconds()))), name+".pprof"); err != nil {
+				return err
+			}
+			// And what the heap holds once the target has run.
+			return save(ctl+"/__sim/debug/pprof/heap", name+".heap.pprof")
+		}()
+	}()
+	time.Sleep(50 * time.Millisecond) // the profile is running before the load starts
+	return func() error { return <-done }
+}
+
+// save writes what url answers to file under -profile.
+func save(url, file string) error {
+	res, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", res.StatusCode)
+	}
+	if err := os.MkdirAll(*profiles, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(*profiles, file))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, res.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

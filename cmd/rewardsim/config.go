@@ -21,6 +21,7 @@ type serveConfig struct {
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
 	LogLevel, LogFormat, Crypto, Durability                          string
+	DebugPprof                                                       bool
 	CORSOrigins                                                      string
 	ControlToken, WebhookDeadline                                    string
 	ControlAllowedHosts                                              []string
@@ -68,6 +69,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"memory-limit", "40MiB", "soft limit of the Go runtime's memory, such as 40MiB (the GC works harder near it; -1: none; GOMEMLIMIT, when set, wins)"},
 	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
+	{"debug-pprof", "false", "serve Go's profiler (net/http/pprof) under /__sim/debug/pprof/ on the control listener, behind the control token: for performance work, not for shared use"},
 	{"state-retention", "24h", "delete tokens and sessions expired longer than this simulated duration (until then they answer as expired, after it as unknown; -1: never)"},
 }
 
@@ -145,6 +147,10 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if _, err := sim.ParseDurability(v.GetString("durability")); err != nil {
 		return serveConfig{}, err
 	}
+	pprofOn, err := strconv.ParseBool(v.GetString("debug-pprof"))
+	if err != nil {
+		return serveConfig{}, fmt.Errorf("debug-pprof: %q is not true or false", v.GetString("debug-pprof"))
+	}
 	format := v.GetString("log-format")
 	if format != "text" && format != "json" {
 		return serveConfig{}, fmt.Errorf("log-format: %q is not text or json", format)
@@ -164,6 +170,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		Server:              srv,
 		JournalMaxAge:       maxAge,
 		StateRetention:      retention,
+		DebugPprof:          pprofOn,
 	}, nil
 }
 

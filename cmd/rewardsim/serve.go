@@ -78,6 +78,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
 	opts.State = sim.StateOptions{Retention: cfg.StateRetention}
 	opts.Durability = sim.Durability(cfg.Durability)
+	opts.DebugPprof = cfg.DebugPprof
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
 	}

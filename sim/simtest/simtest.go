@@ -15,6 +15,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -83,6 +84,7 @@ type config struct {
 	webhooks     sim.WebhookOptions
 	journal      sim.JournalOptions
 	state        sim.StateOptions
+	logger       *slog.Logger
 }
 
 // Option changes how New starts the simulator.
@@ -113,6 +115,10 @@ func WithWebhooks(o sim.WebhookOptions) Option { return func(c *config) { c.webh
 
 // WithJournal bounds (or disables) the journal of exchanges.
 func WithJournal(o sim.JournalOptions) Option { return func(c *config) { c.journal = o } }
+
+// WithLogger sends the simulator's log (one line per request at info)
+// to l; by default it is discarded.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithState sets how long expired tokens and sessions are kept, and how
 // often they are swept.
@@ -194,7 +200,7 @@ func start(opts []Option, tempDir func() (string, error), report func(error)) (*
 		// answer shows them (the server's default is shorter).
 		cfg.webhooks.Wait = 10 * time.Second
 	}
-	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Webhooks: cfg.webhooks, Journal: cfg.journal, State: cfg.state})
+	s, err := sim.New(sim.Options{DataDir: cfg.dataDir, ScenarioPath: cfg.scenarioPath, Clock: cfg.clock, Control: cfg.control, Webhooks: cfg.webhooks, Journal: cfg.journal, State: cfg.state, Logger: cfg.logger})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 // not safe for concurrent use.
 type Builder struct {
 	creds map[string]ident
+	// fresh are the masks learnt since the journal last stored them.
+	fresh []Mask
 }
 
 type ident struct{ channel, channelID, virtualID string }
@@ -24,6 +26,7 @@ func NewBuilder() *Builder { return &Builder{creds: map[string]ident{}} }
 // Build makes the entry of x (Seq is left 0).
 func (b *Builder) Build(x *Exchange) *Entry {
 	e := b.record(x).entry()
+	b.fresh = b.fresh[:0] // only a journal stores them
 	return &e
 }
 
@@ -43,8 +46,10 @@ func (b *Builder) record(x *Exchange) *record {
 	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok && r.Fault == "" {
 		r.Fault = f
 	}
-	learnFrom(x.ResponseBody, "")
-	learnFrom(x.RequestBody, "")
+	var l learner
+	l.learnFrom(x.ResponseBody, "")
+	l.learnFrom(x.RequestBody, "")
+	b.fresh = l.commit(b.fresh)
 	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.RequestHeader.Get("X-Channelid"), x.RequestBody)
 	b.link(r, x)
 	return r

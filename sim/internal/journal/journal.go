@@ -156,6 +156,14 @@ func Open(store *state.Store, opts Options) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What earlier runs learnt to mask is masked again from the start.
+	var masks []Mask
+	if err := store.JournalMasks(func(m state.JournalMask) {
+		masks = append(masks, Mask{Kind: MaskKind(m.Kind), Hash: m.Hash, Len: int(m.Len)})
+	}); err != nil {
+		return nil, err
+	}
+	Remember(masks)
 	j := &Journal{opts: opts, store: store, queue: make(chan item, opts.Queue), done: make(chan struct{}), size: size, builder: NewBuilder()}
 	j.next.Store(last)
 	go j.write()
@@ -335,18 +343,24 @@ func (j *Journal) commit(batch []state.JournalRecord) {
 	if j.opts.MaxAge > 0 {
 		notBefore = j.opts.Clock.Now().Add(-j.opts.MaxAge)
 	}
-	delta, err := j.store.JournalAppendSized(batch, j.opts.MaxEntries, notBefore)
+	masks := make([]state.JournalMask, len(j.builder.fresh))
+	for i, m := range j.builder.fresh {
+		masks[i] = state.JournalMask{Kind: uint8(m.Kind), Hash: m.Hash, Len: uint16(m.Len)}
+	}
+	j.builder.fresh = j.builder.fresh[:0]
+	if j.emptied.Swap(false) {
+		j.size = 0 // an over-count at worst: the next trim corrects it
+	}
+	j.size -= j.freed.Swap(0)
+	size, err := j.store.JournalWrite(state.JournalBatch{
+		Records: batch, MaxEntries: j.opts.MaxEntries, NotBefore: notBefore,
+		Size: j.size, MaxBytes: j.opts.MaxBytes, Masks: masks, MaxMasks: maxKnown + maxSigns,
+	})
 	if err != nil {
 		j.opts.Logger.Error("journal: append", "err", err, "entries", len(batch))
 		return
 	}
-	if j.emptied.Swap(false) {
-		j.size = 0 // an over-count at worst: the next trim corrects it
-	}
-	j.size += delta - j.freed.Swap(0)
-	if j.size, err = j.store.JournalTrimBytes(j.size, j.opts.MaxBytes); err != nil {
-		j.opts.Logger.Error("journal: trim to the byte bound", "err", err)
-	}
+	j.size = size
 }
 
 // ErrClosed is returned by queries after Close.

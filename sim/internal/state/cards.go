@@ -165,7 +165,7 @@ func (t *CardTx) Card(id uint64) (c model.Card, ok bool, err error) {
 	if raw == nil {
 		return c, false, nil
 	}
-	return c, true, json.Unmarshal(raw, &c)
+	return c, true, decodeCard(raw, &c)
 }
 
 // InsertCard numbers a new card (c.RewardID is set) and stores it with its index entry.
@@ -176,7 +176,7 @@ func (t *CardTx) InsertCard(c *model.Card) error {
 		return err
 	}
 	c.RewardID = id
-	if err := putJSON(b, cardKey64(id), c); err != nil {
+	if err := b.Put(cardKey64(id), encodeCard(c)); err != nil {
 		return err
 	}
 	st := byte(stateUnscratched)
@@ -189,7 +189,7 @@ func (t *CardTx) InsertCard(c *model.Card) error {
 // SaveReveal stores a card whose reward was just chosen and moves it to
 // the revealed part of its user's index.
 func (t *CardTx) SaveReveal(c model.Card) error {
-	if err := putJSON(t.sub(subCard), cardKey64(c.RewardID), c); err != nil {
+	if err := t.sub(subCard).Put(cardKey64(c.RewardID), encodeCard(&c)); err != nil {
 		return err
 	}
 	u := t.sub(subUser)

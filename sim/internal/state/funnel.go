@@ -24,7 +24,7 @@ func (t *CardTx) Funnel() ([]CampaignFunnel, error) {
 	if b := t.sub(subCard); b != nil {
 		err := b.ForEach(func(k, v []byte) error {
 			var c model.Card
-			if err := json.Unmarshal(v, &c); err != nil {
+			if err := decodeCard(v, &c); err != nil {
 				return err
 			}
 			f := by[c.CampaignID]

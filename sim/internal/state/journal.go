@@ -42,20 +42,39 @@ func (s *Store) JournalLastSeq() (uint64, error) {
 // oldest records beyond maxEntries (0: no count bound) and those older
 // than notBefore (zero: no age bound).
 func (s *Store) JournalAppend(recs []JournalRecord, maxEntries int, notBefore time.Time) error {
-	_, err := s.JournalAppendSized(recs, maxEntries, notBefore)
+	_, err := s.JournalWrite(JournalBatch{Records: recs, MaxEntries: maxEntries, NotBefore: notBefore})
 	return err
 }
 
-// JournalAppendSized is JournalAppend that also returns how many bytes
-// (keys and values) the journal grew by, negative when it shrank, so the
-// one writer can keep its byte total without rescanning.
-func (s *Store) JournalAppendSized(recs []JournalRecord, maxEntries int, notBefore time.Time) (int64, error) {
-	var delta int64
+// JournalBatch is one commit of the journal's writer.
+type JournalBatch struct {
+	Records []JournalRecord
+	// MaxEntries bounds the count (0: none); records older than NotBefore
+	// go (zero: no age bound).
+	MaxEntries int
+	NotBefore  time.Time
+	// Size is the bytes (keys and values) the journal held before the
+	// batch, as its one writer counts them; MaxBytes bounds them (<= 0:
+	// no byte bound). The oldest records go first.
+	Size, MaxBytes int64
+	// Masks are remembered too, at most MaxMasks of them.
+	Masks    []JournalMask
+	MaxMasks int
+}
+
+// JournalWrite stores a batch and prunes to its bounds, all in one write
+// transaction (one commit per batch: a separate trim was a second commit
+// once the journal was full), and returns the bytes the journal holds.
+func (s *Store) JournalWrite(jb JournalBatch) (int64, error) {
+	var size int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		delta = 0
+		size = jb.Size
+		if err := putMasks(tx, jb.Masks, jb.MaxMasks); err != nil {
+			return err
+		}
 		b := tx.Bucket(bucketJournal)
 		n := journalLen(b)
-		for _, r := range recs {
+		for _, r := range jb.Records {
 			v := make([]byte, 8+len(r.Data))
 			binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
 			copy(v[8:], r.Data)
@@ -66,29 +85,32 @@ func (s *Store) JournalAppendSized(recs []JournalRecord, maxEntries int, notBefo
 			if err := b.Put(k, v); err != nil {
 				return err
 			}
-			delta += int64(8 + len(v))
+			size += int64(8 + len(v))
 		}
 		excess := 0
-		if maxEntries > 0 && n > maxEntries {
-			excess = n - maxEntries
+		if jb.MaxEntries > 0 && n > jb.MaxEntries {
+			excess = n - jb.MaxEntries
 		}
-		defer func() { _ = b.SetSequence(uint64(n)) }() // the count, for journalLen
+		defer func() { _ = b.SetSequence(uint64(max(n, 0))) }() // the count, for journalLen
 		c := b.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.First() {
-			old := !notBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < notBefore.UnixNano()
-			if excess <= 0 && !old {
+			old := !jb.NotBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < jb.NotBefore.UnixNano()
+			if excess <= 0 && !old && (jb.MaxBytes <= 0 || size <= jb.MaxBytes) {
 				break
 			}
-			delta -= int64(len(k) + len(v))
+			size -= int64(len(k) + len(v))
 			n--
 			if err := c.Delete(); err != nil {
 				return err
 			}
 			excess--
 		}
+		if k, _ := c.First(); k == nil {
+			size = 0 // empty: whatever the writer counted
+		}
 		return nil
 	})
-	return delta, err
+	return size, err
 }
 
 // journalLen counts records in O(1): the bucket's own sequence holds the
@@ -186,34 +208,4 @@ func (s *Store) JournalBytes() (int64, error) {
 		})
 	})
 	return n, err
-}
-
-// JournalTrimBytes drops the oldest records while the journal holds more
-// than maxBytes (keys and values), given that it holds size bytes now; it
-// returns the bytes left. The caller keeps size (one writer).
-func (s *Store) JournalTrimBytes(size, maxBytes int64) (int64, error) {
-	if maxBytes <= 0 || size <= maxBytes {
-		return size, nil
-	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketJournal).Cursor()
-		k, v := c.First()
-		b := tx.Bucket(bucketJournal)
-		n := journalLen(b)
-		for ; k != nil && size > maxBytes; k, v = c.First() {
-			size -= int64(len(k) + len(v))
-			n--
-			if err := c.Delete(); err != nil {
-				return err
-			}
-		}
-		if err := b.SetSequence(uint64(max(n, 0))); err != nil {
-			return err
-		}
-		if k == nil {
-			size = 0 // empty: whatever the caller counted
-		}
-		return nil
-	})
-	return size, err
 }

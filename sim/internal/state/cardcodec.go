@@ -1,0 +1,199 @@
+package state
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+// Cards are stored in a small binary encoding, not JSON: the listing
+// decodes up to ten cards a call and encoding/json's reflection was 38%
+// of its CPU (issue 25). A stored card that starts with '{' was written
+// by an older build as JSON and still reads; it is rewritten in this
+// encoding the next time it changes (a reveal).
+//
+// TestCardCodec_everyField fills every field of model.Card by reflection,
+// so a field added there and forgotten here fails it.
+const cardCodecV1 = 0x01
+
+var errCardCodec = errors.New("state: corrupt card record")
+
+// Flags of a stored card.
+const (
+	cardHasAmount = 1 << iota
+	cardHasReward
+	cardFallback
+)
+
+func encodeCard(c *model.Card) []byte {
+	b := make([]byte, 0, 256)
+	b = append(b, cardCodecV1)
+	b = binary.AppendUvarint(b, c.RewardID)
+	for _, s := range [...]string{c.Channel, c.VirtualID, c.CampaignID, c.Pool, c.Source, c.ExtTransactionID, c.Trigger, c.SubTrigger, c.DateAndTime} {
+		b = appendStr(b, s)
+	}
+	var flags byte
+	if c.Amount != nil {
+		flags |= cardHasAmount
+	}
+	if c.Reward != nil {
+		flags |= cardHasReward
+		if c.Reward.Fallback {
+			flags |= cardFallback
+		}
+	}
+	b = append(b, flags)
+	if c.Amount != nil {
+		b = binary.BigEndian.AppendUint64(b, math.Float64bits(*c.Amount))
+	}
+	b = binary.AppendUvarint(b, uint64(len(c.Params)))
+	keys := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the same card, the same bytes
+	for _, k := range keys {
+		b = appendStr(appendStr(b, k), c.Params[k])
+	}
+	b = appendTime(b, c.CreatedAt)
+	b = appendTime(b, c.ExpiresAt)
+	if r := c.Reward; r != nil {
+		o := &r.Offer
+		for _, s := range [...]string{o.OfferTitle, o.Description, o.Terms, o.CouponCode, o.EndDate, o.CouponType, o.CouponImage, o.RedeemSteps,
+			o.BannerDisplayURL, o.IconImage, o.Details, o.SiteID, o.SiteName, o.CoverImage, o.PromoLink, o.BgColor, r.EntryID} {
+			b = appendStr(b, s)
+		}
+		b = appendTime(b, r.RevealedAt)
+	}
+	return b
+}
+
+func appendStr(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	tb, err := t.MarshalBinary()
+	if err != nil { // a zone offset that is not whole minutes: keep the instant
+		tb, _ = t.UTC().MarshalBinary()
+	}
+	return append(append(b, byte(len(tb))), tb...)
+}
+
+// decodeCard reads a stored card, binary or (older builds) JSON.
+func decodeCard(raw []byte, c *model.Card) error {
+	if len(raw) > 0 && raw[0] == '{' {
+		return json.Unmarshal(raw, c)
+	}
+	// One copy of the record; every string of the card is a slice of it.
+	d := cardDecoder{b: raw, s: string(raw)}
+	if d.byte() != cardCodecV1 {
+		return errCardCodec
+	}
+	c.RewardID = d.uvarint()
+	for _, s := range [...]*string{&c.Channel, &c.VirtualID, &c.CampaignID, &c.Pool, &c.Source, &c.ExtTransactionID, &c.Trigger, &c.SubTrigger, &c.DateAndTime} {
+		*s = d.str()
+	}
+	flags := d.byte()
+	if flags&cardHasAmount != 0 {
+		a := math.Float64frombits(d.uint64())
+		c.Amount = &a
+	}
+	if n := d.uvarint(); n > 0 {
+		if n > uint64(len(d.b)) {
+			return errCardCodec
+		}
+		c.Params = make(map[string]string, n)
+		for range n {
+			k := d.str()
+			c.Params[k] = d.str()
+		}
+	}
+	c.CreatedAt = d.time()
+	c.ExpiresAt = d.time()
+	if flags&cardHasReward != 0 {
+		r := &model.Reward{Fallback: flags&cardFallback != 0}
+		o := &r.Offer
+		for _, s := range [...]*string{&o.OfferTitle, &o.Description, &o.Terms, &o.CouponCode, &o.EndDate, &o.CouponType, &o.CouponImage, &o.RedeemSteps,
+			&o.BannerDisplayURL, &o.IconImage, &o.Details, &o.SiteID, &o.SiteName, &o.CoverImage, &o.PromoLink, &o.BgColor, &r.EntryID} {
+			*s = d.str()
+		}
+		r.RevealedAt = d.time()
+		c.Reward = r
+	}
+	if d.err || len(d.b) != 0 {
+		return errCardCodec
+	}
+	return nil
+}
+
+// cardDecoder reads what encodeCard wrote; the first error sticks.
+type cardDecoder struct {
+	b   []byte
+	s   string // a copy of the whole record (bbolt's bytes die with the transaction)
+	err bool
+}
+
+func (d *cardDecoder) fail() { d.err, d.b = true, nil }
+
+func (d *cardDecoder) byte() byte {
+	if len(d.b) < 1 {
+		d.fail()
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *cardDecoder) uint64() uint64 {
+	if len(d.b) < 8 {
+		d.fail()
+		return 0
+	}
+	v := binary.BigEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *cardDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// str is a slice of the record's copy.
+func (d *cardDecoder) str() string {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return ""
+	}
+	at := len(d.s) - len(d.b)
+	d.b = d.b[n:]
+	return d.s[at : at+int(n)]
+}
+
+func (d *cardDecoder) time() time.Time {
+	n := int(d.byte())
+	if n > len(d.b) {
+		d.fail()
+		return time.Time{}
+	}
+	var t time.Time
+	if err := t.UnmarshalBinary(d.b[:n]); err != nil {
+		d.fail()
+		return time.Time{}
+	}
+	d.b = d.b[n:]
+	return t
+}
