@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"context"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -17,6 +19,12 @@ func CouponClicks(s *Sim, channel, offerID string) ([]model.CouponClick, error) 
 // from at on, as a fired COUPON_INVALIDATED push does (WH-4).
 func InvalidateCoupons(s *Sim, channel, offerID string, at time.Time, reason string) (int, error) {
 	return s.coupons().Invalidate(channel, offerID, at, reason)
+}
+
+// JournalEntries are the journal's stored entries as the recording
+// export reads them (unmasked), to compare the export with Build.
+func JournalEntries(s *Sim) ([]journal.Entry, error) {
+	return s.journal.Entries(context.Background(), journal.Filter{})
 }
 
 // QuietObservers leaves the request log, metrics and/or live observers

@@ -17,13 +17,16 @@ import (
 )
 
 // rssKB is the process's resident set in KiB (VmRSS).
-func rssKB(pid int) int64 {
+func rssKB(pid int) int64 { return statusKB(pid, "VmRSS:") }
+
+// statusKB is a figure in KiB of /proc/PID/status (VmRSS:, VmHWM:).
+func statusKB(pid int, field string) int64 {
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			n, _ := strconv.ParseInt(f[1], 10, 64)
 			return n
 		}

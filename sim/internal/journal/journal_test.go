@@ -250,3 +250,40 @@ func TestPeekBody_sharedWithReadBody(t *testing.T) {
 		})
 	}
 }
+
+// clause: SIM-4
+// Scan pages by bytes as well as by count (a page of large bodies is a
+// few MiB, not 512 of them), and still hands every selected entry over
+// once, in order, across the pages; fn returning false stops it.
+func TestScan_pagesByBytesAndHandsEveryEntryOnce(t *testing.T) {
+	j, _, _ := open(t, Options{})
+	big := []byte(`"` + strings.Repeat("x", 60<<10) + `"`)
+	const n = 300 // about 18 MiB: several pages of scanPageBytes
+	for i := range n {
+		body := big
+		if i%7 == 0 {
+			body = []byte(`{"small":true}`)
+		}
+		j.RecordWebhook(WebhookAttempt{At: time.Now(), URL: "http://pub.test/hook", Channel: "DEMOBANK", RequestBody: body, Status: 200})
+	}
+	ctx := context.Background()
+	if err := j.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var seqs []uint64
+	if err := j.Scan(ctx, Filter{}, func(e Entry) bool { seqs = append(seqs, e.Seq); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(seqs) != n {
+		t.Fatalf("Scan handed over %d entries, want %d", len(seqs), n)
+	}
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] != seqs[i-1]+1 {
+			t.Fatalf("entry %d is seq %d after %d", i, seqs[i], seqs[i-1])
+		}
+	}
+	got := 0
+	if err := j.Scan(ctx, Filter{After: seqs[100]}, func(Entry) bool { got++; return got < 150 }); err != nil || got != 150 {
+		t.Fatalf("a Scan stopped at the 150th entry saw %d, %v", got, err)
+	}
+}

@@ -60,8 +60,12 @@ type Page struct {
 	Dropped uint64 `json:"dropped"`
 }
 
-// scanPage is how many records one read transaction of Query visits.
-const scanPage = 512
+// scanPage is how many records one read transaction of Query visits, at
+// most scanPageBytes of them: the page a reader holds at a time.
+const (
+	scanPage      = 512
+	scanPageBytes = 4 << 20
+)
 
 // Query flushes pending entries, then returns the page f selects.
 func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
@@ -110,40 +114,54 @@ func (j *Journal) scan(ctx context.Context, f Filter, fn func(Entry) bool) error
 		if err = ctx.Err(); err != nil {
 			break
 		}
-		n, last := 0, uint64(0)
+		// The page is copied out and the transaction ended before fn
+		// sees any of it: a reader that takes its time over each entry
+		// (an export masking 64 KiB bodies) would otherwise hold the
+		// transaction for seconds, and journal.db grew past twice its
+		// bound again under a flood of large bodies.
+		var page []state.JournalRecord
+		size, more := 0, false
 		err = j.store.JournalScan(from, func(r state.JournalRecord) bool {
-			if n == scanPage {
+			if len(page) == scanPage || size >= scanPageBytes {
+				more = true
 				return false
 			}
-			n, last = n+1, r.Seq
-			var rec record
-			if rec.unmarshalBinary(r.Data) != nil {
-				// A record this build cannot decode (corrupt, or written by
-				// another codec version) is skipped, not fatal to every reader.
-				j.skipped.Add(1)
-				return true
-			}
-			if !f.match(&rec) {
-				return true
-			}
-			e := rec.entry()
-			if len(f.Where) > 0 {
-				if failed, _ := f.Where.Fails(RequestDoc(&e)); failed != "" {
-					return true
-				}
-			}
-			if !fn(e) {
-				done = true
-				return false
-			}
+			page, size = append(page, r), size+len(r.Data)
 			return true
 		})
-		if n < scanPage {
-			done = true
+		done = !more
+		for i := 0; i < len(page) && err == nil; i++ {
+			r := page[i]
+			page[i], from = state.JournalRecord{}, r.Seq+1 // garbage once read
+			if !j.visit(f, r, fn) {
+				done = true
+				break
+			}
 		}
-		from = last + 1
 	}
 	return err
+}
+
+// visit decodes r and calls fn with it if f selects it; false when fn
+// asks to stop.
+func (j *Journal) visit(f Filter, r state.JournalRecord, fn func(Entry) bool) bool {
+	var rec record
+	if rec.unmarshalBinary(r.Data) != nil {
+		// A record this build cannot decode (corrupt, or written by
+		// another codec version) is skipped, not fatal to every reader.
+		j.skipped.Add(1)
+		return true
+	}
+	if !f.match(&rec) {
+		return true
+	}
+	e := rec.entry()
+	if len(f.Where) > 0 {
+		if failed, _ := f.Where.Fails(RequestDoc(&e)); failed != "" {
+			return true
+		}
+	}
+	return fn(e)
 }
 
 // Entries returns every stored entry f selects (Limit and After apply).

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
-	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,13 +26,6 @@ type BuildOptions struct {
 	Masks         map[string]MaskKind
 }
 
-// candidate is a value an answer handed out.
-type candidate struct {
-	step    int
-	capture Capture
-	value   string
-}
-
 // skipHeaders are not replayed: the transport sets them.
 var skipHeaders = map[string]bool{
 	"Content-Length": true, "Accept-Encoding": true, "Connection": true, "User-Agent": true,
@@ -46,141 +39,28 @@ var keptAnswerHeaders = []string{"Content-Type", "X-Rewardsim-Reason"}
 // webhook push (its first journaled attempt; retries and repeats share
 // its referenceId) becomes a control step that schedules it again, where
 // it was delivered: the publisher's later answers may depend on it.
+// Build holds every step until the last entry says which values later
+// steps used; Stream writes the same bytes from two paged reads.
 func Build(entries []journal.Entry, o BuildOptions) *Recording {
-	fieldSet := map[string]bool{}
-	fs := o.CaptureFields
-	if len(fs) == 0 {
-		fs = DefaultCaptureFields
-	}
-	for _, f := range fs {
-		fieldSet[f] = true
-	}
 	s := &Recording{Version: Version, Name: o.Name, Description: o.Description, RecordedAt: o.RecordedAt, Masks: o.Masks, Steps: []Step{}}
-	byValue := map[string]*candidate{} // value -> latest candidate
-	byFP := map[string]*candidate{}    // fingerprint -> latest candidate
-	byURL := map[string]*candidate{}   // path?query -> latest candidate
-	used := map[string]bool{}
+	used := map[useKey]bool{}
+	b := newStepper(o, func(c *candidate) bool { used[useKey{uint64(c.step), c.suffix()}] = true; return true })
 	var all []*candidate
-	pushed := map[string]bool{} // referenceIds already a step
-
 	for i := range entries {
-		e := &entries[i]
-		if e.Kind == journal.KindWebhook {
-			if st, ref, ok := pushStep(e, len(s.Steps)+1); ok && !pushed[ref] {
-				pushed[ref] = true
-				s.Steps = append(s.Steps, st)
-			}
+		st, cs, ok := b.next(&entries[i])
+		if !ok {
 			continue
 		}
-		if e.Kind != journal.KindExchange {
-			continue
-		}
-		st := Step{
-			ID: fmt.Sprintf("s%d", len(s.Steps)+1), Host: e.Host, Endpoint: e.Endpoint,
-			Method: e.Method, Path: e.Path, Query: e.Query, Header: map[string]string{},
-		}
-		if st.Host == "" && e.Listener != "all" {
-			st.Host = e.Listener
-		}
-		use := func(c *candidate) string { used[c.capture.Name] = true; return "${" + c.capture.Name + "}" }
-
-		// A credential in a query or form (the sessionId of /microsite
-		// and /sdk/launch) is replayed from the answer that handed it out,
-		// and never kept: one no answer of the recording handed out is masked.
-		queryValue := func(v string) string {
-			if plain, err := url.QueryUnescape(v); err == nil && byValue[plain] != nil {
-				return use(byValue[plain])
-			}
-			return maskedQueryValue
-		}
-		if c := byURL[e.Path+"?"+e.Query]; c != nil {
-			st.Path, st.Query = use(c), ""
-			if st.Host == "" {
-				// A URL an answer handed out is served by the host that
-				// handed it out (the coupon URL by hotdeals).
-				st.Host = s.Steps[c.step].Host
-			}
-		} else {
-			st.Query = journal.MaskQuery(st.Query, queryValue)
-		}
-		for k, v := range e.Request.Header {
-			if skipHeaders[k] {
-				continue
-			}
-			if scheme, cred, ok := strings.Cut(v, " "); ok && byFP[cred] != nil {
-				v = scheme + " " + use(byFP[cred])
-			}
-			st.Header[k] = journal.MaskQuery(v, queryValue)
-		}
-		substitute := func(raw json.RawMessage) json.RawMessage {
-			return rewriteStrings(raw, func(key, val string) (string, bool) {
-				if c := byValue[val]; c != nil && fieldSet[key] {
-					return use(c), true
-				}
-				return val, false
-			})
-		}
-		switch {
-		case len(e.Request.BDATA) > 0:
-			var env struct{ CHANNELID, SIGN, BDATA string }
-			_ = json.Unmarshal(e.Request.Body, &env)
-			st.Envelope = &Envelope{CHANNELID: env.CHANNELID, SIGN: env.SIGN, BDATA: env.BDATA, Payload: substitute(e.Request.BDATA)}
-		case len(e.Request.Body) > 0:
-			st.Body = substitute(e.Request.Body)
-		default:
-			st.Text = journal.MaskQuery(e.Request.Text, queryValue)
-		}
-
-		st.Expect = Expect{Status: e.Status, Header: map[string]string{}, Text: maskText(e.Response.Text)}
-		for _, h := range keptAnswerHeaders {
-			if v := e.Response.Header[h]; v != "" {
-				st.Expect.Header[h] = v
-			}
-		}
-		if len(e.Response.BDATA) > 0 {
-			st.Expect.Body = maskEnvelope(e.Response.Body)
-			st.Expect.BDATA = maskSecrets(e.Response.BDATA)
-		} else if len(e.Response.Body) > 0 {
-			st.Expect.Body = maskSecrets(e.Response.Body)
-		}
-
-		// What this answer hands out, for later steps.
-		for from, raw := range map[string]json.RawMessage{"body": e.Response.Body, "bdata": e.Response.BDATA} {
-			v, ok := decode(raw)
-			if !ok {
-				continue
-			}
-			leaves(v, "", func(ptr, key string, val any) {
-				str, isStr := val.(string)
-				if num, ok := val.(json.Number); ok {
-					str, isStr = string(num), true
-				}
-				if !isStr || str == "" {
-					return
-				}
-				name := st.ID + strings.ReplaceAll(ptr, "/", ".")
-				if fieldSet[key] {
-					c := &candidate{step: len(s.Steps), capture: Capture{Name: name, From: from, Pointer: ptr}, value: str}
-					all = append(all, c)
-					byValue[str] = c
-					byFP[journal.Fingerprint(str)] = c
-				}
-				if u, err := url.Parse(str); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path != "" {
-					c := &candidate{step: len(s.Steps), capture: Capture{Name: name + ".url", From: from, Pointer: ptr, URLPath: true}, value: str}
-					all = append(all, c)
-					byURL[u.Path+"?"+u.RawQuery] = c
-				}
-			})
-		}
+		all = append(all, cs...)
 		s.Steps = append(s.Steps, st)
 	}
 	for _, c := range all {
-		if used[c.capture.Name] {
-			s.Steps[c.step].Captures = append(s.Steps[c.step].Captures, c.capture)
+		if used[useKey{uint64(c.step), c.suffix()}] {
+			s.Steps[c.step].Captures = append(s.Steps[c.step].Captures, c.capture())
 		}
 	}
 	for i := range s.Steps {
-		sort.Slice(s.Steps[i].Captures, func(a, b int) bool { return s.Steps[i].Captures[a].Name < s.Steps[i].Captures[b].Name })
+		sortCaptures(s.Steps[i].Captures)
 	}
 	return s
 }
@@ -262,7 +142,10 @@ func marshal(v any) (json.RawMessage, error) {
 func leaves(v any, ptr string, fn func(ptr, key string, val any)) {
 	switch x := v.(type) {
 	case map[string]any:
-		for k, c := range x {
+		// In key order: which of two fields holding one value a later
+		// step captures must not depend on map order.
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			c := x[k]
 			p := ptr + "/" + escape(k)
 			switch c.(type) {
 			case map[string]any, []any:

@@ -8,7 +8,6 @@ package recording
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -131,41 +130,68 @@ func Parse(data []byte, set *schema.Set) (*Recording, error) {
 	return &s, nil
 }
 
-// Marshal writes s as indented JSON.
 // WriteTo writes what Marshal returns, a step at a time, so the answer
 // of an export never exists whole in memory (issue 23).
 func (s *Recording) WriteTo(w io.Writer) (int64, error) {
-	head := *s
-	head.Steps = []Step{}
-	raw, err := head.Marshal()
-	if err != nil || len(s.Steps) == 0 {
-		n, werr := w.Write(raw)
-		return int64(n), errors.Join(err, werr)
+	sw, err := newStepWriter(w, s)
+	if err != nil {
+		return sw.n, err
+	}
+	for i := range s.Steps {
+		if err := sw.step(&s.Steps[i]); err != nil {
+			return sw.n, err
+		}
+	}
+	return sw.close()
+}
+
+// stepWriter writes a recording as Marshal does, its head first and then
+// each step as it comes.
+type stepWriter struct {
+	countingWriter
+	steps int
+	buf   bytes.Buffer
+	enc   *json.Encoder
+}
+
+func newStepWriter(w io.Writer, head *Recording) (*stepWriter, error) {
+	sw := &stepWriter{countingWriter: countingWriter{w: w}}
+	h := *head
+	h.Steps = []Step{}
+	raw, err := h.Marshal()
+	if err != nil {
+		return sw, err
 	}
 	// The empty list ends the head: "steps": []\n}\n.
-	raw = bytes.TrimSuffix(raw, []byte("[]\n}\n"))
-	bw := &countingWriter{w: w}
-	bw.write(raw)
-	bw.write([]byte("[\n"))
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
-	for i := range s.Steps {
-		buf.Reset()
-		if err := enc.Encode(&s.Steps[i]); err != nil {
-			return bw.n, err
-		}
-		bw.write([]byte("    "))
-		bw.write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-		if i < len(s.Steps)-1 {
-			bw.write([]byte(",\n"))
-		} else {
-			bw.write([]byte("\n"))
-		}
+	sw.write(bytes.TrimSuffix(raw, []byte("[]\n}\n")))
+	sw.enc = json.NewEncoder(&sw.buf)
+	sw.enc.SetEscapeHTML(false)
+	sw.enc.SetIndent("    ", "  ")
+	return sw, sw.err
+}
+
+func (sw *stepWriter) step(st *Step) error {
+	sw.buf.Reset()
+	if err := sw.enc.Encode(st); err != nil {
+		return err
 	}
-	bw.write([]byte("  ]\n}\n"))
-	return bw.n, bw.err
+	if sw.steps == 0 {
+		sw.write([]byte("[\n    "))
+	} else {
+		sw.write([]byte(",\n    "))
+	}
+	sw.steps++
+	sw.write(bytes.TrimSuffix(sw.buf.Bytes(), []byte("\n")))
+	return sw.err
+}
+
+func (sw *stepWriter) close() (int64, error) {
+	if sw.steps == 0 {
+		sw.write([]byte("[]\n}\n"))
+	} else {
+		sw.write([]byte("\n  ]\n}\n"))
+	}
+	return sw.n, sw.err
 }
 
 type countingWriter struct {
@@ -183,6 +209,7 @@ func (c *countingWriter) write(b []byte) {
 	c.err = err
 }
 
+// Marshal writes s as indented JSON.
 func (s *Recording) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

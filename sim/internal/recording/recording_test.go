@@ -146,6 +146,11 @@ func call(t *testing.T, c *http.Client, method, url string, h http.Header, body 
 // recordFlow runs token -> GetReward -> reveal (signed, carrying the
 // rewardId) -> impression (a trackLink URL) -> coupon (API key).
 func recordFlow(t *testing.T, f *fake) *Recording {
+	return Build(recordEntries(t, f), BuildOptions{Name: "fake-flow"})
+}
+
+// recordEntries are the journal entries of recordFlow's calls, numbered.
+func recordEntries(t *testing.T, f *fake) []journal.Entry {
 	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	rec := &recorder{b: journal.NewBuilder()}
@@ -168,7 +173,10 @@ func recordFlow(t *testing.T, f *fake) *Recording {
 	call(t, c, "GET", gr.Rewards[0].TrackLink[0], nil, "")
 	call(t, c, "POST", f.srv.URL+"/coupon", http.Header{"Authorization": {"ServiceAppKey APP:SEC"}}, `{"offerId":"O1"}`)
 	call(t, c, "GET", f.srv.URL+"/go", nil, "") // a redirect: compared, never followed
-	return Build(rec.entries, BuildOptions{Name: "fake-flow"})
+	for i := range rec.entries {
+		rec.entries[i].Seq = uint64(i + 1)
+	}
+	return rec.entries
 }
 
 // clause: SIM-4

@@ -8,10 +8,11 @@ import (
 )
 
 // MaxHeavyReaders bounds the control calls that read the whole journal
-// (recording export, report, dashboard, diagram) running at once: each
-// holds its slice of the journal in memory while it builds its answer,
-// so their number, not only the journal's bound, sets the simulator's
-// peak memory (issue 23: 8 parallel exports once reached 2 GB).
+// (recording export, report, dashboard, diagram) running at once. Each
+// reads a page at a time now, so memory no longer sets the bound (8
+// parallel exports once reached 2 GB, issue 23); decoding the whole
+// selection is CPU-bound, and one at a time leaves the other core of a
+// small runner to the publisher's calls.
 const MaxHeavyReaders = 1
 
 // heavyWait is how long a heavy call waits for a free slot before it is

@@ -120,9 +120,13 @@ func (a *API) ResetJournal(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// Recording builds a recording file of the journal's exchanges, filtered
+// Recording writes a recording file of the journal's exchanges, filtered
 // (GET /__sim/recording; /__sim/session is its former name, kept for
-// existing scripts).
+// existing scripts). It streams: the journal is read a page at a time,
+// twice (recording.Stream; three times for a channel, whose calls that
+// name none are known only once all its answers are read), so memory is
+// bounded by a page and the indexes of handed-out values, not by the
+// journal (issue 23).
 func (a *API) Recording(c echo.Context) error {
 	f, err := filter(c, 0, 0)
 	if err != nil {
@@ -132,28 +136,42 @@ func (a *API) Recording(c echo.Context) error {
 	f.Kind = ""
 	channel := f.Channel
 	f.Channel = "" // the channel's microsite and tracking calls name none (channelSlice)
-	es, err := a.journal.Entries(c.Request().Context(), f)
-	if err != nil {
-		return err
+	ctx := c.Request().Context()
+	read := func(fn func(journal.Entry) bool) error {
+		n := 0
+		return a.journal.Scan(ctx, f, func(e journal.Entry) bool {
+			if f.Limit > 0 && n == f.Limit {
+				return false
+			}
+			n++
+			return fn(e)
+		})
 	}
+	src := recording.Source(read)
 	if channel != "" {
-		es = channelSlice(es, channel)
+		sl, err := learnChannel(read, channel)
+		if err != nil {
+			return err
+		}
+		src = sl.source(read)
+	}
+	// The channels the exported entries name, for Against.
+	named := map[string]bool{}
+	noting := func(fn func(journal.Entry) bool) error {
+		return src(func(e journal.Entry) bool {
+			named[e.Channel], named[e.ChannelID] = true, true
+			return fn(e)
+		})
 	}
 	name := c.QueryParam("name")
 	if name == "" {
 		name = "recording"
 	}
 	o := recording.BuildOptions{Name: name, Description: c.QueryParam("description")}
-	if len(es) > 0 {
-		o.RecordedAt = es[0].At
-	}
-	rec := recording.Build(es, o)
-	rec.Against = a.against(es)
-	es = nil // the entries are garbage once built, before the answer is written
-	res := c.Response()
-	res.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	res.WriteHeader(http.StatusOK)
-	_, err = rec.WriteTo(res)
+	// Set before the first byte is written; an error of the first read
+	// is still answered in the control API's shape.
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	_, err = recording.Stream(c.Response(), noting, o, func(r *recording.Recording) { r.Against = a.against(named) })
 	return err
 }
 
@@ -204,21 +222,20 @@ func (a *API) report(c echo.Context, html bool) error {
 }
 
 // against names what the exported entries were made against: the
-// scenario in force for their channels (when one scenario governs them
-// all) and the run-time fault rules that apply to those channels, as they
-// stand at export.
-func (a *API) against(es []journal.Entry) *recording.Against {
+// scenario in force for their channels (named: the channel names and
+// CHANNELIDs the entries carry; when one scenario governs them all) and
+// the run-time fault rules that apply to those channels, as they stand
+// at export.
+func (a *API) against(named map[string]bool) *recording.Against {
 	names := map[string]bool{}
-	for _, e := range es {
-		for _, ch := range []string{e.Channel, e.ChannelID} {
-			if ch == "" {
-				continue
-			}
-			if _, _, ok := a.scenarios.ByChannelName(ch); ok {
-				names[ch] = true
-			} else if m, _, ok := a.scenarios.ByChannelID(ch); ok {
-				names[m.Name] = true
-			}
+	for ch := range named {
+		if ch == "" {
+			continue
+		}
+		if _, _, ok := a.scenarios.ByChannelName(ch); ok {
+			names[ch] = true
+		} else if m, _, ok := a.scenarios.ByChannelID(ch); ok {
+			names[m.Name] = true
 		}
 	}
 	channels := slices.Sorted(maps.Keys(names))
