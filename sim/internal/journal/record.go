@@ -75,10 +75,14 @@ type envelopeFields struct {
 // requestIdentity reads channel, CHANNELID and virtualId from a request:
 // the envelope's CHANNELID and BDATA (channelName or bName, virtualId),
 // or a plain body's channelName and virtualId; header X-CHANNELID first.
+// It reads as json.Unmarshal into envelopeFields would (keys matched
+// without regard to case, the last of a repeated key, fields of another
+// type left empty, nothing from invalid JSON), without its reflection:
+// the writer runs it for every exchange (issue 25).
 func requestIdentity(xChannelID string, body []byte) (channel, channelID, virtualID string) {
 	channelID = xChannelID
 	var top envelopeFields
-	if len(body) == 0 || body[0] != '{' || !tolerant(json.Unmarshal(body, &top)) {
+	if len(body) == 0 || body[0] != '{' || !readFields(body, &top) {
 		return channelID, channelID, ""
 	}
 	if top.CHANNELID != "" {
@@ -87,13 +91,100 @@ func requestIdentity(xChannelID string, body []byte) (channel, channelID, virtua
 	var inner envelopeFields
 	if top.BDATA != "" {
 		if raw, err := base64.StdEncoding.DecodeString(top.BDATA); err == nil {
-			_ = json.Unmarshal(raw, &inner) // fields of other types stay empty
+			readFields(raw, &inner) // invalid JSON leaves every field empty
 		}
 	}
 	channel = first(inner.ChannelName, inner.BName, top.ChannelName, top.BName, channelID)
 	virtualID = first(inner.VirtualID, top.VirtualID)
 	return channel, channelID, virtualID
 }
+
+// readFields fills f from b's top-level string fields; false when b is
+// not valid JSON. A value with escapes is decoded by encoding/json.
+func readFields(b []byte, f *envelopeFields) bool {
+	if !json.Valid(b) {
+		return false
+	}
+	escaped := false
+	ok := topStrings(b, func(key, val []byte) {
+		var dst *string
+		switch {
+		case bytes.EqualFold(key, []byte("CHANNELID")):
+			dst = &f.CHANNELID
+		case bytes.EqualFold(key, []byte("BDATA")):
+			dst = &f.BDATA
+		case bytes.EqualFold(key, []byte("channelName")):
+			dst = &f.ChannelName
+		case bytes.EqualFold(key, []byte("bName")):
+			dst = &f.BName
+		case bytes.EqualFold(key, []byte("virtualId")):
+			dst = &f.VirtualID
+		default:
+			return
+		}
+		if bytes.IndexByte(val, '\\') >= 0 || bytes.IndexByte(key, '\\') >= 0 {
+			escaped = true
+			return
+		}
+		*dst = string(val)
+	})
+	if !ok {
+		return false
+	}
+	if escaped {
+		*f = envelopeFields{}
+		return tolerant(json.Unmarshal(b, f))
+	}
+	return true
+}
+
+// topStrings calls fn with each key of the top-level object b whose
+// value is a string (raw, escapes left in); b must be valid JSON.
+func topStrings(b []byte, fn func(key, val []byte)) bool {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			end := stringEnd(b[i+1:])
+			if end < 0 {
+				return false
+			}
+			str := b[i+1 : i+1+end]
+			i += end + 1
+			if depth != 1 {
+				continue
+			}
+			j := i + 1
+			for j < len(b) && isSpace(b[j]) {
+				j++
+			}
+			if j >= len(b) || b[j] != ':' {
+				continue // a value, not a key
+			}
+			j++
+			for j < len(b) && isSpace(b[j]) {
+				j++
+			}
+			if j < len(b) && b[j] == '"' {
+				vend := stringEnd(b[j+1:])
+				if vend < 0 {
+					return false
+				}
+				fn(str, b[j+1:j+1+vend])
+				i = j + vend + 1
+			} else {
+				i = j - 1
+			}
+		}
+	}
+	return true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // tolerant accepts a decode whose only problem is a field of another
 // type (that field stays empty; the others are read).
@@ -113,28 +204,51 @@ func first(vs ...string) string {
 
 var bdataKey = []byte(`"BDATA"`)
 
-// handedOut returns the credentials an envelope answer hands out.
+// handedOut returns the credentials an envelope answer hands out: its
+// BDATA's token and referenceKey (read as json.Unmarshal would, without
+// its reflection).
 func handedOut(body []byte) []string {
 	if !bytes.Contains(body, bdataKey) {
 		return nil
 	}
-	var env struct{ BDATA string }
-	if json.Unmarshal(body, &env) != nil || env.BDATA == "" {
+	var env envelopeFields
+	if !readFields(body, &env) || env.BDATA == "" {
 		return nil
 	}
 	raw, err := base64.StdEncoding.DecodeString(env.BDATA)
-	if err != nil {
+	if err != nil || !json.Valid(raw) {
 		return nil
 	}
-	var creds struct {
-		Token        string
-		ReferenceKey string `json:"referenceKey"`
-	}
-	if json.Unmarshal(raw, &creds) != nil {
-		return nil
+	var token, refKey string
+	escaped := false
+	topStrings(raw, func(key, val []byte) {
+		var dst *string
+		switch {
+		case bytes.EqualFold(key, []byte("token")):
+			dst = &token
+		case bytes.EqualFold(key, []byte("referenceKey")):
+			dst = &refKey
+		default:
+			return
+		}
+		if bytes.IndexByte(val, '\\') >= 0 || bytes.IndexByte(key, '\\') >= 0 {
+			escaped = true
+			return
+		}
+		*dst = string(val)
+	})
+	if escaped {
+		var creds struct {
+			Token        string
+			ReferenceKey string `json:"referenceKey"`
+		}
+		if json.Unmarshal(raw, &creds) != nil {
+			return nil
+		}
+		token, refKey = creds.Token, creds.ReferenceKey
 	}
 	var out []string
-	for _, v := range []string{creds.Token, creds.ReferenceKey} {
+	for _, v := range []string{token, refKey} {
 		if v != "" {
 			out = append(out, v)
 		}
