@@ -17,44 +17,68 @@ const SeqHeader = "X-Rewardsim-Seq"
 // call could race the journal's hand-off.
 type answered struct {
 	mu      sync.Mutex
-	pending map[uint64]chan struct{}
+	pending map[uint64]struct{}
+	// waiters counts Settle calls waiting on changed, so a hand-off wakes
+	// no one when no one waits. (A channel per exchange was an
+	// allocation on every request's goroutine.)
+	waiters int
+	changed sync.Cond
 }
 
 // pend marks a numbered exchange whose answer has started as pending.
 func (j *Journal) pend(seq uint64) {
-	j.answered.mu.Lock()
-	if j.answered.pending == nil {
-		j.answered.pending = map[uint64]chan struct{}{}
+	a := &j.answered
+	a.mu.Lock()
+	if a.pending == nil {
+		a.pending = map[uint64]struct{}{}
 	}
-	j.answered.pending[seq] = make(chan struct{})
-	j.answered.mu.Unlock()
+	a.pending[seq] = struct{}{}
+	a.mu.Unlock()
 }
 
 // queued marks a numbered exchange as handed to the writer (or dropped).
 func (j *Journal) queued(seq uint64) {
-	j.answered.mu.Lock()
-	if ch, ok := j.answered.pending[seq]; ok {
-		close(ch)
-		delete(j.answered.pending, seq)
+	a := &j.answered
+	a.mu.Lock()
+	delete(a.pending, seq)
+	if a.waiters > 0 {
+		a.changed.Broadcast()
 	}
-	j.answered.mu.Unlock()
+	a.mu.Unlock()
 }
 
 // Settle waits until every exchange answered before the call is stored.
 func (j *Journal) Settle(ctx context.Context) error {
-	j.answered.mu.Lock()
-	waits := make([]chan struct{}, 0, len(j.answered.pending))
-	for _, ch := range j.answered.pending {
-		waits = append(waits, ch)
+	a := &j.answered
+	a.mu.Lock()
+	if a.changed.L == nil {
+		a.changed.L = &a.mu
 	}
-	j.answered.mu.Unlock()
-	for _, ch := range waits {
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
+	waits := make([]uint64, 0, len(a.pending))
+	for seq := range a.pending {
+		waits = append(waits, seq)
+	}
+	stop := context.AfterFunc(ctx, func() {
+		a.mu.Lock()
+		a.changed.Broadcast()
+		a.mu.Unlock()
+	})
+	defer stop()
+	for _, seq := range waits {
+		for {
+			if _, ok := a.pending[seq]; !ok {
+				break
+			}
+			if ctx.Err() != nil {
+				a.mu.Unlock()
+				return ctx.Err()
+			}
+			a.waiters++
+			a.changed.Wait()
+			a.waiters--
 		}
 	}
+	a.mu.Unlock()
 	return j.Flush(ctx)
 }
 

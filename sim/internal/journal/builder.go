@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
@@ -35,13 +36,13 @@ func (b *Builder) record(x *Exchange) *record {
 	r := &record{
 		Kind: KindExchange, At: x.At, LatencyUs: x.Latency.Microseconds(), Listener: x.Listener,
 		Method: x.Method, Path: x.Path, Query: x.Query, Status: x.Status, ClientGone: x.ClientGone,
-		ReqHeader: MaskHeader(x.RequestHeader), ResHeader: MaskHeader(x.ResponseHeader),
+		ReqHeader: x.maskedRequestHeader(), ResHeader: x.maskedResponseHeader(),
 		ReqBody: x.RequestBody, ResBody: x.ResponseBody, ReqTrunc: x.RequestTrunc, ResTrunc: x.ResTrunc,
 	}
 	if op, ok := contract.ByPath(x.Method, x.Path); ok {
 		r.Endpoint, r.Host = op.Name, string(op.Host)
 	}
-	r.Reason = x.ResponseHeader.Get(httpx.ReasonHeader)
+	r.Reason = x.header(x.resPairs, x.ResponseHeader, httpx.ReasonHeader)
 	r.Fault, r.Dropped = x.Fault, x.Dropped
 	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok && r.Fault == "" {
 		r.Fault = f
@@ -50,7 +51,7 @@ func (b *Builder) record(x *Exchange) *record {
 	l.learnFrom(x.ResponseBody, "")
 	l.learnFrom(x.RequestBody, "")
 	b.fresh = l.commit(b.fresh)
-	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.RequestHeader.Get("X-Channelid"), x.RequestBody)
+	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.header(x.reqPairs, x.RequestHeader, "X-Channelid"), x.RequestBody)
 	b.link(r, x)
 	return r
 }
@@ -81,4 +82,27 @@ func (b *Builder) link(r *record, x *Exchange) {
 	for _, v := range got {
 		b.creds[Fingerprint(v)] = ident{r.Channel, r.ChannelID, r.VirtualID}
 	}
+}
+
+// The exchange's headers: the middleware's pairs, or (an exchange made
+// elsewhere, such as the record proxy's) the http.Header.
+func (x *Exchange) maskedRequestHeader() map[string]string {
+	if x.reqPairs != nil {
+		return x.reqPairs.masked()
+	}
+	return MaskHeader(x.RequestHeader)
+}
+
+func (x *Exchange) maskedResponseHeader() map[string]string {
+	if x.resPairs != nil {
+		return x.resPairs.masked()
+	}
+	return MaskHeader(x.ResponseHeader)
+}
+
+func (x *Exchange) header(p headerPairs, h http.Header, name string) string {
+	if p != nil {
+		return p.get(name)
+	}
+	return h.Get(name)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -47,8 +48,8 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 				r.Status = 0 // no answer was given
 			}
 			r.ClientGone = !r.Dropped && req.Context().Err() != nil
-			r.RequestHeader = req.Header.Clone()
-			r.ResponseHeader = c.Response().Header().Clone()
+			r.reqPairs = pairsOf(req.Header)
+			r.resPairs = pairsOf(c.Response().Header())
 			r.ResponseBody, r.ResTrunc = rec.buf.Bytes(), rec.trunc
 			r.Seq = rec.seq
 			j.enqueue(item{raw: r})
@@ -157,3 +158,53 @@ func (w *recorder) Flush() {
 }
 
 func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// headerPairs is a header as the middleware copies it: name and value
+// (a repeated header's values joined by ", ", as MaskHeader shows them)
+// alternating, in one slice.
+type headerPairs []string
+
+func pairsOf(h http.Header) headerPairs {
+	if len(h) == 0 {
+		return nil
+	}
+	p := make(headerPairs, 0, 2*len(h))
+	for k, vs := range h {
+		v := ""
+		switch len(vs) {
+		case 0:
+		case 1:
+			v = vs[0]
+		default:
+			v = strings.Join(vs, ", ")
+		}
+		p = append(p, k, v)
+	}
+	return p
+}
+
+// get is the value of the header named name (canonical form).
+func (p headerPairs) get(name string) string {
+	for i := 0; i+1 < len(p); i += 2 {
+		if p[i] == name {
+			return p[i+1]
+		}
+	}
+	return ""
+}
+
+// masked is MaskHeader of the pairs.
+func (p headerPairs) masked() map[string]string {
+	if len(p) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(p)/2)
+	for i := 0; i+1 < len(p); i += 2 {
+		k, v := p[i], p[i+1]
+		if secretHeader(k) {
+			v = MaskValue(v)
+		}
+		out[http.CanonicalHeaderKey(k)] = v
+	}
+	return out
+}
