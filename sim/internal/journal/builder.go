@@ -14,7 +14,11 @@ import (
 // bearer call without a body (the listing) is still attributed; it is
 // not safe for concurrent use.
 type Builder struct {
-	creds map[string]ident
+	// creds maps a handed-out credential's hash to its owner; credOrder
+	// forgets the oldest beyond maxCreds.
+	creds     map[uint64]ident
+	credOrder []uint64
+	credNext  int
 	// fresh are the masks learnt since the journal last stored them.
 	fresh []Mask
 }
@@ -22,7 +26,12 @@ type Builder struct {
 type ident struct{ channel, channelID, virtualID string }
 
 // NewBuilder returns an empty builder.
-func NewBuilder() *Builder { return &Builder{creds: map[string]ident{}} }
+func NewBuilder() *Builder { return &Builder{creds: map[uint64]ident{}} }
+
+// maxCreds bounds the owners remembered (about 2 MB at the bound; it was
+// 50,000 fingerprint strings, cleared all at once, and 5.5 MB of a heap
+// under a 40 MiB limit).
+const maxCreds = 1 << 15
 
 // Build makes the entry of x (Seq is left 0).
 func (b *Builder) Build(x *Exchange) *Entry {
@@ -59,8 +68,8 @@ func (b *Builder) record(x *Exchange) *record {
 // link attributes a bearer call to the owner of its token, and remembers
 // the owners of the tokens an answer hands out.
 func (b *Builder) link(r *record, x *Exchange) {
-	if _, fp, ok := strings.Cut(r.ReqHeader["Authorization"], " "); ok {
-		if id, known := b.creds[fp]; known {
+	if v := bearerOf(x); v != "" {
+		if id, known := b.creds[hashOf(v)]; known {
 			if r.Channel == "" {
 				r.Channel, r.ChannelID = id.channel, id.channelID
 			}
@@ -72,16 +81,25 @@ func (b *Builder) link(r *record, x *Exchange) {
 	if r.Channel == "" {
 		return
 	}
-	got := handedOut(x.ResponseBody)
-	if len(got) == 0 {
-		return
+	for _, v := range handedOut(x.ResponseBody) {
+		h := hashOf(v)
+		if _, ok := b.creds[h]; !ok {
+			if len(b.credOrder) < maxCreds {
+				b.credOrder = append(b.credOrder, h)
+			} else {
+				delete(b.creds, b.credOrder[b.credNext])
+				b.credOrder[b.credNext] = h
+				b.credNext = (b.credNext + 1) % maxCreds
+			}
+		}
+		b.creds[h] = ident{r.Channel, r.ChannelID, r.VirtualID}
 	}
-	if len(b.creds) > 50_000 {
-		clear(b.creds)
-	}
-	for _, v := range got {
-		b.creds[Fingerprint(v)] = ident{r.Channel, r.ChannelID, r.VirtualID}
-	}
+}
+
+// bearerOf is the credential of the exchange's Authorization header.
+func bearerOf(x *Exchange) string {
+	_, v, _ := strings.Cut(x.header(x.reqPairs, x.RequestHeader, "Authorization"), " ")
+	return strings.TrimSpace(v)
 }
 
 // The exchange's headers: the middleware's pairs, or (an exchange made

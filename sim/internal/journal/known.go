@@ -32,7 +32,7 @@ const opaqueLen = 43
 // Bounds of the remembered values (8 bytes and a map slot each).
 const (
 	maxKnown = 1 << 17
-	maxSigns = 1 << 16
+	maxSigns = 1 << 14
 	// maxSignLen is the longest signature form looked for (RSA-8192's
 	// base64 is 1,368 characters).
 	maxSignLen = 1400
