@@ -34,6 +34,8 @@ func Bearer(check TokenChecker, kind model.TokenKind) echo.MiddlewareFunc {
 				t, err := check.Check(strings.TrimSpace(value), kind)
 				if err == nil {
 					c.Set(tokenKey, t)
+					o := OutcomeOf(c)
+					o.Channel, o.VirtualID = t.Channel, t.VirtualID
 					return next(c)
 				}
 				reason = err.Error()

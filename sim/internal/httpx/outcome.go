@@ -12,6 +12,9 @@ import (
 type Outcome struct {
 	Fault   string
 	Dropped bool
+	// Channel and VirtualID own the bearer token Bearer admitted: the
+	// journal attributes a call without a body (the listing) by them.
+	Channel, VirtualID string
 }
 
 const outcomeKey = "rewardsim.outcome"

@@ -28,10 +28,12 @@ type ident struct{ channel, channelID, virtualID string }
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder { return &Builder{creds: map[uint64]ident{}} }
 
-// maxCreds bounds the owners remembered (about 2 MB at the bound; it was
-// 50,000 fingerprint strings, cleared all at once, and 5.5 MB of a heap
-// under a 40 MiB limit).
-const maxCreds = 1 << 15
+// maxCreds bounds the owners remembered: they serve the CHANNELID of a
+// bearer call and the owner of a token the bearer check refused (an
+// admitted token's owner comes from the check itself). It was 50,000
+// fingerprint strings, cleared all at once, and 5.5 MB of a heap under a
+// 40 MiB limit.
+const maxCreds = 1 << 13
 
 // Build makes the entry of x (Seq is left 0).
 func (b *Builder) Build(x *Exchange) *Entry {
@@ -69,7 +71,16 @@ func (b *Builder) record(x *Exchange) *record {
 // the owners of the tokens an answer hands out.
 func (b *Builder) link(r *record, x *Exchange) {
 	if v := bearerOf(x); v != "" {
-		if id, known := b.creds[hashOf(v)]; known {
+		id, known := b.creds[hashOf(v)]
+		if x.ownerChannel != "" {
+			// The bearer check resolved the token: its owner is exact,
+			// whatever the bounded memory below still holds.
+			if !known || id.channel != x.ownerChannel {
+				id.channelID = ""
+			}
+			id.channel, id.virtualID, known = x.ownerChannel, x.ownerVirtualID, true
+		}
+		if known {
 			if r.Channel == "" {
 				r.Channel, r.ChannelID = id.channel, id.channelID
 			}

@@ -100,12 +100,15 @@ type Exchange struct {
 	// reqPairs and resPairs are the middleware's copies of the headers
 	// (used when set): one allocation each, where Header.Clone made
 	// four or five on the request goroutine (issue 25).
-	reqPairs, resPairs     headerPairs
-	RequestBody            []byte
-	ResponseBody           []byte
-	RequestTrunc, ResTrunc bool
-	Status                 int
-	ClientGone             bool
+	reqPairs, resPairs headerPairs
+	// ownerChannel and ownerVirtualID own the bearer token the call was
+	// admitted with (httpx.Outcome).
+	ownerChannel, ownerVirtualID string
+	RequestBody                  []byte
+	ResponseBody                 []byte
+	RequestTrunc, ResTrunc       bool
+	Status                       int
+	ClientGone                   bool
 	// Fault is the injected fault that fired (the handler's note);
 	// Dropped: the connection was closed unanswered on purpose.
 	Fault   string

@@ -43,7 +43,8 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			r.Latency = j.opts.Wall.Now().Sub(start)
 			r.Status = c.Response().Status
 			out := httpx.OutcomeOf(c)
-			r.Fault, r.Dropped = out.Fault, out.Dropped // answers may not carry them (a drop, a delay)
+			r.Fault, r.Dropped = out.Fault, out.Dropped
+			r.ownerChannel, r.ownerVirtualID = out.Channel, out.VirtualID // answers may not carry them (a drop, a delay)
 			if r.Dropped {
 				r.Status = 0 // no answer was given
 			}

@@ -86,3 +86,31 @@ func TestHandedOut(t *testing.T) {
 		}
 	}
 }
+
+// A bearer call without a body is attributed to its token's owner: from
+// the bearer check when it admitted the token (however many credentials
+// were handed out since), else from the answer that handed it out.
+func TestBuilder_attributesBearerCalls(t *testing.T) {
+	b := NewBuilder()
+	issue := &Exchange{Method: "POST", Path: "/api/GetAuthToken",
+		RequestBody:  []byte(`{"CHANNELID":"CID","BDATA":"` + b64(`{"bName":"BANK","virtualId":"U1"}`) + `"}`),
+		ResponseBody: []byte(`{"BDATA":"` + b64(`{"token":"TOKEN-1"}`) + `"}`)}
+	b.record(issue)
+	list := func(token, ownerChannel string) *record {
+		x := &Exchange{Method: "GET", Path: "/api/rewards", reqPairs: headerPairs{"Authorization", "Bearer " + token}}
+		x.ownerChannel, x.ownerVirtualID = ownerChannel, ""
+		if ownerChannel != "" {
+			x.ownerVirtualID = "U9"
+		}
+		return b.record(x)
+	}
+	if r := list("TOKEN-1", ""); r.Channel != "BANK" || r.ChannelID != "CID" || r.VirtualID != "U1" {
+		t.Errorf("refused token, remembered owner: %q %q %q", r.Channel, r.ChannelID, r.VirtualID)
+	}
+	if r := list("TOKEN-2", "OTHER"); r.Channel != "OTHER" || r.VirtualID != "U9" {
+		t.Errorf("admitted token: %q %q", r.Channel, r.VirtualID)
+	}
+	if r := list("TOKEN-3", ""); r.Channel != "" {
+		t.Errorf("unknown token attributed to %q", r.Channel)
+	}
+}
