@@ -44,6 +44,7 @@ type Store struct {
 	// sweepMu serialises Sweep calls; sweepAt is where the next resumes.
 	sweepMu sync.Mutex
 	sweepAt sweepCursor
+	sweep   sweepIdle
 }
 
 // Options tune Open.

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -24,6 +25,36 @@ type SweepResult struct {
 	Wrapped bool
 }
 
+// sweepIdle is what lets Sweep skip passes that cannot find anything.
+type sweepIdle struct {
+	// open: a pass is under way (started, not yet wrapped); keptMin is
+	// the earliest expiry it kept.
+	open    bool
+	keptMin time.Time
+	// idleUntil: the last full pass kept nothing expiring before it.
+	idleUntil time.Time
+	// issuedMin is the earliest expiry (Unix ns) of a token or session
+	// committed since the pass began; 0: none.
+	issuedMin atomic.Int64
+}
+
+// neverDue stands for "nothing the last pass kept ever expires".
+var neverDue = time.Unix(1<<62, 0)
+
+// noteIssued tells the sweep of a committed record's expiry.
+func (s *Store) noteIssued(expires time.Time) {
+	if expires.IsZero() {
+		return
+	}
+	n := expires.UnixNano()
+	for {
+		cur := s.sweep.issuedMin.Load()
+		if cur != 0 && cur <= n || s.sweep.issuedMin.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
+
 // sweepCursor is where the next Sweep resumes in each bucket.
 type sweepCursor struct{ tokens, sessions []byte }
 
@@ -39,13 +70,26 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 	}
 	s.sweepMu.Lock()
 	defer s.sweepMu.Unlock()
+	if !s.sweep.open {
+		// A full pass found nothing due before idleUntil, and nothing
+		// issued since expires earlier: no record can be due yet, so the
+		// pass is not read again (it decoded every token and session once
+		// a second, a cost that grew with the store; issue 25).
+		if !s.sweep.idleUntil.IsZero() && !s.sweep.idleUntil.Before(cutoff) {
+			if n := s.sweep.issuedMin.Load(); n == 0 || !time.Unix(0, n).Before(cutoff) {
+				return SweepResult{Wrapped: true}, nil
+			}
+		}
+		s.sweep.open, s.sweep.keptMin = true, time.Time{}
+		s.sweep.issuedMin.Store(0)
+	}
 	var res SweepResult
 	var goneTokens, goneSessions []string
 	next := s.sweepAt
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		var wrapT, wrapS bool
 		var err error
-		goneTokens, next.tokens, wrapT, err = sweepBucket(tx, bucketTokens, bucketTokensByUser, s.sweepAt.tokens, limit, cutoff, &res.Examined,
+		goneTokens, next.tokens, wrapT, err = sweepBucket(tx, bucketTokens, bucketTokensByUser, s.sweepAt.tokens, limit, cutoff, &res.Examined, &s.sweep.keptMin,
 			func(v []byte) (string, string, time.Time, error) {
 				var t model.Token
 				err := json.Unmarshal(v, &t)
@@ -54,7 +98,7 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 		if err != nil {
 			return err
 		}
-		goneSessions, next.sessions, wrapS, err = sweepBucket(tx, bucketSessions, bucketSessionsByUser, s.sweepAt.sessions, limit, cutoff, &res.Examined,
+		goneSessions, next.sessions, wrapS, err = sweepBucket(tx, bucketSessions, bucketSessionsByUser, s.sweepAt.sessions, limit, cutoff, &res.Examined, &s.sweep.keptMin,
 			func(v []byte) (string, string, time.Time, error) {
 				var ss model.Session
 				err := json.Unmarshal(v, &ss)
@@ -67,6 +111,12 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 		return SweepResult{}, err
 	}
 	s.sweepAt = next
+	if res.Wrapped {
+		s.sweep.open, s.sweep.idleUntil = false, s.sweep.keptMin
+		if s.sweep.idleUntil.IsZero() {
+			s.sweep.idleUntil = neverDue
+		}
+	}
 	s.tokens.drop(goneTokens)
 	s.sessions.drop(goneSessions)
 	res.Tokens, res.Sessions = len(goneTokens), len(goneSessions)
@@ -77,7 +127,7 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 // start), deletes those expired before cutoff and their index entries,
 // and returns the deleted keys and where to resume (nil, wrapped: the
 // bucket's end was reached). A record that does not decode is kept.
-func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff time.Time, examined *int,
+func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff time.Time, examined *int, keptMin *time.Time,
 	decode func([]byte) (channel, virtualID string, expires time.Time, err error)) (gone []string, resume []byte, wrapped bool, err error) {
 	b, idx := tx.Bucket(primary), tx.Bucket(index)
 	c := b.Cursor()
@@ -94,7 +144,13 @@ func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff ti
 		n++
 		resume = append([]byte(nil), k...)
 		ch, vid, exp, derr := decode(v)
-		if derr != nil || exp.IsZero() || !exp.Before(cutoff) {
+		if derr != nil || exp.IsZero() {
+			continue
+		}
+		if !exp.Before(cutoff) {
+			if keptMin.IsZero() || exp.Before(*keptMin) {
+				*keptMin = exp
+			}
 			continue
 		}
 		victims = append(victims, victim{resume, ChannelKey(ch, vid, string(k))})

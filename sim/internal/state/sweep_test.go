@@ -131,3 +131,47 @@ func TestSweep_forgetsRemembered(t *testing.T) {
 		t.Fatalf("swept token still answers: %v", err)
 	}
 }
+
+// A full pass that finds nothing due is not read again until the clock
+// reaches the earliest expiry it kept, or a record issued since expires
+// earlier (issue 25: a pass decoded every token once a second).
+func TestSweep_idlePassesReadNothing(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	put := func(name string, expires time.Time) {
+		if err := s.PutToken(model.Token{Value: name, Kind: model.UserToken, Channel: "A", VirtualID: "U", IssuedAt: now, ExpiresAt: expires}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweep := func(cutoff time.Time) SweepResult {
+		res, err := s.Sweep(cutoff, 500)
+		if err != nil || !res.Wrapped {
+			t.Fatalf("sweep: %+v %v", res, err)
+		}
+		return res
+	}
+	put("late", now.Add(10*time.Hour))
+	if res := sweep(now); res.Examined != 1 {
+		t.Fatalf("first pass examined %d, want 1", res.Examined)
+	}
+	if res := sweep(now.Add(time.Hour)); res.Examined != 0 {
+		t.Fatalf("an idle pass examined %d", res.Examined)
+	}
+	put("early", now.Add(2*time.Hour))
+	if res := sweep(now.Add(time.Hour)); res.Examined != 0 {
+		t.Fatalf("nothing is due yet, but the pass examined %d", res.Examined)
+	}
+	if res := sweep(now.Add(3 * time.Hour)); res.Tokens != 1 || res.Examined != 2 {
+		t.Fatalf("the early token is due: %+v", res)
+	}
+	if res := sweep(now.Add(11 * time.Hour)); res.Tokens != 1 {
+		t.Fatalf("the late token is due: %+v", res)
+	}
+	if res := sweep(now.Add(100 * time.Hour)); res.Examined != 0 {
+		t.Fatalf("an empty store was read: %+v", res)
+	}
+}

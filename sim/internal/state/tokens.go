@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -23,7 +24,7 @@ func (s *Store) PutToken(t model.Token) error {
 		return errors.New("token without a value")
 	}
 	t.IssuedAt, t.ExpiresAt = t.IssuedAt.Round(0), t.ExpiresAt.Round(0) // as read back: no monotonic reading
-	return putRemembered(s, &s.tokens, bucketTokens, bucketTokensByUser, t.Channel, t.VirtualID, t.Value, t)
+	return putRemembered(s, &s.tokens, bucketTokens, bucketTokensByUser, t.Channel, t.VirtualID, t.Value, t, t.ExpiresAt)
 }
 
 // Token looks a token up by its value; model.ErrNotFound if unknown.
@@ -39,7 +40,7 @@ func (s *Store) PutSession(sess model.Session) error {
 		return errors.New("session without an id")
 	}
 	sess.IssuedAt, sess.ExpiresAt = sess.IssuedAt.Round(0), sess.ExpiresAt.Round(0)
-	return putRemembered(s, &s.sessions, bucketSessions, bucketSessionsByUser, sess.Channel, sess.VirtualID, sess.ID, sess)
+	return putRemembered(s, &s.sessions, bucketSessions, bucketSessionsByUser, sess.Channel, sess.VirtualID, sess.ID, sess, sess.ExpiresAt)
 }
 
 // Session looks a session up by id; model.ErrNotFound if unknown.
@@ -51,7 +52,7 @@ func (s *Store) Session(id string) (model.Session, error) {
 
 // putRemembered writes a record that never changes once written (and its
 // user index) in one group commit, then remembers it.
-func putRemembered[T any](s *Store, r *recall[T], b, byUser []byte, channel, virtualID, key string, v T) error {
+func putRemembered[T any](s *Store, r *recall[T], b, byUser []byte, channel, virtualID, key string, v T, expires time.Time) error {
 	gen := r.generation()
 	err := s.groupUpdate(func(tx *bolt.Tx) error {
 		if err := indexUser(tx, byUser, channel, virtualID, key); err != nil {
@@ -61,6 +62,7 @@ func putRemembered[T any](s *Store, r *recall[T], b, byUser []byte, channel, vir
 	})
 	if err == nil {
 		r.put(gen, key, v)
+		s.noteIssued(expires) // after the commit: a pass begun since reads the record
 	}
 	return err
 }
