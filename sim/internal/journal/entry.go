@@ -90,18 +90,30 @@ func Fingerprint(secret string) string {
 	return "~fp:" + hex.EncodeToString(sum[:8])
 }
 
-// secretHeader reports whether a header's value is a credential.
+// secretHeader reports whether a header's value is a credential. It
+// runs for every header of every exchange in the journal's writer, so it
+// lowers the name into a buffer on the stack rather than a new string.
 func secretHeader(name string) bool {
-	n := strings.ToLower(name)
-	if n == "authorization" || n == "proxy-authorization" || n == "cookie" || n == "set-cookie" {
+	var buf [64]byte
+	if len(name) > len(buf) {
+		return secretLower(strings.ToLower(name))
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return secretLower(string(buf[:len(name)]))
+}
+
+func secretLower(n string) bool {
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
 		return true
 	}
-	for _, w := range []string{"key", "secret", "token", "password"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(n, "key") || strings.Contains(n, "secret") || strings.Contains(n, "token") || strings.Contains(n, "password")
 }
 
 // MaskValue masks one credential header value: the scheme word is kept
