@@ -18,7 +18,13 @@ type JournalRecord struct {
 	Seq  uint64
 	At   time.Time
 	Data []byte
+	// Framed says Data begins with 8 bytes left free for the time, which
+	// JournalWrite fills in place instead of copying the record.
+	Framed bool
 }
+
+// JournalFrame is how many bytes a framed record leaves at its start.
+const JournalFrame = 8
 
 func seqKey(seq uint64) []byte {
 	k := make([]byte, 8)
@@ -73,15 +79,29 @@ func (s *Store) JournalWrite(jb JournalBatch) (int64, error) {
 			return err
 		}
 		b := tx.Bucket(bucketJournal)
+		// Keys only grow: full pages, not bbolt's half-full split.
+		b.FillPercent = 1.0
 		n := journalLen(b)
+		var last uint64
+		if k, _ := b.Cursor().Last(); k != nil {
+			last = binary.BigEndian.Uint64(k)
+		}
 		for _, r := range jb.Records {
-			v := make([]byte, 8+len(r.Data))
+			var v []byte
+			if r.Framed {
+				v = r.Data
+			} else {
+				v = make([]byte, 8+len(r.Data))
+				copy(v[8:], r.Data)
+			}
 			binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
-			copy(v[8:], r.Data)
 			k := seqKey(r.Seq)
-			if b.Get(k) == nil {
+			// A number past the last is new; only an older one can
+			// replace a record.
+			if r.Seq > last || b.Get(k) == nil {
 				n++
 			}
+			last = max(last, r.Seq)
 			if err := b.Put(k, v); err != nil {
 				return err
 			}
