@@ -1,13 +1,26 @@
 package state
 
 import (
+	"cmp"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 // maxGroup bounds the calls one group commit carries.
 const maxGroup = 1000
+
+// A group of fewer than gatherBelow calls waits gatherFor before its
+// commit, so calls arriving meanwhile share it. In make load's A/B (8 and
+// 200 µs against none, same run) a signed call's server CPU fell about
+// 10% and a GetReward's 15 to 25%: a commit costs about the same for one
+// call as for eight.
+const (
+	gatherBelow = 8
+	gatherFor   = 200 * time.Microsecond
+)
 
 // group is a leader-based group commit. db.Batch starts a new batch
 // after a timer (MaxBatchDelay) even while the previous one is still
@@ -20,6 +33,9 @@ type group struct {
 	mu      sync.Mutex
 	pending []groupCall
 	leading bool
+	commits atomic.Int64 // group commits made (tests)
+	// gather is gatherFor unless a test widens it before any call.
+	gather time.Duration
 }
 
 type groupCall struct {
@@ -47,6 +63,13 @@ func (s *Store) leadGroup() {
 	g := &s.group
 	for {
 		g.mu.Lock()
+		if len(g.pending) < gatherBelow {
+			// A small group waits a moment for company: a commit costs
+			// about the same for one call as for ten.
+			g.mu.Unlock()
+			time.Sleep(cmp.Or(g.gather, gatherFor))
+			g.mu.Lock()
+		}
 		calls := g.pending
 		if len(calls) > maxGroup {
 			calls, g.pending = calls[:maxGroup:maxGroup], calls[maxGroup:]
@@ -59,6 +82,7 @@ func (s *Store) leadGroup() {
 			return
 		}
 		g.mu.Unlock()
+		g.commits.Add(1)
 		err := s.db.Update(func(tx *bolt.Tx) error {
 			for _, c := range calls {
 				if err := c.fn(tx); err != nil {
