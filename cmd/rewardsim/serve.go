@@ -54,16 +54,16 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && cfg.MemoryLimit > 0 {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 		// Under that limit the GC need not also run at every doubling of
-		// a small live heap: at GOGC 400 it ran a quarter as often, and
-		// make load's server CPU per request fell 10 to 20% (issue 25).
+		// a small live heap: at GOGC 400 make load's server CPU per
+		// request fell 10 to 20% (issue 25).
 		// The limit still bounds the heap; GOGC, when set, wins.
 		if _, set := os.LookupEnv("GOGC"); !set {
 			debug.SetGCPercent(gcPercent)
 		}
 	}
 	// Log lines are written in batches (one write per flushEvery, not
-	// one per request line: the write was half the line's cost, issue
-	// 25), flushed when serve returns.
+	// one per request line: the write was a third of the line's cost,
+	// issue 25), flushed when serve returns.
 	logOut := newFlushingWriter(cmd.ErrOrStderr(), flushEvery)
 	defer logOut.Close()
 	var handler slog.Handler = slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})
