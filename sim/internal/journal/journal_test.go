@@ -287,3 +287,44 @@ func TestScan_pagesByBytesAndHandsEveryEntryOnce(t *testing.T) {
 		t.Fatalf("a Scan stopped at the 150th entry saw %d, %v", got, err)
 	}
 }
+
+// clause: SIM-4
+// A journal page holds at most maxPageBytes of bodies, whatever its
+// limit: it ends early with Next set, and following Next hands over
+// every entry once.
+func TestQuery_pageBoundedByBytes(t *testing.T) {
+	j, _, _ := open(t, Options{})
+	big := []byte(`"` + strings.Repeat("x", 60<<10) + `"`)
+	const n = 300 // about 18 MiB of bodies
+	ctx := context.Background()
+	for i := range n {
+		j.RecordWebhook(WebhookAttempt{At: time.Now(), URL: "http://pub.test/hook", Channel: "DEMOBANK", RequestBody: big, Status: 200})
+		if i%50 == 49 { // under the queue's byte bound
+			if err := j.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	seen, pages := 0, 0
+	for after := uint64(0); ; pages++ {
+		p, err := j.Query(ctx, Filter{After: after, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := 0
+		for _, e := range p.Entries {
+			held += e.bodyBytes()
+		}
+		if held > maxPageBytes+len(big)+64 {
+			t.Fatalf("a page held %d bytes of bodies, bound %d", held, maxPageBytes)
+		}
+		seen += len(p.Entries)
+		if p.Next == 0 {
+			break
+		}
+		after = p.Next
+	}
+	if seen != n || pages < 2 {
+		t.Fatalf("%d entries over %d pages, want %d over several", seen, pages+1, n)
+	}
+}

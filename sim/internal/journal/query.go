@@ -77,15 +77,27 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 	if p.Stored, err = j.store.JournalCount(); err != nil {
 		return p, err
 	}
+	held := 0
 	err = j.scan(ctx, f, func(e Entry) bool {
-		if f.Limit > 0 && len(p.Entries) == f.Limit {
+		if f.Limit > 0 && len(p.Entries) == f.Limit || held >= maxPageBytes {
 			p.Next = p.Entries[len(p.Entries)-1].Seq
 			return false
 		}
 		p.Entries = append(p.Entries, e)
+		held += e.bodyBytes()
 		return true
 	})
 	return p, err
+}
+
+// maxPageBytes bounds the bodies one Query page holds: 1,000 entries of
+// 64 KiB bodies were 128 MiB in one answer (issue 23). A page ends early
+// beyond it, with Next set, so a reader that follows Next sees them all.
+const maxPageBytes = 8 << 20
+
+func (e Entry) bodyBytes() int {
+	return len(e.Request.Body) + len(e.Request.BDATA) + len(e.Request.Text) +
+		len(e.Response.Body) + len(e.Response.BDATA) + len(e.Response.Text)
 }
 
 // Scan flushes pending entries, then calls fn with every entry f selects
