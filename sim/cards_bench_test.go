@@ -87,7 +87,12 @@ func benchSend(b *testing.B, c *http.Client, req *http.Request, want []byte) {
 // BenchmarkGetRewardNewCard issues one new card per call (a new user and
 // extTransactionId each time), 64 callers in parallel.
 func BenchmarkGetRewardNewCard(b *testing.B) {
-	s := simtest.New(b)
+	benchNewCards(b, simtest.New(b), "B", "cards/s")
+}
+
+// benchNewCards measures GetReward issuing a new card to a new user each
+// call (users named by prefix), benchParallelism callers at once.
+func benchNewCards(b *testing.B, s *simtest.Server, prefix, unit string) {
 	ref, err := s.Client.ReferenceToken(b.Context())
 	if err != nil {
 		b.Fatal(err)
@@ -96,11 +101,11 @@ func BenchmarkGetRewardNewCard(b *testing.B) {
 	var n atomic.Int64
 	b.SetParallelism(benchParallelism())
 	b.ReportAllocs()
-	benchMeasure(b, "cards/s", func() {
+	benchMeasure(b, unit, func() {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				i := n.Add(1)
-				body := fmt.Appendf(nil, `{"channelName":"DEMOBANK","virtualId":"BV-%d","triggerEventType":"UPI","extTransactionId":"BX%d","amount":100.00,"dateandtime":"15012026100000"}`, i, i)
+				body := fmt.Appendf(nil, `{"channelName":"DEMOBANK","virtualId":"%sV-%d","triggerEventType":"UPI","extTransactionId":"%sX%d","amount":100.00,"dateandtime":"15012026100000"}`, prefix, i, prefix, i)
 				benchPost(b, c, s.RewardsURL+"/api/GetReward", ref.ReferenceKey, body, []byte(`"status":true`))
 			}
 		})

@@ -1,11 +1,9 @@
 package sim_test
 
 import (
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim"
@@ -42,23 +40,7 @@ func BenchmarkObserverCost(b *testing.B) {
 			defer logFile.Close()
 			s := simtest.New(b, simtest.WithJournal(sim.JournalOptions{Disabled: mode.journalOff}),
 				simtest.WithLogger(slog.New(slog.NewTextHandler(logFile, nil))))
-			ref, err := s.Client.ReferenceToken(b.Context())
-			if err != nil {
-				b.Fatal(err)
-			}
-			c := benchClient()
-			var n atomic.Int64
-			b.SetParallelism(benchParallelism())
-			b.ReportAllocs()
-			benchMeasure(b, "req/s", func() {
-				b.RunParallel(func(pb *testing.PB) {
-					for pb.Next() {
-						i := n.Add(1)
-						body := fmt.Appendf(nil, `{"channelName":"DEMOBANK","virtualId":"OB-%d","triggerEventType":"UPI","extTransactionId":"OX%d","amount":100.00,"dateandtime":"15012026100000"}`, i, i)
-						benchPost(b, c, s.RewardsURL+"/api/GetReward", ref.ReferenceKey, body, []byte(`"status":true`))
-					}
-				})
-			})
+			benchNewCards(b, s, "O", "req/s")
 		})
 	}
 }
