@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bytes"
-	"encoding/base64"
 	"strings"
 	"sync"
 )
@@ -63,36 +62,48 @@ var known = struct {
 	// signLens are the lengths of the remembered signatures: few (one
 	// per key size in use), so a scan tries each at a candidate start.
 	signLens []int
-}{opaque: hashRing{max: maxKnown}, signs: hashRing{max: maxSigns}}
+}{opaque: hashRing{oldestFirst[uint64, struct{}]{max: maxKnown}}, signs: hashRing{oldestFirst[uint64, struct{}]{max: maxSigns}}}
 
-// hashRing is a bounded set of hashes; adding one beyond the bound
-// forgets the oldest.
-type hashRing struct {
-	set       map[uint64]struct{}
-	ring      []uint64
+// oldestFirst is a bounded map: putting a new key beyond max forgets the
+// oldest. The hashes to mask, the secKeys and the credentials' owners
+// are each one.
+type oldestFirst[K comparable, V any] struct {
+	m         map[K]V
+	ring      []K
 	next, max int
 }
 
-func (r *hashRing) add(h uint64) bool {
-	if _, ok := r.set[h]; ok {
-		return false
+// put stores v under k and reports whether k is new.
+func (r *oldestFirst[K, V]) put(k K, v V) bool {
+	if r.m == nil {
+		r.m = map[K]V{}
 	}
-	if r.set == nil {
-		r.set = map[uint64]struct{}{}
+	_, had := r.m[k]
+	if !had {
+		if len(r.ring) < r.max {
+			r.ring = append(r.ring, k)
+		} else {
+			delete(r.m, r.ring[r.next])
+			r.ring[r.next] = k
+			r.next = (r.next + 1) % r.max
+		}
 	}
-	if len(r.ring) < r.max {
-		r.ring = append(r.ring, h)
-	} else {
-		delete(r.set, r.ring[r.next])
-		r.ring[r.next] = h
-		r.next = (r.next + 1) % r.max
-	}
-	r.set[h] = struct{}{}
-	return true
+	r.m[k] = v
+	return !had
 }
 
+func (r *oldestFirst[K, V]) get(k K) (V, bool) {
+	v, ok := r.m[k]
+	return v, ok
+}
+
+// hashRing is a bounded set of hashes.
+type hashRing struct{ oldestFirst[uint64, struct{}] }
+
+func (r *hashRing) add(h uint64) bool { return r.put(h, struct{}{}) }
+
 func (r *hashRing) has(h uint64) bool {
-	_, ok := r.set[h]
+	_, ok := r.m[h]
 	return ok
 }
 
@@ -156,7 +167,10 @@ func containsInt(xs []int, x int) bool {
 
 // learner gathers the values one exchange names before they are added
 // under one lock, and says which were new (for the journal to persist).
-type learner struct{ ms []Mask }
+type learner struct {
+	ms    []Mask
+	bdata *bdataMemo // nil: decode each BDATA
+}
 
 func (l *learner) opaque(v []byte) {
 	if len(v) == opaqueLen {
@@ -198,7 +212,7 @@ var (
 func (l *learner) learnFrom(body []byte, text string) {
 	l.fields(body)
 	if v, ok := stringField(body, bdataKeyName); ok && len(v) > 0 {
-		if raw, err := base64.StdEncoding.AppendDecode(nil, v); err == nil {
+		if raw, ok := l.bdata.decodeBytes(v); ok {
 			l.fields(raw)
 		}
 	}
@@ -384,7 +398,7 @@ func maskHashed(s string, with func(secret string) string) string {
 // ':', a space ...), so the scan costs a hash per candidate, not per
 // byte. The caller holds known's read lock.
 func maskSigns(s string, with func(secret string) string) string {
-	if len(known.signs.set) == 0 {
+	if len(known.signs.m) == 0 {
 		return s
 	}
 	var b strings.Builder
@@ -410,7 +424,7 @@ func maskSigns(s string, with func(secret string) string) string {
 // maskTokens replaces remembered tokens in s: whole base64url runs of
 // opaqueLen. The caller holds known's read lock.
 func maskTokens(s string, with func(secret string) string) string {
-	if len(known.opaque.set) == 0 {
+	if len(known.opaque.m) == 0 {
 		return s
 	}
 	var b strings.Builder
@@ -442,7 +456,7 @@ func maskTokens(s string, with func(secret string) string) string {
 // raw or with %XX escapes, and where its form ends; buf holds the
 // decoded form. The caller holds known's read lock.
 func knownSignAt(s string, i int, buf []byte) (end int, raw string, ok bool) {
-	if len(known.signs.set) == 0 || !isSignChar(s[i]) {
+	if len(known.signs.m) == 0 || !isSignChar(s[i]) {
 		return 0, "", false
 	}
 	for _, n := range known.signLens {

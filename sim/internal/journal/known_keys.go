@@ -24,11 +24,9 @@ const maxKeys = 1 << 12
 
 var secKeys = struct {
 	sync.RWMutex
-	keys  map[string]struct{}
+	keys  oldestFirst[string, struct{}]
 	order []string // longest first, so a key inside another masks last
-	ring  []string
-	next  int
-}{keys: map[string]struct{}{}}
+}{keys: oldestFirst[string, struct{}]{max: maxKeys}}
 
 // LearnSecKey remembers channels' secKeys so they are masked wherever
 // they appear.
@@ -37,25 +35,13 @@ func LearnSecKey(values ...string) {
 	defer secKeys.Unlock()
 	changed := false
 	for _, v := range values {
-		if v == "" {
-			continue
+		if v != "" && secKeys.keys.put(v, struct{}{}) {
+			changed = true
 		}
-		if _, ok := secKeys.keys[v]; ok {
-			continue
-		}
-		if len(secKeys.ring) < maxKeys {
-			secKeys.ring = append(secKeys.ring, v)
-		} else {
-			delete(secKeys.keys, secKeys.ring[secKeys.next])
-			secKeys.ring[secKeys.next] = v
-			secKeys.next = (secKeys.next + 1) % maxKeys
-		}
-		secKeys.keys[v] = struct{}{}
-		changed = true
 	}
 	if changed {
-		order := make([]string, 0, len(secKeys.keys))
-		for k := range secKeys.keys {
+		order := make([]string, 0, len(secKeys.keys.m))
+		for k := range secKeys.keys.m {
 			order = append(order, k)
 		}
 		sort.Slice(order, func(i, j int) bool {

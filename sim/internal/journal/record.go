@@ -79,7 +79,7 @@ type envelopeFields struct {
 // without regard to case, the last of a repeated key, fields of another
 // type left empty, nothing from invalid JSON), without its reflection:
 // the writer runs it for every exchange (issue 25).
-func requestIdentity(xChannelID string, body []byte) (channel, channelID, virtualID string) {
+func requestIdentity(xChannelID string, body []byte, bdata *bdataMemo) (channel, channelID, virtualID string) {
 	channelID = xChannelID
 	var top envelopeFields
 	if len(body) == 0 || body[0] != '{' || !readFields(body, &top) {
@@ -90,7 +90,7 @@ func requestIdentity(xChannelID string, body []byte) (channel, channelID, virtua
 	}
 	var inner envelopeFields
 	if top.BDATA != "" {
-		if raw, err := base64.StdEncoding.DecodeString(top.BDATA); err == nil {
+		if raw, ok := bdata.decodeString(top.BDATA); ok {
 			readFields(raw, &inner) // invalid JSON leaves every field empty
 		}
 	}
@@ -207,7 +207,7 @@ var bdataKey = []byte(`"BDATA"`)
 // handedOut returns the credentials an envelope answer hands out: its
 // BDATA's token and referenceKey (read as json.Unmarshal would, without
 // its reflection).
-func handedOut(body []byte) []string {
+func handedOut(body []byte, bdata *bdataMemo) []string {
 	if !bytes.Contains(body, bdataKey) {
 		return nil
 	}
@@ -215,8 +215,8 @@ func handedOut(body []byte) []string {
 	if !readFields(body, &env) || env.BDATA == "" {
 		return nil
 	}
-	raw, err := base64.StdEncoding.DecodeString(env.BDATA)
-	if err != nil || !json.Valid(raw) {
+	raw, ok := bdata.decodeString(env.BDATA)
+	if !ok || !json.Valid(raw) {
 		return nil
 	}
 	var token, refKey string
@@ -254,4 +254,56 @@ func handedOut(body []byte) []string {
 		}
 	}
 	return out
+}
+
+// bdataMemo decodes an envelope's base64 BDATA once for the writer's
+// several readings of one exchange (learning its credentials, its
+// identity, what its answer hands out), which each found the same value.
+// Its two slots hold a request's and an answer's; a nil memo decodes
+// every time.
+// The decoded bytes are only read.
+type bdataMemo struct {
+	src  [2]string
+	out  [2][]byte
+	ok   [2]bool
+	used int
+}
+
+func (m *bdataMemo) decodeString(s string) ([]byte, bool) {
+	if m == nil {
+		raw, err := base64.StdEncoding.DecodeString(s)
+		return raw, err == nil
+	}
+	for i := range m.used {
+		if m.src[i] == s {
+			return m.out[i], m.ok[i]
+		}
+	}
+	raw, err := base64.StdEncoding.DecodeString(s)
+	m.keep(s, raw, err == nil)
+	return raw, err == nil
+}
+
+func (m *bdataMemo) decodeBytes(v []byte) ([]byte, bool) {
+	if m == nil {
+		raw, err := base64.StdEncoding.AppendDecode(nil, v)
+		return raw, err == nil
+	}
+	for i := range m.used {
+		if m.src[i] == string(v) {
+			return m.out[i], m.ok[i]
+		}
+	}
+	raw, err := base64.StdEncoding.AppendDecode(nil, v)
+	m.keep(string(v), raw, err == nil)
+	return raw, err == nil
+}
+
+// keep fills a free slot; beyond two values it keeps nothing.
+func (m *bdataMemo) keep(s string, raw []byte, ok bool) {
+	if m.used == len(m.src) {
+		return
+	}
+	m.src[m.used], m.out[m.used], m.ok[m.used] = s, raw, ok
+	m.used++
 }

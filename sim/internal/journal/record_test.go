@@ -52,7 +52,7 @@ func TestRequestIdentity_asJSONUnmarshal(t *testing.T) {
 	}
 	for _, body := range bodies {
 		for _, hdr := range []string{"", "HDR"} {
-			c1, id1, v1 := requestIdentity(hdr, []byte(body))
+			c1, id1, v1 := requestIdentity(hdr, []byte(body), nil)
 			c2, id2, v2 := identityByReflection(hdr, []byte(body))
 			if c1 != c2 || id1 != id2 || v1 != v2 {
 				t.Errorf("body %s, header %q: scanner (%q %q %q), json.Unmarshal (%q %q %q)", body, hdr, c1, id1, v1, c2, id2, v2)
@@ -74,7 +74,7 @@ func TestHandedOut(t *testing.T) {
 		{`{"BDATA":"` + b64(`not json`) + `"}`, nil},
 		{`{"status":true}`, nil},
 	} {
-		got := handedOut([]byte(c.body))
+		got := handedOut([]byte(c.body), nil)
 		if len(got) != len(c.want) {
 			t.Errorf("%s: %q, want %q", c.body, got, c.want)
 			continue
@@ -112,5 +112,27 @@ func TestBuilder_attributesBearerCalls(t *testing.T) {
 	}
 	if r := list("TOKEN-3", ""); r.Channel != "" {
 		t.Errorf("unknown token attributed to %q", r.Channel)
+	}
+}
+
+// The memo decodes each BDATA once and answers as a fresh decode would,
+// undecodable values included.
+func TestBDATAMemo(t *testing.T) {
+	var m bdataMemo
+	for range 2 {
+		for _, c := range []struct {
+			src  string
+			want string
+			ok   bool
+		}{{b64(`{"a":1}`), `{"a":1}`, true}, {"%%%", "", false}, {b64(`{"b":2}`), `{"b":2}`, true}} {
+			raw, ok := m.decodeString(c.src)
+			rawB, okB := m.decodeBytes([]byte(c.src))
+			if ok != c.ok || okB != c.ok || c.ok && (string(raw) != c.want || string(rawB) != c.want) {
+				t.Errorf("%q: %q %v / %q %v", c.src, raw, ok, rawB, okB)
+			}
+		}
+	}
+	if m.used != 2 {
+		t.Errorf("the memo holds %d values, want its two slots", m.used)
 	}
 }
