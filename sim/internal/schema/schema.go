@@ -190,16 +190,30 @@ func (s *Set) reason(absKeywordLocation string) string {
 
 // ValidateJSON decodes raw and validates it against the named schema.
 func (s *Set) ValidateJSON(name string, raw []byte) error {
+	_, err := s.DecodeValid(name, raw)
+	return err
+}
+
+// DecodeValid is ValidateJSON that also returns the decoded value (as
+// DecodeJSON makes it), so a caller reads its fields without a second
+// decode.
+func (s *Set) DecodeValid(name string, raw []byte) (any, error) {
 	v, err := DecodeJSON(raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.Validate(name, v)
+	if err := s.Validate(name, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // DecodeJSON decodes raw the way the validator expects: numbers kept as
 // json.Number, exactly one value, nothing trailing.
 func DecodeJSON(raw []byte) (any, error) {
+	if v, ok := decodeFast(raw); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
