@@ -66,25 +66,31 @@ func SignedOverDecodedJSON(pub *rsa.PublicKey, bdata, sign string) bool {
 // base64-encoded. SIGN is made over this very string, so the bytes a
 // publisher decodes are the bytes that were signed.
 func Encode(payload any) (string, error) {
-	raw := encodeBufs.Get().(*bytes.Buffer)
+	bufs := encodeBufs.Get().(*encodeBuf)
 	defer func() {
-		if raw.Cap() <= maxPooledEncode {
-			encodeBufs.Put(raw)
+		if bufs.json.Cap() <= maxPooledEncode {
+			encodeBufs.Put(bufs)
 		}
 	}()
-	raw.Reset()
-	enc := json.NewEncoder(raw)
+	bufs.json.Reset()
+	enc := json.NewEncoder(&bufs.json)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(payload); err != nil {
 		return "", fmt.Errorf("encode BDATA: %w", err)
 	}
-	return base64.StdEncoding.EncodeToString(bytes.TrimSuffix(raw.Bytes(), []byte("\n"))), nil
+	bufs.b64 = base64.StdEncoding.AppendEncode(bufs.b64[:0], bytes.TrimSuffix(bufs.json.Bytes(), []byte("\n")))
+	return string(bufs.b64), nil
 }
 
-// encodeBufs hold the JSON of an answer until it is base64-encoded (it
-// never leaves Encode); an answer larger than maxPooledEncode (a long
-// listing) is not kept.
-var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// encodeBufs hold an answer's JSON and its base64 until the BDATA string
+// is made (they never leave Encode); an answer larger than
+// maxPooledEncode (a long listing) is not kept.
+var encodeBufs = sync.Pool{New: func() any { return new(encodeBuf) }}
+
+type encodeBuf struct {
+	json bytes.Buffer
+	b64  []byte
+}
 
 const maxPooledEncode = 64 << 10
 

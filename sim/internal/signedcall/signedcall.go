@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -195,9 +196,23 @@ func WriteEnvelope(c echo.Context, env envelope.Envelope) error {
 	if c.Echo().Debug || c.Request().URL.RawQuery != "" {
 		return c.JSON(http.StatusOK, env)
 	}
-	b, ok := env.AppendJSON(make([]byte, 0, len(env.CHANNELID)+len(env.SIGN)+len(env.BDATA)+40))
+	buf := answerBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledAnswer {
+			answerBufs.Put(buf) // a Writer keeps no reference to what it is given
+		}
+	}()
+	b, ok := env.AppendJSON((*buf)[:0])
 	if !ok {
 		return c.JSON(http.StatusOK, env)
 	}
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, append(b, '\n'))
+	b = append(b, '\n')
+	*buf = b
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
 }
+
+// answerBufs hold sealed answers while they are written (a few hundred
+// bytes; a larger one than maxPooledAnswer is not kept).
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxPooledAnswer = 64 << 10
