@@ -59,7 +59,7 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 		b = append(b, `,"isAlreadyRewarded":`...)
 		b = strconv.AppendBool(b, c.Revealed())
 		b = append(b, `,"createdDateTime":"`...)
-		b = c.CreatedAt.In(loc).AppendFormat(b, DateTimeMs) // digits and separators only
+		b = appendDateTimeMs(b, c.CreatedAt.In(loc)) // digits and separators only
 		b = append(b, `","trackLink":[`...)
 		if c.Channel != channel || i == 0 {
 			channel, escaped = c.Channel, url.QueryEscape(c.Channel)
@@ -108,6 +108,30 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 	return append(b, ']')
 }
 
+// appendDateTimeMs is t.AppendFormat(b, DateTimeMs) without parsing the
+// layout each time, for years 0 to 9999.
+func appendDateTimeMs(b []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, DateTimeMs)
+	}
+	hour, minute, sec := t.Clock()
+	ms := t.Nanosecond() / 1e6 // truncated, as the layout's .000
+	return append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), ' ',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':', byte('0'+sec/10), byte('0'+sec%10), '.',
+		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+}
+
+// jsonPlain is the ASCII bytes encoding/json writes as they are (no HTML
+// escaping): printable, DEL included, but for `"` and `\`.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendJSONString appends s as a JSON string the way encoding/json does
 // without HTML escaping: `"` and `\` and control characters escaped (\b,
 // \f, \n, \r, \t short), invalid UTF-8 as \ufffd, U+2028 and U+2029 as
@@ -117,11 +141,11 @@ func appendJSONString[S []byte | string](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if jsonPlain[s[i]] {
+			i++
+			continue
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -102,6 +102,22 @@ func TestAppendJSONString(t *testing.T) {
 	}
 }
 
+// appendDateTimeMs writes what the layout DateTimeMs writes, in and
+// outside the years it formats itself.
+func TestAppendDateTimeMs(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 2))
+	times := []time.Time{{}, time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(0, 1, 1, 0, 0, 0, 1e6-1, time.UTC), time.Date(2026, 1, 15, 10, 0, 0, 0, time.FixedZone("", 19800))}
+	for range 5000 {
+		times = append(times, time.Unix(r.Int64N(400_000_000_000)-200_000_000_000, r.Int64N(1e9)))
+	}
+	for _, at := range times {
+		if got, want := appendDateTimeMs(nil, at), at.Format(DateTimeMs); string(got) != want {
+			t.Errorf("%v: got %s, want %s", at, got, want)
+		}
+	}
+}
+
 func BenchmarkAppendWire(b *testing.B) {
 	sc := &scenario.Scenario{Location: time.FixedZone("IST", 5*3600+1800)}
 	cards := make([]model.Card, 10)
