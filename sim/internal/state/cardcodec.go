@@ -200,13 +200,13 @@ func (d *cardDecoder) time() time.Time {
 	}
 	var t time.Time
 	if d.instants {
-		t, ok := instant(d.b[:n])
+		at, ok := instant(d.b[:n])
 		if !ok {
 			d.fail()
 			return time.Time{}
 		}
 		d.b = d.b[n:]
-		return t
+		return at
 	}
 	if err := t.UnmarshalBinary(d.b[:n]); err != nil {
 		d.fail()
