@@ -17,12 +17,20 @@ type Builder struct {
 	creds oldestFirst[uint64, ident]
 	// fresh are the masks learnt since the journal last stored them.
 	fresh []Mask
+	// masked memoizes the masking of secret header values.
+	masked maskMemo
 }
 
 type ident struct{ channel, channelID, virtualID string }
 
 // NewBuilder returns an empty builder.
-func NewBuilder() *Builder { return &Builder{creds: oldestFirst[uint64, ident]{max: maxCreds}} }
+func NewBuilder() *Builder {
+	return &Builder{creds: oldestFirst[uint64, ident]{max: maxCreds}, masked: maskMemo{oldestFirst[string, string]{max: maxMaskMemo}}}
+}
+
+// maxMaskMemo bounds the masked header values remembered (at most
+// maxMemoValue bytes each, and its fingerprint).
+const maxMaskMemo = 256
 
 // maxCreds bounds the owners remembered: they serve the CHANNELID of a
 // bearer call and the owner of a token the bearer check refused (an
@@ -48,7 +56,7 @@ func (b *Builder) record(x *Exchange) *record {
 	r := &record{
 		Kind: KindExchange, At: x.At, LatencyUs: x.Latency.Microseconds(), Listener: x.Listener,
 		Method: x.Method, Path: x.Path, Query: x.Query, Status: x.Status, ClientGone: x.ClientGone,
-		ReqHeader: x.reqPairs.masked(), ResHeader: x.resPairs.masked(),
+		reqHeader: x.reqPairs.maskedPairs(&b.masked), resHeader: x.resPairs.maskedPairs(&b.masked),
 		ReqBody: x.RequestBody, ResBody: x.ResponseBody, ReqTrunc: x.RequestTrunc, ResTrunc: x.ResTrunc,
 	}
 	if op, ok := contract.ByPath(x.Method, x.Path); ok {

@@ -338,7 +338,7 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 		r.Seq = j.next.Add(1)
 	}
 	j.taken = append(j.taken, r)
-	data := r.appendBinary(make([]byte, state.JournalFrame, state.JournalFrame+256+len(r.ReqBody)+len(r.ResBody)))
+	data := r.appendBinary(make([]byte, state.JournalFrame, state.JournalFrame+r.binarySize()))
 	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true}), waiters
 }
 

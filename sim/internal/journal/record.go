@@ -34,17 +34,27 @@ type record struct {
 	Error      string
 	ReqHeader  map[string]string
 	ResHeader  map[string]string
-	ReqBody    []byte
-	ResBody    []byte
-	ReqTrunc   bool
-	ResTrunc   bool
+	// reqHeader and resHeader are the masked headers as the writer
+	// builds them, used where the maps are nil.
+	reqHeader, resHeader headerPairs
+	ReqBody              []byte
+	ResBody              []byte
+	ReqTrunc             bool
+	ResTrunc             bool
 }
 
 // entry expands a stored record.
 func (r *record) entry() Entry {
 	e := r.summary()
-	e.Request = message(r.ReqHeader, r.ReqBody, r.ReqTrunc)
-	e.Response = message(r.ResHeader, r.ResBody, r.ResTrunc)
+	reqH, resH := r.ReqHeader, r.ResHeader
+	if reqH == nil {
+		reqH = r.reqHeader.toMap()
+	}
+	if resH == nil {
+		resH = r.resHeader.toMap()
+	}
+	e.Request = message(reqH, r.ReqBody, r.ReqTrunc)
+	e.Response = message(resH, r.ResBody, r.ResTrunc)
 	return e
 }
 
