@@ -19,6 +19,8 @@ type Builder struct {
 	fresh []Mask
 	// masked memoizes the masking of secret header values.
 	masked maskMemo
+	// learned skips learning again from a body learnt from lately.
+	learned learnMemo
 }
 
 type ident struct{ channel, channelID, virtualID string }
@@ -69,9 +71,8 @@ func (b *Builder) record(x *Exchange) *record {
 	}
 	var bdata bdataMemo // each body's BDATA decoded once for all below
 	l := learner{bdata: &bdata}
-	l.learnFrom(x.ResponseBody, "")
-	l.learnFrom(x.RequestBody, "")
-	b.fresh = l.commit(b.fresh)
+	b.fresh = b.learned.learn(&l, x.ResponseBody, b.fresh)
+	b.fresh = b.learned.learn(&l, x.RequestBody, b.fresh)
 	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.reqPairs.get("X-Channelid"), x.RequestBody, &bdata)
 	b.link(r, x, &bdata)
 	return r

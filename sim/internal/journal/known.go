@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Masking by value (issue 23): every token, referenceKey and sessionId
@@ -63,6 +64,12 @@ var known = struct {
 	// per key size in use), so a scan tries each at a candidate start.
 	signLens []int
 }{opaque: hashRing{oldestFirst[uint64, struct{}]{max: maxKnown}}, signs: hashRing{oldestFirst[uint64, struct{}]{max: maxSigns}}}
+
+// knownGen counts the changes to what is remembered to mask (a value
+// added, and with it perhaps the oldest forgotten), tokens, signatures
+// and secKeys alike: while it stands still, learning again from a body
+// already learnt from changes nothing (learnMemo).
+var knownGen atomic.Uint64
 
 // oldestFirst is a bounded map: putting a new key beyond max forgets the
 // oldest. The hashes to mask, the secKeys and the credentials' owners
@@ -124,8 +131,8 @@ func Learn(values ...string) {
 	known.Lock()
 	defer known.Unlock()
 	for _, v := range values {
-		if len(v) == opaqueLen {
-			known.opaque.add(hashOf(v))
+		if len(v) == opaqueLen && known.opaque.add(hashOf(v)) {
+			knownGen.Add(1)
 		}
 	}
 }
@@ -139,8 +146,17 @@ func Remember(ms []Mask) {
 	}
 }
 
-// remember adds m; the caller holds known's lock.
+// remember adds m and reports whether it is new; the caller holds
+// known's lock.
 func remember(m Mask) bool {
+	if rememberKind(m) {
+		knownGen.Add(1)
+		return true
+	}
+	return false
+}
+
+func rememberKind(m Mask) bool {
 	switch m.Kind {
 	case MaskOpaque:
 		return known.opaque.add(m.Hash)
@@ -169,6 +185,7 @@ func containsInt(xs []int, x int) bool {
 // under one lock, and says which were new (for the journal to persist).
 type learner struct {
 	ms    []Mask
+	keys  []string   // secKeys, remembered on commit too
 	bdata *bdataMemo // nil: decode each BDATA
 }
 
@@ -186,6 +203,9 @@ func (l *learner) sign(v []byte) {
 
 // commit remembers what was gathered and appends the new ones to fresh.
 func (l *learner) commit(fresh []Mask) []Mask {
+	if len(l.keys) > 0 {
+		LearnSecKey(l.keys...)
+	}
 	if len(l.ms) == 0 {
 		return fresh
 	}
@@ -196,6 +216,15 @@ func (l *learner) commit(fresh []Mask) []Mask {
 			fresh = append(fresh, m)
 		}
 	}
+	return fresh
+}
+
+// learnAll learns from body and remembers what it names, appending the
+// new masks to fresh; l is empty after.
+func (l *learner) learnAll(body []byte, fresh []Mask) []Mask {
+	l.learnFrom(body, "")
+	fresh = l.commit(fresh)
+	l.ms, l.keys = l.ms[:0], l.keys[:0]
 	return fresh
 }
 
@@ -237,7 +266,7 @@ func (l *learner) fields(b []byte) {
 		case "referenceKey", "token", "sessionId":
 			l.opaque(value)
 		case "secKey":
-			LearnSecKey(string(value))
+			l.keys = append(l.keys, string(value))
 		case "SIGN":
 			l.sign(value)
 		}

@@ -1,0 +1,89 @@
+package journal
+
+import (
+	"bytes"
+	"hash/maphash"
+)
+
+// learnMemo skips learning from a body the writer learnt from lately when
+// nothing remembered has changed since (knownGen): learning again would
+// add nothing. A client polling the listing gets the same 3 KB answer
+// call after call, and scanning it for credentials each time was a fifth
+// of journaling it (issue 25). What is stored is the same either way: the
+// records keep bodies as they came, and learning only feeds masking.
+type learnMemo struct {
+	seed   maphash.Seed
+	seeded bool
+	slots  [learnMemoSlots]learnSlot
+	next   int // the slot to fill next (oldest first)
+	bytes  int // the bodies' bytes held
+	skips  int // bodies not learnt from again (for tests)
+}
+
+type learnSlot struct {
+	hash uint64
+	gen  uint64 // knownGen before the body was last learnt from
+	body []byte // a copy; nil: the slot is free
+}
+
+// Bounds of the bodies the memo holds.
+const (
+	learnMemoSlots   = 32
+	learnMemoMaxBody = MaxBodyKept
+	learnMemoBytes   = 1 << 20
+)
+
+// learn learns from body through l, unless the memo says it would change
+// nothing, and remembers what it learnt (appending the new masks to
+// fresh). Each body's values are remembered before the next body is
+// looked up: remembering one can forget a value of the next.
+func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) []Mask {
+	if len(body) < opaqueLen || len(body) > learnMemoMaxBody {
+		return l.learnAll(body, fresh)
+	}
+	if !m.seeded {
+		m.seed, m.seeded = maphash.MakeSeed(), true
+	}
+	h := maphash.Bytes(m.seed, body)
+	gen := knownGen.Load()
+	for i := range m.slots {
+		s := &m.slots[i]
+		if s.body != nil && s.hash == h && s.gen == gen && bytes.Equal(s.body, body) {
+			m.skips++
+			return fresh
+		}
+	}
+	// gen is read before learning: if learning changes what is
+	// remembered, the body is learnt from once more next time, and only
+	// a pass that changed nothing lets the memo skip the next.
+	fresh = l.learnAll(body, fresh)
+	m.keep(h, gen, body)
+	return fresh
+}
+
+// keep stores body in the oldest slot (or the one holding the same body).
+func (m *learnMemo) keep(h, gen uint64, body []byte) {
+	for i := range m.slots {
+		if s := &m.slots[i]; s.body != nil && s.hash == h && bytes.Equal(s.body, body) {
+			s.gen = gen
+			return
+		}
+	}
+	for m.bytes+len(body) > learnMemoBytes {
+		m.drop(m.next)
+		m.next = (m.next + 1) % learnMemoSlots
+	}
+	m.drop(m.next)
+	s := &m.slots[m.next]
+	s.hash, s.gen, s.body = h, gen, append(s.body[:0], body...)
+	m.bytes += len(body)
+	m.next = (m.next + 1) % learnMemoSlots
+}
+
+func (m *learnMemo) drop(i int) {
+	s := &m.slots[i]
+	if s.body != nil {
+		m.bytes -= len(s.body)
+		s.body = nil
+	}
+}
