@@ -25,7 +25,8 @@ func processCPU() time.Duration {
 // read as the process's CPU per request with the journal on and off. Two
 // sizes: a GetReward (a 150-byte request, a 300-byte answer) and the
 // listing of 10 cards (a GET with a bearer token, a 3 KB answer, the same
-// each time, as a client polling it sees). The observers the writer feeds
+// each time, as a client polling it sees); journal=full is the journal
+// at its bound. The observers the writer feeds
 // are in BenchmarkObserver (package sim).
 func BenchmarkMiddleware(b *testing.B) {
 	const reqBody = `{"channelName":"DEMOBANK","virtualId":"BV-1","triggerEventType":"UPI","extTransactionId":"BX1","amount":100.00,"dateandtime":"15012026100000"}`
@@ -58,9 +59,13 @@ func BenchmarkMiddleware(b *testing.B) {
 			name  string
 			off   bool
 			queue int
+			max   int
 		}{
-			{"journal=off", true, 0},
-			{"journal=on", false, 1 << 16},
+			{"journal=off", true, 0, 0},
+			{"journal=on", false, 1 << 16, 0},
+			// At its bound, as a long run's journal is: each commit drops
+			// as many records as it adds.
+			{"journal=full", false, 1 << 16, 1000},
 		} {
 			b.Run(size.name+"/"+mode.name, func(b *testing.B) {
 				st, err := state.Open(b.TempDir(), state.Options{NoSync: true})
@@ -68,7 +73,7 @@ func BenchmarkMiddleware(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer st.Close()
-				j, err := Open(st, Options{Disabled: mode.off, Queue: mode.queue})
+				j, err := Open(st, Options{Disabled: mode.off, Queue: mode.queue, MaxEntries: mode.max})
 				if err != nil {
 					b.Fatal(err)
 				}
