@@ -18,6 +18,11 @@ type learnMemo struct {
 	next   int // the slot to fill next (oldest first)
 	bytes  int // the bodies' bytes held
 	skips  int // bodies not learnt from again (for tests)
+	// seen are the hashes of bodies learnt from once, oldest first: a
+	// body is copied into a slot only when it comes again, so answers
+	// that are each new (a card issued) cost a hash, not a copy.
+	seen     [learnMemoSeen]uint64
+	seenNext int
 }
 
 type learnSlot struct {
@@ -29,6 +34,7 @@ type learnSlot struct {
 // Bounds of the bodies the memo holds.
 const (
 	learnMemoSlots   = 32
+	learnMemoSeen    = 128
 	learnMemoMaxBody = MaxBodyKept
 	learnMemoBytes   = 1 << 20
 )
@@ -57,7 +63,14 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) []Mask {
 	// remembered, the body is learnt from once more next time, and only
 	// a pass that changed nothing lets the memo skip the next.
 	fresh = l.learnAll(body, fresh)
-	m.keep(h, gen, body)
+	for _, s := range m.seen {
+		if s == h {
+			m.keep(h, gen, body)
+			return fresh
+		}
+	}
+	m.seen[m.seenNext] = h
+	m.seenNext = (m.seenNext + 1) % learnMemoSeen
 	return fresh
 }
 
