@@ -71,8 +71,15 @@ func (b *Builder) record(x *Exchange) *record {
 	}
 	var bdata bdataMemo // each body's BDATA decoded once for all below
 	l := learner{bdata: &bdata}
-	b.fresh = b.learned.learn(&l, x.ResponseBody, b.fresh)
-	b.fresh = b.learned.learn(&l, x.RequestBody, b.fresh)
+	var slot *learnSlot
+	b.fresh, slot = b.learned.learn(&l, x.ResponseBody, b.fresh)
+	if slot != nil {
+		if !slot.hasFacts {
+			slot.facts, slot.hasFacts = factsOf(x.ResponseBody, &bdata), true
+		}
+		r.facts, r.hasFacts = slot.facts, true
+	}
+	b.fresh, _ = b.learned.learn(&l, x.RequestBody, b.fresh)
 	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.reqPairs.get("X-Channelid"), x.RequestBody, &bdata)
 	b.link(r, x, &bdata)
 	return r
@@ -103,7 +110,11 @@ func (b *Builder) link(r *record, x *Exchange, bdata *bdataMemo) {
 	if r.Channel == "" {
 		return
 	}
-	for _, v := range handedOut(x.ResponseBody, bdata) {
+	handed := r.facts.handedOut
+	if !r.hasFacts {
+		handed = handedOut(x.ResponseBody, bdata)
+	}
+	for _, v := range handed {
 		b.creds.put(hashOf(v), ident{r.Channel, r.ChannelID, r.VirtualID})
 	}
 }

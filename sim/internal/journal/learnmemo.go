@@ -29,6 +29,9 @@ type learnSlot struct {
 	hash uint64
 	gen  uint64 // knownGen before the body was last learnt from
 	body []byte // a copy; nil: the slot is free
+	// facts are the body's as an answer, once read (hasFacts).
+	facts    answerFacts
+	hasFacts bool
 }
 
 // Bounds of the bodies the memo holds.
@@ -42,10 +45,11 @@ const (
 // learn learns from body through l, unless the memo says it would change
 // nothing, and remembers what it learnt (appending the new masks to
 // fresh). Each body's values are remembered before the next body is
-// looked up: remembering one can forget a value of the next.
-func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) []Mask {
+// looked up: remembering one can forget a value of the next. The slot
+// holding the body, if one does, is valid until the next call.
+func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) ([]Mask, *learnSlot) {
 	if len(body) < opaqueLen || len(body) > learnMemoMaxBody {
-		return l.learnAll(body, fresh)
+		return l.learnAll(body, fresh), nil
 	}
 	if !m.seeded {
 		m.seed, m.seeded = maphash.MakeSeed(), true
@@ -56,7 +60,7 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) []Mask {
 		s := &m.slots[i]
 		if s.body != nil && s.hash == h && s.gen == gen && bytes.Equal(s.body, body) {
 			m.skips++
-			return fresh
+			return fresh, s
 		}
 	}
 	// gen is read before learning: if learning changes what is
@@ -65,21 +69,20 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) []Mask {
 	fresh = l.learnAll(body, fresh)
 	for _, s := range m.seen {
 		if s == h {
-			m.keep(h, gen, body)
-			return fresh
+			return fresh, m.keep(h, gen, body)
 		}
 	}
 	m.seen[m.seenNext] = h
 	m.seenNext = (m.seenNext + 1) % learnMemoSeen
-	return fresh
+	return fresh, nil
 }
 
 // keep stores body in the oldest slot (or the one holding the same body).
-func (m *learnMemo) keep(h, gen uint64, body []byte) {
+func (m *learnMemo) keep(h, gen uint64, body []byte) *learnSlot {
 	for i := range m.slots {
 		if s := &m.slots[i]; s.body != nil && s.hash == h && bytes.Equal(s.body, body) {
 			s.gen = gen
-			return
+			return s
 		}
 	}
 	for m.bytes+len(body) > learnMemoBytes {
@@ -89,8 +92,10 @@ func (m *learnMemo) keep(h, gen uint64, body []byte) {
 	m.drop(m.next)
 	s := &m.slots[m.next]
 	s.hash, s.gen, s.body = h, gen, append(s.body[:0], body...)
+	s.facts, s.hasFacts = answerFacts{}, false
 	m.bytes += len(body)
 	m.next = (m.next + 1) % learnMemoSlots
+	return s
 }
 
 func (m *learnMemo) drop(i int) {

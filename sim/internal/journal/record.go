@@ -41,6 +41,10 @@ type record struct {
 	ResBody              []byte
 	ReqTrunc             bool
 	ResTrunc             bool
+	// facts, when hasFacts, are ResBody's, read once for a repeated
+	// answer (learnMemo).
+	facts    answerFacts
+	hasFacts bool
 }
 
 // entry expands a stored record.
