@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // Masking by value (issue 23): every token, referenceKey and sessionId
@@ -64,12 +63,6 @@ var known = struct {
 	// per key size in use), so a scan tries each at a candidate start.
 	signLens []int
 }{opaque: hashRing{oldestFirst[uint64, struct{}]{max: maxKnown}}, signs: hashRing{oldestFirst[uint64, struct{}]{max: maxSigns}}}
-
-// knownGen counts the changes to what is remembered to mask (a value
-// added, and with it perhaps the oldest forgotten), tokens, signatures
-// and secKeys alike: while it stands still, learning again from a body
-// already learnt from changes nothing (learnMemo).
-var knownGen atomic.Uint64
 
 // oldestFirst is a bounded map: putting a new key beyond max forgets the
 // oldest. The hashes to mask, the secKeys and the credentials' owners
@@ -131,8 +124,8 @@ func Learn(values ...string) {
 	known.Lock()
 	defer known.Unlock()
 	for _, v := range values {
-		if len(v) == opaqueLen && known.opaque.add(hashOf(v)) {
-			knownGen.Add(1)
+		if len(v) == opaqueLen {
+			known.opaque.add(hashOf(v))
 		}
 	}
 }
@@ -146,17 +139,8 @@ func Remember(ms []Mask) {
 	}
 }
 
-// remember adds m and reports whether it is new; the caller holds
-// known's lock.
+// remember adds m; the caller holds known's lock.
 func remember(m Mask) bool {
-	if rememberKind(m) {
-		knownGen.Add(1)
-		return true
-	}
-	return false
-}
-
-func rememberKind(m Mask) bool {
 	switch m.Kind {
 	case MaskOpaque:
 		return known.opaque.add(m.Hash)

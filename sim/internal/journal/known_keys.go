@@ -40,7 +40,6 @@ func LearnSecKey(values ...string) {
 		}
 	}
 	if changed {
-		knownGen.Add(1)
 		order := make([]string, 0, len(secKeys.keys.m))
 		for k := range secKeys.keys.m {
 			order = append(order, k)
