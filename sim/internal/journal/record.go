@@ -116,7 +116,7 @@ func requestIdentity(xChannelID string, body []byte, bdata *bdataMemo) (channel,
 // readFields fills f from b's top-level string fields; false when b is
 // not valid JSON. A value with escapes is decoded by encoding/json.
 func readFields(b []byte, f *envelopeFields) bool {
-	if !json.Valid(b) {
+	if !validJSON(b) {
 		return false
 	}
 	escaped := false
@@ -230,7 +230,7 @@ func handedOut(body []byte, bdata *bdataMemo) []string {
 		return nil
 	}
 	raw, ok := bdata.decodeString(env.BDATA)
-	if !ok || !json.Valid(raw) {
+	if !ok || !validJSON(raw) {
 		return nil
 	}
 	var token, refKey string
