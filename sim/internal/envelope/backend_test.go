@@ -7,6 +7,7 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
+	"sync"
 	"testing"
 	"time"
 )
@@ -87,6 +88,39 @@ func TestBackendsAgree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Calls on one key from many goroutines at once (each copies the key's
+// one initialised context) sign and verify as a single call does.
+func TestLibcryptoConcurrent(t *testing.T) {
+	lc := libcryptoOrSkip(t)
+	key := mustKey(t, "rsa2048")
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				msg := []byte(fmt.Sprintf("goroutine %d call %d", g, i))
+				sig, err := lc.sign(key, msg)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				want, _ := goBackend{}.sign(key, msg)
+				if !bytes.Equal(sig, want) {
+					t.Errorf("%s: libcrypto's signature differs from crypto/rsa's", msg)
+				}
+				if err := lc.verify(&key.PublicKey, msg, sig); err != nil {
+					t.Errorf("%s: %v", msg, err)
+				}
+				if lc.verify(&key.PublicKey, append(msg, 'x'), sig) == nil {
+					t.Errorf("%s: verifies over another payload", msg)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func TestUse(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // Envelope is the wire form of a signed call or answer.
@@ -65,13 +66,62 @@ func SignedOverDecodedJSON(pub *rsa.PublicKey, bdata, sign string) bool {
 // base64-encoded. SIGN is made over this very string, so the bytes a
 // publisher decodes are the bytes that were signed.
 func Encode(payload any) (string, error) {
-	var raw bytes.Buffer
-	enc := json.NewEncoder(&raw)
+	bufs := encodeBufs.Get().(*encodeBuf)
+	defer func() {
+		if bufs.json.Cap() <= maxPooledEncode {
+			encodeBufs.Put(bufs)
+		}
+	}()
+	bufs.json.Reset()
+	enc := json.NewEncoder(&bufs.json)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(payload); err != nil {
 		return "", fmt.Errorf("encode BDATA: %w", err)
 	}
-	return base64.StdEncoding.EncodeToString(bytes.TrimSuffix(raw.Bytes(), []byte("\n"))), nil
+	bufs.b64 = base64.StdEncoding.AppendEncode(bufs.b64[:0], bytes.TrimSuffix(bufs.json.Bytes(), []byte("\n")))
+	return string(bufs.b64), nil
+}
+
+// encodeBufs hold an answer's JSON and its base64 until the BDATA string
+// is made (they never leave Encode); an answer larger than
+// maxPooledEncode (a long listing) is not kept.
+var encodeBufs = sync.Pool{New: func() any { return new(encodeBuf) }}
+
+type encodeBuf struct {
+	json bytes.Buffer
+	b64  []byte
+}
+
+const maxPooledEncode = 64 << 10
+
+// AppendJSON appends e as encoding/json writes it (fields in order, SIGN
+// omitted when empty, no HTML escaping) and reports true, when every
+// field is plain printable ASCII without a quote or backslash, as the
+// base64 BDATA and SIGN always are; otherwise it returns b and false and
+// the caller marshals e. TestAppendJSONAgrees compares both.
+func (e Envelope) AppendJSON(b []byte) ([]byte, bool) {
+	if !plain(e.CHANNELID) || !plain(e.SIGN) || !plain(e.BDATA) {
+		return b, false
+	}
+	b = append(b, `{"CHANNELID":"`...)
+	b = append(b, e.CHANNELID...)
+	if e.SIGN != "" {
+		b = append(b, `","SIGN":"`...)
+		b = append(b, e.SIGN...)
+	}
+	b = append(b, `","BDATA":"`...)
+	b = append(b, e.BDATA...)
+	return append(b, `"}`...), true
+}
+
+// plain: JSON writes s between quotes as it is.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Decode returns the JSON bytes inside a base64 BDATA string.

@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -9,6 +10,7 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"os"
 	"strings"
@@ -177,5 +179,38 @@ func TestEncode_noHTMLEscaping(t *testing.T) {
 	}
 	if want := `{"url":"http://x.test/t?a=1&b=<2>"}`; string(raw) != want {
 		t.Fatalf("BDATA decodes to %s, want %s", raw, want)
+	}
+}
+
+// AppendJSON writes exactly what encoding/json (without HTML escaping)
+// writes, or steps aside, on envelopes whose fields are base64 as sent
+// and strings of every kind that need escaping.
+func TestAppendJSONAgrees(t *testing.T) {
+	fields := []string{"", "RWDSIM01", "eyJiTmFtZSI6IkRFTU9CQU5LIn0=", "a+b/c==", `a"b`, `a\b`, "<&>", "é", "\x01", "\x7f", "\xff", "\u2028", " ~"}
+	appended := 0
+	for _, id := range fields {
+		for _, sign := range fields {
+			for _, bdata := range fields {
+				env := Envelope{CHANNELID: id, SIGN: sign, BDATA: bdata}
+				var want bytes.Buffer
+				enc := json.NewEncoder(&want)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(env); err != nil {
+					t.Fatal(err)
+				}
+				got, ok := env.AppendJSON([]byte("x"))
+				switch {
+				case !ok && string(got) != "x":
+					t.Errorf("%+v: refused, but appended %q", env, got)
+				case ok && string(got) != "x"+strings.TrimSuffix(want.String(), "\n"):
+					t.Errorf("%+v: AppendJSON %q, encoding/json %q", env, got[1:], want.String())
+				case ok:
+					appended++
+				}
+			}
+		}
+	}
+	if appended < 200 {
+		t.Errorf("only %d envelopes appended", appended)
 	}
 }

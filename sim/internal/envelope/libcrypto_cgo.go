@@ -13,12 +13,14 @@ package envelope
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 static void *(*p_d2i_AutoPrivateKey)(void **, const unsigned char **, long);
 static void *(*p_d2i_PUBKEY)(void **, const unsigned char **, long);
 static void (*p_EVP_PKEY_free)(void *);
 static void *(*p_EVP_MD_CTX_new)(void);
 static void (*p_EVP_MD_CTX_free)(void *);
+static int (*p_EVP_MD_CTX_copy_ex)(void *, const void *);
 static void *(*p_EVP_MD_fetch)(void *, const char *, const char *);
 static int (*p_EVP_DigestSignInit)(void *, void **, const void *, void *, void *);
 static int (*p_EVP_DigestSign)(void *, unsigned char *, size_t *, const unsigned char *, size_t);
@@ -43,6 +45,7 @@ static const char *lc_load(void) {
 	LC_SYM(h, EVP_PKEY_free)
 	LC_SYM(h, EVP_MD_CTX_new)
 	LC_SYM(h, EVP_MD_CTX_free)
+	LC_SYM(h, EVP_MD_CTX_copy_ex)
 	LC_SYM(h, EVP_MD_fetch)
 	LC_SYM(h, EVP_DigestSignInit)
 	LC_SYM(h, EVP_DigestSign)
@@ -61,35 +64,66 @@ static const char *lc_load(void) {
 
 static const char *lc_version(void) { return p_OpenSSL_version(0); }
 
-static void *lc_private_key(const unsigned char *der, long n) {
+// An lc_key is an EVP_PKEY and a digest context initialised for it once,
+// for signing or for verifying: each call copies that context instead of
+// initialising its own (the init looks the operation up in the provider
+// and sets the key up; the copy duplicates what it made).
+typedef struct {
+	void *pkey;
+	void *tpl;
+} lc_key;
+
+static lc_key *lc_key_new(void *pkey, int sign) {
+	if (pkey == NULL) return NULL;
+	lc_key *k = malloc(sizeof *k);
+	void *ctx = p_EVP_MD_CTX_new();
+	int ok = k != NULL && ctx != NULL &&
+		(sign ? p_EVP_DigestSignInit(ctx, NULL, lc_sha256, NULL, pkey) : p_EVP_DigestVerifyInit(ctx, NULL, lc_sha256, NULL, pkey)) == 1;
+	if (!ok) {
+		p_ERR_clear_error();
+		if (ctx != NULL) p_EVP_MD_CTX_free(ctx);
+		p_EVP_PKEY_free(pkey);
+		free(k);
+		return NULL;
+	}
+	k->pkey = pkey;
+	k->tpl = ctx;
+	return k;
+}
+
+static lc_key *lc_private_key(const unsigned char *der, long n) {
 	void *k = p_d2i_AutoPrivateKey(NULL, &der, n);
 	if (k == NULL) p_ERR_clear_error();
-	return k;
+	return lc_key_new(k, 1);
 }
 
-static void *lc_public_key(const unsigned char *der, long n) {
+static lc_key *lc_public_key(const unsigned char *der, long n) {
 	void *k = p_d2i_PUBKEY(NULL, &der, n);
 	if (k == NULL) p_ERR_clear_error();
-	return k;
+	return lc_key_new(k, 0);
 }
 
-static void lc_free_key(void *k) { p_EVP_PKEY_free(k); }
+static void lc_free_key(lc_key *k) {
+	p_EVP_MD_CTX_free(k->tpl);
+	p_EVP_PKEY_free(k->pkey);
+	free(k);
+}
 
 // The RSA key's default padding is PKCS#1 v1.5: SHA256withRSA.
-static int lc_sign(void *key, const unsigned char *msg, size_t n, unsigned char *sig, size_t *siglen) {
+static int lc_sign(lc_key *key, const unsigned char *msg, size_t n, unsigned char *sig, size_t *siglen) {
 	void *ctx = p_EVP_MD_CTX_new();
 	if (ctx == NULL) return 0;
-	int ok = p_EVP_DigestSignInit(ctx, NULL, lc_sha256, NULL, key) == 1 &&
+	int ok = p_EVP_MD_CTX_copy_ex(ctx, key->tpl) == 1 &&
 		p_EVP_DigestSign(ctx, sig, siglen, msg, n) == 1;
 	p_EVP_MD_CTX_free(ctx);
 	if (!ok) p_ERR_clear_error();
 	return ok;
 }
 
-static int lc_verify(void *key, const unsigned char *msg, size_t n, const unsigned char *sig, size_t siglen) {
+static int lc_verify(lc_key *key, const unsigned char *msg, size_t n, const unsigned char *sig, size_t siglen) {
 	void *ctx = p_EVP_MD_CTX_new();
 	if (ctx == NULL) return 0;
-	int ok = p_EVP_DigestVerifyInit(ctx, NULL, lc_sha256, NULL, key) == 1 &&
+	int ok = p_EVP_MD_CTX_copy_ex(ctx, key->tpl) == 1 &&
 		p_EVP_DigestVerify(ctx, sig, siglen, msg, n) == 1;
 	p_EVP_MD_CTX_free(ctx);
 	if (!ok) p_ERR_clear_error();
@@ -129,9 +163,12 @@ func loadLibcrypto() (backend, error) {
 	return loaded, nil
 }
 
-// libcrypto signs through OpenSSL's EVP_DigestSign. An EVP_PKEY is made
-// once per Go key (the DER round trip costs more than a verify) and freed
-// when the Go key is collected; signatures themselves are never kept.
+// libcrypto signs through OpenSSL's EVP_DigestSign. An EVP_PKEY, with a
+// digest context initialised for it, is made once per Go key (the DER
+// round trip costs more than a verify; the init, about 2 µs of a 20 µs
+// verify) and freed when the Go key is collected; each call works on its
+// own copy of that context. Signatures and verifications themselves are
+// never kept.
 type libcrypto struct {
 	version string
 	privs   keyCache[rsa.PrivateKey]
@@ -145,14 +182,14 @@ var errLibcrypto = errors.New("libcrypto refused the operation")
 func (l *libcrypto) sign(key *rsa.PrivateKey, msg []byte) ([]byte, error) {
 	pk, err := l.privs.get(key, key.N, func() (unsafe.Pointer, error) {
 		der := x509.MarshalPKCS1PrivateKey(key)
-		return keyPtr(C.lc_private_key((*C.uchar)(unsafe.Pointer(&der[0])), C.long(len(der))))
+		return keyPtr(unsafe.Pointer(C.lc_private_key((*C.uchar)(unsafe.Pointer(&der[0])), C.long(len(der)))))
 	})
 	if err != nil {
 		return nil, err
 	}
 	sig := make([]byte, key.Size())
 	n := C.size_t(len(sig))
-	ok := C.lc_sign(pk, cbytes(msg), C.size_t(len(msg)), (*C.uchar)(unsafe.Pointer(&sig[0])), &n)
+	ok := C.lc_sign((*C.lc_key)(pk), cbytes(msg), C.size_t(len(msg)), (*C.uchar)(unsafe.Pointer(&sig[0])), &n)
 	runtime.KeepAlive(key) // its EVP_PKEY lives as long as it does
 	if ok != 1 {
 		return nil, errLibcrypto
@@ -169,12 +206,12 @@ func (l *libcrypto) verify(pub *rsa.PublicKey, msg, sig []byte) error {
 		if err != nil {
 			return nil, err
 		}
-		return keyPtr(C.lc_public_key((*C.uchar)(unsafe.Pointer(&der[0])), C.long(len(der))))
+		return keyPtr(unsafe.Pointer(C.lc_public_key((*C.uchar)(unsafe.Pointer(&der[0])), C.long(len(der)))))
 	})
 	if err != nil {
 		return err
 	}
-	ok := C.lc_verify(pk, cbytes(msg), C.size_t(len(msg)), (*C.uchar)(unsafe.Pointer(&sig[0])), C.size_t(len(sig)))
+	ok := C.lc_verify((*C.lc_key)(pk), cbytes(msg), C.size_t(len(msg)), (*C.uchar)(unsafe.Pointer(&sig[0])), C.size_t(len(sig)))
 	runtime.KeepAlive(pub)
 	if ok != 1 {
 		return ErrBadSignature
@@ -250,6 +287,6 @@ func (c *keyCache[K]) drop(wp weak.Pointer[K]) {
 
 func freeKey(p unsafe.Pointer) {
 	if p != nil {
-		C.lc_free_key(p)
+		C.lc_free_key((*C.lc_key)(p))
 	}
 }

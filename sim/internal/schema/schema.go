@@ -190,16 +190,50 @@ func (s *Set) reason(absKeywordLocation string) string {
 
 // ValidateJSON decodes raw and validates it against the named schema.
 func (s *Set) ValidateJSON(name string, raw []byte) error {
-	v, err := DecodeJSON(raw)
+	_, err := s.DecodeValid(name, raw)
+	return err
+}
+
+// DecodeValid is ValidateJSON that also returns the decoded document, so
+// a caller reads its fields without a second decode.
+func (s *Set) DecodeValid(name string, raw []byte) (Parsed, error) {
+	p, err := Parse(raw)
 	if err != nil {
-		return err
+		return Parsed{}, err
 	}
-	return s.Validate(name, v)
+	if err := s.Validate(name, p.Value); err != nil {
+		return Parsed{}, err
+	}
+	return p, nil
+}
+
+// Parsed is a JSON document decoded once: Value as DecodeJSON makes it.
+type Parsed struct {
+	Raw   []byte
+	Value any
+	// plain: decoded by decodeFast, so no object repeats a key (Into
+	// may then read Value instead of Raw).
+	plain bool
+}
+
+// Parse decodes raw as DecodeJSON does.
+func Parse(raw []byte) (Parsed, error) {
+	if v, ok := decodeFast(raw); ok {
+		return Parsed{Raw: raw, Value: v, plain: true}, nil
+	}
+	v, err := decodeStd(raw)
+	return Parsed{Raw: raw, Value: v}, err
 }
 
 // DecodeJSON decodes raw the way the validator expects: numbers kept as
 // json.Number, exactly one value, nothing trailing.
 func DecodeJSON(raw []byte) (any, error) {
+	p, err := Parse(raw)
+	return p.Value, err
+}
+
+// decodeStd is DecodeJSON by encoding/json alone.
+func decodeStd(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

@@ -8,10 +8,10 @@ package signedcall
 
 import (
 	"crypto/rsa"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -95,12 +95,9 @@ func (d *Deps) Open(c echo.Context, op contract.Op, body []byte, readErr error, 
 	if err := ReadFailure(sc, readErr); err != nil {
 		return nil, err
 	}
-	if err := d.Schemas.ValidateJSON(op.Request, body); err != nil {
-		return nil, Invalid(sc, "envelope: "+err.Error())
-	}
-	var env envelope.Envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, Invalid(sc, "envelope: "+err.Error())
+	env, err := d.Envelope(sc, op, body)
+	if err != nil {
+		return nil, err
 	}
 
 	ch, chSc, ok := d.Channels.ByChannelID(env.CHANNELID)
@@ -126,6 +123,20 @@ func (d *Deps) Open(c echo.Context, op contract.Op, body []byte, readErr error, 
 	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, Envelope: env, BDATA: raw, VirtualID: virtualID}, nil
 }
 
+// Envelope decodes the signed envelope body, once, for its schema check
+// and its fields.
+func (d *Deps) Envelope(sc *scenario.Scenario, op contract.Op, body []byte) (envelope.Envelope, error) {
+	var env envelope.Envelope
+	doc, err := d.Schemas.DecodeValid(op.Request, body)
+	if err == nil {
+		err = doc.Into(&env)
+	}
+	if err != nil {
+		return env, Invalid(sc, "envelope: "+err.Error())
+	}
+	return env, nil
+}
+
 // Payload decodes BDATA, validates it against op's payload schema and
 // decodes it into dst; virtualID is its virtualId, if any.
 func (d *Deps) Payload(sc *scenario.Scenario, op contract.Op, bdata string, dst any) (raw []byte, virtualID string, err error) {
@@ -133,17 +144,17 @@ func (d *Deps) Payload(sc *scenario.Scenario, op contract.Op, bdata string, dst 
 	if err != nil {
 		return nil, "", Invalid(sc, err.Error())
 	}
-	generic, err := schema.DecodeJSON(raw)
+	doc, err := schema.Parse(raw)
 	if err != nil {
 		return nil, "", Invalid(sc, "BDATA is "+err.Error())
 	}
-	if err := d.Schemas.Validate(op.RequestBDATA, generic); err != nil {
+	if err := d.Schemas.Validate(op.RequestBDATA, doc.Value); err != nil {
 		return nil, "", Invalid(sc, "BDATA: "+err.Error())
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	if err := doc.Into(dst); err != nil {
 		return nil, "", Invalid(sc, "BDATA: "+err.Error())
 	}
-	if fields, ok := generic.(map[string]any); ok {
+	if fields, ok := doc.Value.(map[string]any); ok {
 		virtualID, _ = fields["virtualId"].(string)
 	}
 	return raw, virtualID, nil
@@ -175,5 +186,33 @@ func (d *Deps) Reply(c echo.Context, call *frontdoor.Call, payload any) error {
 	if err != nil {
 		return Failure(call.Scenario, 0, InternalError, "sealing the answer: "+err.Error())
 	}
-	return c.JSON(http.StatusOK, env)
+	return WriteEnvelope(c, env)
 }
+
+// WriteEnvelope answers env as c.JSON does (the same bytes, newline
+// included), without reflection; through c.JSON when echo would indent it
+// (debug mode, or a query that may ask ?pretty) or a field needs escaping.
+func WriteEnvelope(c echo.Context, env envelope.Envelope) error {
+	if c.Echo().Debug || c.Request().URL.RawQuery != "" {
+		return c.JSON(http.StatusOK, env)
+	}
+	buf := answerBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledAnswer {
+			answerBufs.Put(buf) // a Writer keeps no reference to what it is given
+		}
+	}()
+	b, ok := env.AppendJSON((*buf)[:0])
+	if !ok {
+		return c.JSON(http.StatusOK, env)
+	}
+	b = append(b, '\n')
+	*buf = b
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
+}
+
+// answerBufs hold sealed answers while they are written (a few hundred
+// bytes; a larger one than maxPooledAnswer is not kept).
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxPooledAnswer = 64 << 10

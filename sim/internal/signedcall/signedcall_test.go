@@ -5,11 +5,13 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
@@ -114,5 +116,39 @@ func TestFaults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// WriteEnvelope writes what c.JSON writes (status, headers, bytes), for
+// plain envelopes, ones that need escaping, and the requests echo
+// indents the answer for (?pretty, debug mode).
+func TestWriteEnvelopeAsJSON(t *testing.T) {
+	envs := []envelope.Envelope{
+		{CHANNELID: "RWDSIM01", SIGN: "c2lnbg==", BDATA: "eyJhIjoiYiJ9"},
+		{CHANNELID: "RWDSIM01", BDATA: "eyJhIjoiYiJ9"},
+		{CHANNELID: `a"b\c`, SIGN: "x", BDATA: "<&>"},
+		{CHANNELID: "é\u2028", SIGN: "", BDATA: ""},
+	}
+	answer := func(target string, debug bool, write func(echo.Context) error) *httptest.ResponseRecorder {
+		e := echo.New()
+		e.JSONSerializer = httpx.JSONSerializer{}
+		e.Debug = debug
+		rec := httptest.NewRecorder()
+		if err := write(e.NewContext(httptest.NewRequest(http.MethodPost, target, nil), rec)); err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	for _, env := range envs {
+		for _, target := range []string{"/api/x", "/api/x?pretty", "/api/x?a=b"} {
+			for _, debug := range []bool{false, true} {
+				got := answer(target, debug, func(c echo.Context) error { return WriteEnvelope(c, env) })
+				want := answer(target, debug, func(c echo.Context) error { return c.JSON(http.StatusOK, env) })
+				if got.Code != want.Code || got.Body.String() != want.Body.String() || !reflect.DeepEqual(got.Header(), want.Header()) {
+					t.Errorf("%+v %s debug=%v: WriteEnvelope %d %v %q, c.JSON %d %v %q", env, target, debug,
+						got.Code, got.Header(), got.Body, want.Code, want.Header(), want.Body)
+				}
+			}
+		}
 	}
 }

@@ -49,6 +49,11 @@ type sessionRequest struct {
 	VirtualID string `json:"virtualId"`
 }
 
+// sessionAnswer is the session's BDATA (a struct: no map encoder).
+type sessionAnswer struct {
+	SessionID string `json:"sessionId"`
+}
+
 func (h *handlers) session(c echo.Context, call *frontdoor.Call, req *sessionRequest) error {
 	if req.BName != call.Channel.Name {
 		return signedcall.Invalid(call.Scenario, fmt.Sprintf("bName %q is not the name of channel %s (matched case-sensitively)", req.BName, call.Channel.ChannelID))
@@ -57,5 +62,5 @@ func (h *handlers) session(c echo.Context, call *frontdoor.Call, req *sessionReq
 	if err != nil {
 		return signedcall.Failure(call.Scenario, 0, signedcall.InternalError, err.Error())
 	}
-	return h.Signed.Reply(c, call, map[string]string{"sessionId": sess.ID})
+	return h.Signed.Reply(c, call, sessionAnswer{SessionID: sess.ID})
 }

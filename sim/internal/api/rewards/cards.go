@@ -230,13 +230,10 @@ func (h *handlers) openEnvelope(c echo.Context, op contract.Op, body []byte, rea
 	if err := signedcall.ReadFailure(sc, readErr); err != nil {
 		return nil, err
 	}
-	if err := h.Signed.Schemas.ValidateJSON(op.Request, body); err != nil {
-		return nil, signedcall.Invalid(sc, "envelope: "+err.Error())
+	if call.Envelope, err = h.Signed.Envelope(sc, op, body); err != nil {
+		return nil, err
 	}
 	env := &call.Envelope
-	if err := json.Unmarshal(body, env); err != nil {
-		return nil, signedcall.Invalid(sc, "envelope: "+err.Error())
-	}
 	if env.CHANNELID != ch.ChannelID {
 		return nil, signedcall.Invalid(sc, fmt.Sprintf("CHANNELID %q is not the channel of the user token (%s)", env.CHANNELID, ch.ChannelID))
 	}
@@ -251,10 +248,11 @@ func (h *handlers) openEnvelope(c echo.Context, op contract.Op, body []byte, rea
 	if call.BDATA, err = envelope.Decode(env.BDATA); err != nil {
 		return nil, signedcall.Invalid(sc, err.Error())
 	}
-	if err := h.Signed.Schemas.ValidateJSON(op.RequestBDATA, call.BDATA); err != nil {
-		return nil, signedcall.Invalid(sc, "BDATA: "+err.Error())
+	doc, err := h.Signed.Schemas.DecodeValid(op.RequestBDATA, call.BDATA)
+	if err == nil {
+		err = doc.Into(req) // the one decode serves the schema and req
 	}
-	if err := json.Unmarshal(call.BDATA, req); err != nil {
+	if err != nil {
 		return nil, signedcall.Invalid(sc, "BDATA: "+err.Error())
 	}
 	return call, nil
