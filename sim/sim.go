@@ -240,7 +240,7 @@ func (s *Sim) open() error {
 	if err := s.openControl(active); err != nil {
 		return err
 	}
-	if s.journalStore, err = state.Open(s.opts.DataDir, state.Options{File: state.JournalFile, NoSync: true}); err != nil {
+	if s.journalStore, err = state.Open(s.opts.DataDir, state.Options{File: state.JournalFile, NoSync: true, NoGrowSync: true}); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	// The journal stamps entries with the simulated clock resolved above

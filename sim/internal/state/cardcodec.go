@@ -21,7 +21,10 @@ import (
 // so a field added there and forgotten here fails it.
 const cardCodecV1 = 0x01
 
-var errCardCodec = errors.New("state: corrupt card record")
+var (
+	errCardCodec = errors.New("state: corrupt card record")
+	errListCodec = errors.New("state: corrupt list record")
+)
 
 // Flags of a stored card.
 const (

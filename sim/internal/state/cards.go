@@ -5,8 +5,8 @@ package state
 //
 //	cards/<channel>/card   cardKey64(rewardId)                      -> model.Card JSON; the bucket's sequence numbers rewardIds
 //	cards/<channel>/user   u16(len) virtualId state cardKey64(rewardId) -> empty; state '0' unscratched, '1' revealed
-//	cards/<channel>/txn    kind 0x00 extTransactionId          -> JSON []rewardId (idempotency)
-//	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> JSON []unix-nanos (frequency caps)
+//	cards/<channel>/txn    kind 0x00 extTransactionId          -> []rewardId (idempotency; listcodec.go)
+//	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> []unix-nanos (frequency caps; listcodec.go)
 //	cards/<channel>/stock  u16(len) pool entryId               -> cardKey64 handed out
 //	cards/<channel>/track  cardKey64(rewardId) cardKey64(seq)               -> model.TrackEvent JSON
 //	cards/<channel>/notif  cardKey64(seq)                             -> model.Notification JSON
@@ -239,13 +239,13 @@ func (t *CardTx) Issued(kind, key string) ([]uint64, bool, error) {
 	if raw == nil {
 		return nil, false, nil
 	}
-	var ids []uint64
-	return ids, true, json.Unmarshal(raw, &ids)
+	ids, err := decodeUints(raw)
+	return ids, true, err
 }
 
 // SetIssued records the rewardIds of an idempotency key.
 func (t *CardTx) SetIssued(kind, key string, ids []uint64) error {
-	return putJSON(t.sub(subTxn), []byte(kind+"\x00"+key), ids)
+	return t.sub(subTxn).Put([]byte(kind+"\x00"+key), encodeUints(ids))
 }
 
 func cardCapKey(campaign, user string) []byte {
@@ -262,13 +262,12 @@ func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	var ev []int64
-	return ev, json.Unmarshal(raw, &ev)
+	return decodeInts(raw)
 }
 
 // SetCapEvents replaces them.
 func (t *CardTx) SetCapEvents(campaign, user string, ev []int64) error {
-	return putJSON(t.sub(subCap), cardCapKey(campaign, user), ev)
+	return t.sub(subCap).Put(cardCapKey(campaign, user), encodeInts(ev))
 }
 
 func cardStockKey(pool, entry string) []byte { return append(cardAppendStr(nil, pool), entry...) }
