@@ -38,28 +38,9 @@ func BenchmarkSDKIssueNewCard(b *testing.B) {
 // cards (five revealed): session check, listing and templates.
 func BenchmarkMicrositePage(b *testing.B) {
 	s := simtest.New(b)
-	ctx := context.Background()
 	const vid = "page-user"
-	ref, err := s.Client.ReferenceToken(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tok, err := s.Client.UserToken(ctx, vid)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range 10 {
-		_, ans, err := s.Client.GetReward(ctx, ref.ReferenceKey, map[string]any{"channelName": "DEMOBANK", "virtualId": vid, "triggerEventType": "UPI", "extTransactionId": fmt.Sprintf("PG%d", i), "amount": 10, "dateandtime": "15012026100000"})
-		if err != nil || !ans.Status {
-			b.Fatal(err, ans)
-		}
-		if i%2 == 0 {
-			if _, _, err := s.Client.FetchRewardInfo(ctx, tok.Token, vid, ans.Rewards[0].RewardID); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	sess, err := s.Client.Session(ctx, vid)
+	benchListingUser(b, s, vid)
+	sess, err := s.Client.Session(context.Background(), vid)
 	if err != nil {
 		b.Fatal(err)
 	}

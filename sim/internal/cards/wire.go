@@ -2,7 +2,7 @@ package cards
 
 import (
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,12 +53,7 @@ type WireCard struct {
 // each by rewardId) with their click-tracking URLs.
 func Wire(base string, sc *scenario.Scenario, cards []model.Card) (out []WireCard, clicks []string) {
 	sorted := append([]model.Card(nil), cards...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Revealed() != sorted[j].Revealed() {
-			return !sorted[i].Revealed()
-		}
-		return sorted[i].RewardID < sorted[j].RewardID
-	})
+	slices.SortStableFunc(sorted, listingCmp)
 	out, clicks = make([]WireCard, 0, len(sorted)), make([]string, 0, len(sorted))
 	for _, c := range sorted {
 		w := WireCard{

@@ -63,6 +63,9 @@ func (e *Error) Error() string { return e.Reason }
 // ReadBody reads at most MaxBody bytes of the request body.
 func ReadBody(c echo.Context) ([]byte, error) {
 	body := c.Request().Body
+	if body == nil || body == http.NoBody { // a GET: no read buffer to allocate
+		return []byte{}, nil
+	}
 	if p, ok := body.(Peeked); ok {
 		if whole, ok := p.Take(); ok {
 			if len(whole) > MaxBody {

@@ -17,12 +17,22 @@ type Builder struct {
 	creds oldestFirst[uint64, ident]
 	// fresh are the masks learnt since the journal last stored them.
 	fresh []Mask
+	// masked memoizes the masking of secret header values.
+	masked maskMemo
+	// learned skips learning again from a body learnt from lately.
+	learned learnMemo
 }
 
 type ident struct{ channel, channelID, virtualID string }
 
 // NewBuilder returns an empty builder.
-func NewBuilder() *Builder { return &Builder{creds: oldestFirst[uint64, ident]{max: maxCreds}} }
+func NewBuilder() *Builder {
+	return &Builder{creds: oldestFirst[uint64, ident]{max: maxCreds}, masked: maskMemo{oldestFirst[string, string]{max: maxMaskMemo}}}
+}
+
+// maxMaskMemo bounds the masked header values remembered (at most
+// maxMemoValue bytes each, and its fingerprint).
+const maxMaskMemo = 256
 
 // maxCreds bounds the owners remembered: they serve the CHANNELID of a
 // bearer call and the owner of a token the bearer check refused (an
@@ -48,7 +58,7 @@ func (b *Builder) record(x *Exchange) *record {
 	r := &record{
 		Kind: KindExchange, At: x.At, LatencyUs: x.Latency.Microseconds(), Listener: x.Listener,
 		Method: x.Method, Path: x.Path, Query: x.Query, Status: x.Status, ClientGone: x.ClientGone,
-		ReqHeader: x.reqPairs.masked(), ResHeader: x.resPairs.masked(),
+		reqHeader: x.reqPairs.maskedPairs(&b.masked), resHeader: x.resPairs.maskedPairs(&b.masked),
 		ReqBody: x.RequestBody, ResBody: x.ResponseBody, ReqTrunc: x.RequestTrunc, ResTrunc: x.ResTrunc,
 	}
 	if op, ok := contract.ByPath(x.Method, x.Path); ok {
@@ -61,9 +71,15 @@ func (b *Builder) record(x *Exchange) *record {
 	}
 	var bdata bdataMemo // each body's BDATA decoded once for all below
 	l := learner{bdata: &bdata}
-	l.learnFrom(x.ResponseBody, "")
-	l.learnFrom(x.RequestBody, "")
-	b.fresh = l.commit(b.fresh)
+	var slot *learnSlot
+	b.fresh, slot = b.learned.learn(&l, x.ResponseBody, b.fresh)
+	if slot != nil {
+		if !slot.hasFacts {
+			slot.facts, slot.hasFacts = factsOf(x.ResponseBody, &bdata), true
+		}
+		r.facts, r.hasFacts = slot.facts, true
+	}
+	b.fresh, _ = b.learned.learn(&l, x.RequestBody, b.fresh)
 	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.reqPairs.get("X-Channelid"), x.RequestBody, &bdata)
 	b.link(r, x, &bdata)
 	return r
@@ -94,7 +110,11 @@ func (b *Builder) link(r *record, x *Exchange, bdata *bdataMemo) {
 	if r.Channel == "" {
 		return
 	}
-	for _, v := range handedOut(x.ResponseBody, bdata) {
+	handed := r.facts.handedOut
+	if !r.hasFacts {
+		handed = handedOut(x.ResponseBody, bdata)
+	}
+	for _, v := range handed {
 		b.creds.put(hashOf(v), ident{r.Channel, r.ChannelID, r.VirtualID})
 	}
 }

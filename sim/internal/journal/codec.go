@@ -32,19 +32,58 @@ func (r *record) appendBinary(b []byte) []byte {
 		}
 	}
 	b = append(b, flags)
-	for _, h := range []map[string]string{r.ReqHeader, r.ResHeader} {
-		b = binary.AppendUvarint(b, uint64(len(h)))
-		for k, v := range h {
-			b = appendString(appendString(b, k), v)
-		}
-	}
-	b = appendString(b, string(r.ReqBody))
-	return appendString(b, string(r.ResBody))
+	b = appendHeader(b, r.ReqHeader, r.reqHeader)
+	b = appendHeader(b, r.ResHeader, r.resHeader)
+	b = appendString(b, r.ReqBody)
+	return appendString(b, r.ResBody)
 }
 
-func appendString(b []byte, s string) []byte {
+// appendHeader encodes h, or the pairs p when h is nil.
+func appendHeader(b []byte, h map[string]string, p headerPairs) []byte {
+	if h == nil {
+		b = binary.AppendUvarint(b, uint64(len(p)/2))
+		for i := 0; i+1 < len(p); i += 2 {
+			b = appendString(appendString(b, p[i]), p[i+1])
+		}
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(h)))
+	for k, v := range h {
+		b = appendString(appendString(b, k), v)
+	}
+	return b
+}
+
+// appendString takes bytes as they are: a body converted to a string
+// first was a copy of it (issue 25).
+func appendString[T string | []byte](b []byte, s T) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
+}
+
+// binarySize is at least the length appendBinary adds, so one
+// allocation holds the record.
+func (r *record) binarySize() int {
+	n := 1 + 5*binary.MaxVarintLen64 + 1
+	for _, s := range []string{r.Kind, r.Listener, r.Host, r.Endpoint, r.Method, r.Path, r.Query, r.Channel, r.ChannelID, r.VirtualID, r.Reason, r.Fault, r.Error} {
+		n += binary.MaxVarintLen64 + len(s)
+	}
+	n += headerSize(r.ReqHeader, r.reqHeader) + headerSize(r.ResHeader, r.resHeader)
+	return n + 2*binary.MaxVarintLen64 + len(r.ReqBody) + len(r.ResBody)
+}
+
+func headerSize(h map[string]string, p headerPairs) int {
+	n := binary.MaxVarintLen64
+	if h == nil {
+		for _, s := range p {
+			n += binary.MaxVarintLen64 + len(s)
+		}
+		return n
+	}
+	for k, v := range h {
+		n += 2*binary.MaxVarintLen64 + len(k) + len(v)
+	}
+	return n
 }
 
 // decoder reads what appendBinary wrote; the first error sticks.

@@ -79,7 +79,14 @@ type Journal struct {
 	builder  *Builder // writer goroutine only
 	obs      observers
 	taken    []*record // writer goroutine only: the batch, for the observers
+	// chunk holds the encoded records of the batch (writer goroutine
+	// only): one allocation for many records, used again once they are
+	// committed (bbolt holds a value only until its transaction ends).
+	chunk []byte
 }
+
+// chunkSize is the size of a chunk of encoded records.
+const chunkSize = 256 << 10
 
 // item is what the hot path hands to the writer: a raw exchange, or a
 // flush marker.
@@ -313,6 +320,7 @@ func (j *Journal) write() {
 		}
 		timer.Stop()
 		j.commit(batch)
+		j.chunk = j.chunk[:0] // committed: its records are no one's now
 		j.notify(j.taken)
 		clear(j.taken)
 		batch, j.taken = batch[:0], j.taken[:0]
@@ -338,8 +346,20 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 		r.Seq = j.next.Add(1)
 	}
 	j.taken = append(j.taken, r)
-	data := r.appendBinary(make([]byte, state.JournalFrame, state.JournalFrame+256+len(r.ReqBody)+len(r.ResBody)))
+	data := j.encode(r)
 	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true}), waiters
+}
+
+// encode appends r, framed for the store, to the chunk.
+func (j *Journal) encode(r *record) []byte {
+	need := state.JournalFrame + r.binarySize()
+	if cap(j.chunk)-len(j.chunk) < need {
+		j.chunk = make([]byte, 0, max(need, chunkSize))
+	}
+	at := len(j.chunk)
+	data := r.appendBinary(j.chunk[at : at+state.JournalFrame : at+need])
+	j.chunk = j.chunk[:at+len(data)]
+	return data
 }
 
 func (j *Journal) commit(batch []state.JournalRecord) {

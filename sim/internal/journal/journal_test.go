@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -327,4 +329,77 @@ func TestQuery_pageBoundedByBytes(t *testing.T) {
 	if seen != n || pages < 2 {
 		t.Fatalf("%d entries over %d pages, want %d over several", seen, pages+1, n)
 	}
+}
+
+// The writer masks headers as pairs (issue 25); they must read back as
+// MaskHeader's map of the same header, whatever the names' case, repeats
+// and secrets, twice over the same memo (its second answers are
+// remembered ones).
+func TestMaskedPairs_asMaskHeader(t *testing.T) {
+	names := []string{"Authorization", "authorization", "Content-Type", "X-Sec-Key", "x-sec-key", "Cookie", "X-Request-Id", "set-cookie", "X-Api-Token"}
+	values := []string{"", "Bearer 9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE", "application/json", "a=b", "Basic  x ", "k"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	memo := &maskMemo{oldestFirst[string, string]{max: 4}}
+	for range 2000 {
+		h := http.Header{}
+		for range rng.IntN(6) {
+			var vs []string
+			for range rng.IntN(3) {
+				vs = append(vs, values[rng.IntN(len(values))])
+			}
+			h[names[rng.IntN(len(names))]] = vs
+		}
+		want := MaskHeader(h)
+		for _, m := range []*maskMemo{nil, memo} {
+			got := pairsOf(h).maskedPairs(m)
+			if !renamedRepeat(h) && !reflect.DeepEqual(got.toMap(), want) {
+				t.Fatalf("header %v: pairs %v, MaskHeader %v", h, got, want)
+			}
+			// Two names that are one canonically: either value may win in
+			// the map (its order is random), so the pairs' is one of them.
+			if len(got.toMap()) != len(want) || len(got) != 2*len(want) {
+				t.Fatalf("header %v: pairs %v, MaskHeader %v", h, got, want)
+			}
+			for k, v := range got.toMap() {
+				if !canonicalValue(h, k, v) {
+					t.Fatalf("header %v: pairs %v, MaskHeader %v", h, got, want)
+				}
+			}
+			// Encoded from the pairs, read back as the map.
+			r := &record{Kind: KindExchange, reqHeader: got}
+			var back record
+			if err := back.unmarshalBinary(r.appendBinary(nil)); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(back.ReqHeader, got.toMap()) {
+				t.Fatalf("pairs %v read back as %v", got, back.ReqHeader)
+			}
+			if n := len(r.appendBinary(nil)); n > r.binarySize() {
+				t.Fatalf("binarySize %d under the encoding's %d", r.binarySize(), n)
+			}
+		}
+	}
+}
+
+// renamedRepeat: two of h's names are the same name canonically.
+func renamedRepeat(h http.Header) bool {
+	seen := map[string]bool{}
+	for k := range h {
+		ck := http.CanonicalHeaderKey(k)
+		if seen[ck] {
+			return true
+		}
+		seen[ck] = true
+	}
+	return false
+}
+
+// canonicalValue: v is MaskHeader's value of one of h's names for k.
+func canonicalValue(h http.Header, k, v string) bool {
+	for name, vs := range h {
+		if http.CanonicalHeaderKey(name) == k && MaskHeader(http.Header{name: vs})[k] == v {
+			return true
+		}
+	}
+	return false
 }

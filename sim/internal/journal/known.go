@@ -169,6 +169,7 @@ func containsInt(xs []int, x int) bool {
 // under one lock, and says which were new (for the journal to persist).
 type learner struct {
 	ms    []Mask
+	keys  []string   // secKeys, remembered on commit too
 	bdata *bdataMemo // nil: decode each BDATA
 }
 
@@ -186,6 +187,9 @@ func (l *learner) sign(v []byte) {
 
 // commit remembers what was gathered and appends the new ones to fresh.
 func (l *learner) commit(fresh []Mask) []Mask {
+	if len(l.keys) > 0 {
+		LearnSecKey(l.keys...)
+	}
 	if len(l.ms) == 0 {
 		return fresh
 	}
@@ -196,6 +200,15 @@ func (l *learner) commit(fresh []Mask) []Mask {
 			fresh = append(fresh, m)
 		}
 	}
+	return fresh
+}
+
+// learnAll learns from body and remembers what it names, appending the
+// new masks to fresh; l is empty after.
+func (l *learner) learnAll(body []byte, fresh []Mask) []Mask {
+	l.learnFrom(body, "")
+	fresh = l.commit(fresh)
+	l.ms, l.keys = l.ms[:0], l.keys[:0]
 	return fresh
 }
 
@@ -237,7 +250,7 @@ func (l *learner) fields(b []byte) {
 		case "referenceKey", "token", "sessionId":
 			l.opaque(value)
 		case "secKey":
-			LearnSecKey(string(value))
+			l.keys = append(l.keys, string(value))
 		case "SIGN":
 			l.sign(value)
 		}

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,58 +20,90 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkMiddleware is what journaling a GetReward-sized exchange
-// costs (issue 25): the request goroutine's share and the writer's, its
-// commits included, read as the process's CPU per request with the
-// journal on and off. The observers the writer feeds are in
-// BenchmarkObserver (package sim).
+// BenchmarkMiddleware is what journaling an exchange costs (issue 25):
+// the request goroutine's share and the writer's, its commits included,
+// read as the process's CPU per request with the journal on and off. Two
+// sizes: a GetReward (a 150-byte request, a 300-byte answer) and the
+// listing of 10 cards (a GET with a bearer token, a 3 KB answer, the same
+// each time, as a client polling it sees); journal=full is the journal
+// at its bound. The observers the writer feeds
+// are in BenchmarkObserver (package sim).
 func BenchmarkMiddleware(b *testing.B) {
 	const reqBody = `{"channelName":"DEMOBANK","virtualId":"BV-1","triggerEventType":"UPI","extTransactionId":"BX1","amount":100.00,"dateandtime":"15012026100000"}`
 	answer := []byte(`{"status":true,"message":"success","data":{"rewardId":"123456","title":"Scratch and win","expiry":"2026-12-24 10:00:00","rewardStatus":"UNSCRATCHED","campaignId":"CAMP-DEMO","deeplink":"https://bank.example/cards/123456","pad":"` + strings.Repeat("x", 120) + `"}}`)
-	for _, mode := range []struct {
-		name  string
-		off   bool
-		queue int
+	var cards []string
+	for i := range 10 {
+		cards = append(cards, fmt.Sprintf(`{"rewardId":%d,"isAlreadyRewarded":true,"createdDateTime":"2026-01-15 10:00:00.000","trackLink":["http://rewards.test/track/impression?channel=DEMOBANK&from=card&rewardId=%d"],"offerTitle":"Heavy","description":"","terms":"T","couponCode":"H-%04d","endDate":"","couponType":"CODE","couponImage":"https://img/h.png","redeemSteps":"R","bannerDisplayUrl":"","iconImage":"","details":"","siteId":"","siteName":"","coverImage":"","promoLink":"https://go/h","bgColor":"","isSeen":true}`, i+1, i+1, i+1))
+	}
+	listing := []byte(`{"status":true,"message":"success","page":1,"limit":10,"total":10,"rewards":[` + strings.Join(cards, ",") + `]}`)
+	hdr := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer 9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE"},
+		"User-Agent": {"Java-http-client/17"}, "Accept": {"application/json"}, "X-Request-Id": {"abc-123"}, "Content-Length": {"150"}}
+	getHdr := http.Header{"Authorization": {"Bearer 9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE"},
+		"User-Agent": {"Java-http-client/17"}, "Accept": {"application/json"}, "X-Request-Id": {"abc-123"}}
+	for _, size := range []struct {
+		name   string
+		newReq func() *http.Request
 	}{
-		{"journal=off", true, 0},
-		{"journal=on", false, 1 << 16},
+		{"GetReward", func() *http.Request {
+			req := httptest.NewRequest(http.MethodPost, "/api/GetReward", strings.NewReader(reqBody))
+			req.Header = hdr.Clone()
+			return req
+		}},
+		{"listing", func() *http.Request {
+			req := httptest.NewRequest(http.MethodGet, "/api/GetAllScratchCardsByUserId?page=1&limit=10", nil)
+			req.Header = getHdr.Clone()
+			return req
+		}},
 	} {
-		b.Run(mode.name, func(b *testing.B) {
-			st, err := state.Open(b.TempDir(), state.Options{NoSync: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			j, err := Open(st, Options{Disabled: mode.off, Queue: mode.queue})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer j.Close()
-			e := echo.New()
-			e.Use(j.Middleware("all"))
-			e.POST("/api/GetReward", func(c echo.Context) error {
-				buf := make([]byte, 512)
-				n, _ := c.Request().Body.Read(buf)
-				_ = buf[:n]
-				return c.JSONBlob(http.StatusOK, answer)
+		for _, mode := range []struct {
+			name  string
+			off   bool
+			queue int
+			max   int
+		}{
+			{"journal=off", true, 0, 0},
+			{"journal=on", false, 1 << 16, 0},
+			// At its bound, as a long run's journal is: each commit drops
+			// as many records as it adds.
+			{"journal=full", false, 1 << 16, 1000},
+		} {
+			b.Run(size.name+"/"+mode.name, func(b *testing.B) {
+				st, err := state.Open(b.TempDir(), state.Options{NoSync: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer st.Close()
+				j, err := Open(st, Options{Disabled: mode.off, Queue: mode.queue, MaxEntries: mode.max})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer j.Close()
+				e := echo.New()
+				e.Use(j.Middleware("all"))
+				e.POST("/api/GetReward", func(c echo.Context) error {
+					buf := make([]byte, 512)
+					n, _ := c.Request().Body.Read(buf)
+					_ = buf[:n]
+					return c.JSONBlob(http.StatusOK, answer)
+				})
+				e.GET("/api/GetAllScratchCardsByUserId", func(c echo.Context) error {
+					return c.JSONBlob(http.StatusOK, listing)
+				})
+				w := httptest.NewRecorder()
+				b.ReportAllocs()
+				cpu := processCPU()
+				for b.Loop() {
+					req := size.newReq()
+					w.Body.Reset()
+					e.ServeHTTP(w, req)
+				}
+				if err := j.Flush(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+				// The process's CPU: the request goroutine's and the writer's
+				// (its commits included), whatever runs where.
+				b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/1000/float64(b.N), "cpu-µs/op")
 			})
-			hdr := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer 9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE"},
-				"User-Agent": {"Java-http-client/17"}, "Accept": {"application/json"}, "X-Request-Id": {"abc-123"}, "Content-Length": {"150"}}
-			w := httptest.NewRecorder()
-			b.ReportAllocs()
-			cpu := processCPU()
-			for b.Loop() {
-				req := httptest.NewRequest(http.MethodPost, "/api/GetReward", strings.NewReader(reqBody))
-				req.Header = hdr.Clone()
-				w.Body.Reset()
-				e.ServeHTTP(w, req)
-			}
-			if err := j.Flush(b.Context()); err != nil {
-				b.Fatal(err)
-			}
-			// The process's CPU: the request goroutine's and the writer's
-			// (its commits included), whatever runs where.
-			b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/1000/float64(b.N), "cpu-µs/op")
-		})
+		}
 	}
 }

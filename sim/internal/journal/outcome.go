@@ -33,12 +33,10 @@ var Outcomes = []string{OutcomeSuccess, OutcomeRefusal, OutcomeFault, OutcomeTra
 // hold a refusal.
 func (r *record) outcome() (kind, errorCode string) {
 	body := r.ResBody
-	if len(body) > 0 && body[0] == '{' && bytes.Contains(body, []byte(`"errorCode"`)) {
-		var b struct {
-			ErrorCode string `json:"errorCode"`
-		}
-		_ = json.Unmarshal(body, &b)
-		errorCode = b.ErrorCode
+	if r.hasFacts {
+		errorCode = r.facts.errorCode
+	} else {
+		errorCode = errorCodeOf(body)
 	}
 	switch {
 	case r.Fault != "":
@@ -53,10 +51,42 @@ func (r *record) outcome() (kind, errorCode string) {
 			return OutcomeSuccess, ""
 		}
 		return OutcomeRefusal, errorCode
-	case r.Status >= 400 || r.Reason != "" || errorCode != "" || saysNo(body):
+	case r.Status >= 400 || r.Reason != "" || errorCode != "" || r.saysNo():
 		return OutcomeRefusal, errorCode
 	}
 	return OutcomeSuccess, ""
+}
+
+func (r *record) saysNo() bool {
+	if r.hasFacts {
+		return r.facts.saysNo
+	}
+	return saysNo(r.ResBody)
+}
+
+// errorCodeOf is the coupon errorCode an answer carries.
+func errorCodeOf(body []byte) string {
+	if len(body) > 0 && body[0] == '{' && bytes.Contains(body, []byte(`"errorCode"`)) {
+		var b struct {
+			ErrorCode string `json:"errorCode"`
+		}
+		_ = json.Unmarshal(body, &b)
+		return b.ErrorCode
+	}
+	return ""
+}
+
+// answerFacts are what the writer reads of an answer's bytes alone, kept
+// with a repeated answer in the learn memo so that the same 3 KB are not
+// scanned again for each (issue 25).
+type answerFacts struct {
+	errorCode string
+	saysNo    bool
+	handedOut []string // only read
+}
+
+func factsOf(body []byte, bdata *bdataMemo) answerFacts {
+	return answerFacts{errorCode: errorCodeOf(body), saysNo: saysNo(body), handedOut: handedOut(body, bdata)}
 }
 
 // saysNo: a bare failure {STATUS: FAILURE}, or an answer (plain or the

@@ -2,6 +2,8 @@ package journal
 
 import (
 	"encoding/base64"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +61,51 @@ func BenchmarkOutcome(b *testing.B) {
 				_, _ = c.r.outcome()
 			}
 		})
+	}
+}
+
+// A repeated answer is classified from the facts the learn memo keeps
+// (issue 25): the same outcome, errorCode and owners handed out as
+// reading its bytes, for each answer the writer sees again, whatever the
+// status, reason and fault beside it.
+func TestOutcome_factsAsReadingTheBytes(t *testing.T) {
+	signed := func(bdata string) string {
+		return `{"CHANNELID":"X","SIGN":"s","BDATA":"` + base64.StdEncoding.EncodeToString([]byte(bdata)) + `"}`
+	}
+	bodies := []string{`{"status":true,"message":"success","rewards":[{"rewardId":1,"title":"` + strings.Repeat("x", 60) + `"}]}`,
+		signed(`{"status":true,"token":"T0123456789012345678901234567890123456789ab","referenceKey":"R"}`),
+		signed(`{"status":false,"isAlreadyRewarded":true}`),
+		`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x","pad":"` + strings.Repeat("y", 40) + `"}`,
+		`{"STATUS":"FAILURE","ERRORSTRING":"Reward Already Revealed!","pad":"` + strings.Repeat("z", 40) + `"}`,
+		`<html>` + strings.Repeat("page ", 20) + `</html>`}
+	b := NewBuilder()
+	hits := 0
+	for _, body := range append(bodies, bodies...) { // from facts the second time at the latest
+		for _, status := range []int{200, 404, 0} {
+			for _, reason := range []string{"", "not eligible"} {
+				for _, fault := range []string{"", "coupon-error"} {
+					x := &Exchange{Method: "POST", Path: "/api/GetReward", Status: status, Fault: fault, ResponseBody: []byte(body),
+						reqPairs: headerPairs{"X-Channelid", "DEMOBANK"}, resPairs: headerPairs{"X-Rewardsim-Reason", reason}}
+					r := b.record(x)
+					if !r.hasFacts {
+						continue
+					}
+					hits++
+					plain := *r
+					plain.facts, plain.hasFacts = answerFacts{}, false
+					k1, c1 := r.outcome()
+					k2, c2 := plain.outcome()
+					if k1 != k2 || c1 != c2 {
+						t.Errorf("%s, %d %q %q: from facts %s %q, from the bytes %s %q", body, status, reason, fault, k1, c1, k2, c2)
+					}
+					if h1, h2 := r.facts.handedOut, handedOut([]byte(body), nil); !slices.Equal(h1, h2) {
+						t.Errorf("%s: handed out %q from facts, %q from the bytes", body, h1, h2)
+					}
+				}
+			}
+		}
+	}
+	if hits == 0 {
+		t.Fatal("no answer was classified from facts")
 	}
 }

@@ -34,17 +34,31 @@ type record struct {
 	Error      string
 	ReqHeader  map[string]string
 	ResHeader  map[string]string
-	ReqBody    []byte
-	ResBody    []byte
-	ReqTrunc   bool
-	ResTrunc   bool
+	// reqHeader and resHeader are the masked headers as the writer
+	// builds them, used where the maps are nil.
+	reqHeader, resHeader headerPairs
+	ReqBody              []byte
+	ResBody              []byte
+	ReqTrunc             bool
+	ResTrunc             bool
+	// facts, when hasFacts, are ResBody's, read once for a repeated
+	// answer (learnMemo).
+	facts    answerFacts
+	hasFacts bool
 }
 
 // entry expands a stored record.
 func (r *record) entry() Entry {
 	e := r.summary()
-	e.Request = message(r.ReqHeader, r.ReqBody, r.ReqTrunc)
-	e.Response = message(r.ResHeader, r.ResBody, r.ResTrunc)
+	reqH, resH := r.ReqHeader, r.ResHeader
+	if reqH == nil {
+		reqH = r.reqHeader.toMap()
+	}
+	if resH == nil {
+		resH = r.resHeader.toMap()
+	}
+	e.Request = message(reqH, r.ReqBody, r.ReqTrunc)
+	e.Response = message(resH, r.ResBody, r.ResTrunc)
 	return e
 }
 
@@ -102,7 +116,7 @@ func requestIdentity(xChannelID string, body []byte, bdata *bdataMemo) (channel,
 // readFields fills f from b's top-level string fields; false when b is
 // not valid JSON. A value with escapes is decoded by encoding/json.
 func readFields(b []byte, f *envelopeFields) bool {
-	if !json.Valid(b) {
+	if !validJSON(b) {
 		return false
 	}
 	escaped := false
@@ -216,7 +230,7 @@ func handedOut(body []byte, bdata *bdataMemo) []string {
 		return nil
 	}
 	raw, ok := bdata.decodeString(env.BDATA)
-	if !ok || !json.Valid(raw) {
+	if !ok || !validJSON(raw) {
 		return nil
 	}
 	var token, refKey string

@@ -95,6 +95,11 @@ func decodeCard(raw []byte, c *model.Card) error {
 	}
 	// One copy of the record; every string of the card is a slice of it.
 	d := cardDecoder{b: raw, s: string(raw)}
+	return d.card(c)
+}
+
+// card decodes a binary record (after the JSON check of decodeCard).
+func (d *cardDecoder) card(c *model.Card) error {
 	if d.byte() != cardCodecV1 {
 		return errCardCodec
 	}
@@ -140,6 +145,10 @@ type cardDecoder struct {
 	b   []byte
 	s   string // a copy of the whole record (bbolt's bytes die with the transaction)
 	err bool
+	// instants decodes times as instants in UTC, without their zone: a
+	// zone other than UTC or Local costs an allocation per time
+	// (time.FixedZone), and the listing renders times in the scenario's zone.
+	instants bool
 }
 
 func (d *cardDecoder) fail() { d.err, d.b = true, nil }
@@ -193,10 +202,34 @@ func (d *cardDecoder) time() time.Time {
 		return time.Time{}
 	}
 	var t time.Time
+	if d.instants {
+		at, ok := instant(d.b[:n])
+		if !ok {
+			d.fail()
+			return time.Time{}
+		}
+		d.b = d.b[n:]
+		return at
+	}
 	if err := t.UnmarshalBinary(d.b[:n]); err != nil {
 		d.fail()
 		return time.Time{}
 	}
 	d.b = d.b[n:]
 	return t
+}
+
+// unixToInternal is the seconds from January 1, year 1 (the epoch of
+// time.Time's binary form) to the Unix epoch.
+const unixToInternal = 62135596800
+
+// instant reads time.Time's binary form (version 1 or 2: seconds since
+// year 1, nanoseconds, zone offset) as the instant it names, in UTC.
+func instant(b []byte) (time.Time, bool) {
+	if len(b) == 0 || (b[0] != 1 || len(b) != 15) && (b[0] != 2 || len(b) != 16) {
+		return time.Time{}, false
+	}
+	sec := int64(binary.BigEndian.Uint64(b[1:]))
+	nsec := int64(binary.BigEndian.Uint32(b[9:]))
+	return time.Unix(sec-unixToInternal, nsec).UTC(), true
 }

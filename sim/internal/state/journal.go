@@ -112,18 +112,27 @@ func (s *Store) JournalWrite(jb JournalBatch) (int64, error) {
 			excess = n - jb.MaxEntries
 		}
 		defer func() { _ = b.SetSequence(uint64(max(n, 0))) }() // the count, for journalLen
+		// The oldest records to drop are found first, then deleted by
+		// key: a cursor that deleted as it went started again from the
+		// first key each time, walking every leaf already emptied, and
+		// a full journal of 3 KB answers spent a tenth of its CPU there
+		// (issue 25).
+		drop := make([][]byte, 0, len(jb.Records))
 		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.First() {
+		for k, v := c.First(); k != nil; k, v = c.Next() {
 			old := !jb.NotBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < jb.NotBefore.UnixNano()
 			if excess <= 0 && !old && (jb.MaxBytes <= 0 || size <= jb.MaxBytes) {
 				break
 			}
 			size -= int64(len(k) + len(v))
 			n--
-			if err := c.Delete(); err != nil {
+			drop = append(drop, k)
+			excess--
+		}
+		for _, k := range drop {
+			if err := b.Delete(k); err != nil {
 				return err
 			}
-			excess--
 		}
 		if k, _ := c.First(); k == nil {
 			size = 0 // empty: whatever the writer counted

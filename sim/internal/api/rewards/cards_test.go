@@ -1,0 +1,47 @@
+package rewards
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/cards"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+)
+
+// appendListAnswer writes the bytes c.JSON wrote for a successful
+// listing (the simulator's serializer, newline included) for pages of
+// none to many cards, unscratched and revealed, in any order. The cards'
+// own encoding is compared on generated cards in package cards.
+func TestAppendListAnswer(t *testing.T) {
+	e := echo.New()
+	e.JSONSerializer = httpx.JSONSerializer{}
+	sc := &scenario.Scenario{Location: time.FixedZone("IST", 5*3600+1800)}
+	const base = "http://127.0.0.1:8080"
+	var all []model.Card
+	for i := range 12 {
+		c := model.Card{RewardID: uint64(100 - 7*i), Channel: "DEMOBANK", CreatedAt: time.Date(2026, 1, 15, 10, 0, i, i*1e6, time.UTC)}
+		if i%3 == 0 {
+			c.Reward = &model.Reward{Offer: model.Offer{OfferTitle: fmt.Sprintf("Offer <%d> & more", i), CouponImage: "/assets/img/c.svg", PromoLink: "https://x.invalid/?a=1&b=2"}}
+		}
+		all = append(all, c)
+	}
+	for _, p := range []struct{ page, limit, total, n int }{{1, 10, 0, 0}, {1, 10, 1, 1}, {1, 10, 12, 10}, {2, 10, 12, 2}, {1_000_000, 1, 12, 0}, {3, 5, 12, 12}} {
+		list := all[:p.n]
+		wire, _ := cards.Wire(base, sc, list)
+		rec := httptest.NewRecorder()
+		c := e.NewContext(httptest.NewRequest(http.MethodGet, "/", nil), rec)
+		if err := c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: p.page, Limit: p.limit, Total: p.total, Rewards: wire}); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendListAnswer(nil, p.page, p.limit, p.total, base, sc.Location, list); string(got) != rec.Body.String() {
+			t.Errorf("%+v:\n got %s\nwant %s", p, got, rec.Body)
+		}
+	}
+}

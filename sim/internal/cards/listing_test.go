@@ -1,0 +1,146 @@
+package cards
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+)
+
+// wireJSON is what the listing wrote before AppendWire: Wire's cards
+// through encoding/json without HTML escaping (httpx.JSONSerializer),
+// without the encoder's newline.
+func wireJSON(t testing.TB, base string, sc *scenario.Scenario, cards []model.Card) []byte {
+	wire, _ := Wire(base, sc, cards)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(wire); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+}
+
+// Pieces of generated strings: HTML characters, quotes and backslashes,
+// every control character class, multi-byte runes, U+2028/9, invalid
+// UTF-8 (a lone continuation byte, a truncated rune), URL shapes.
+var listingPieces = []string{"", "a", "Coffee 50% off", "<b>&amp;</b>", `"`, `\`, "\b\f\n\r\t", "\x00\x01\x1f\x7f", "é", "日本語", "🎟", "\u2028", "\u2029",
+	"\xff", "\xe6\x97", "\xed\xa0\x80", "/", "//cdn.example/x.svg", "/assets/img/a.svg", "https://rewardsim.invalid/go?a=1&b=2", " ", "#6F4E37", "\ufffd"}
+
+func listingString(r *rand.Rand) string {
+	var b strings.Builder
+	for range r.IntN(4) {
+		b.WriteString(listingPieces[r.IntN(len(listingPieces))])
+	}
+	return b.String()
+}
+
+// AppendWire writes the very bytes encoding/json wrote for Wire's cards:
+// unscratched and revealed cards in any order, every string field drawn
+// from awkward pieces (empty included), relative and absolute URLs,
+// channels that need query escaping, bases with and without a path,
+// several zones.
+func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 1))
+	zones := []*time.Location{time.UTC, time.FixedZone("IST", 5*3600+1800), time.FixedZone("", -(7*3600 + 59))}
+	bases := []string{"http://127.0.0.1:8080", "https://rewards.example/prefix", "http://<host>", ""}
+	channels := []string{"DEMOBANK", "A B&C/é", "DEMOBANK"}
+	for round := range 2000 {
+		sc := &scenario.Scenario{Location: zones[round%len(zones)]}
+		base := bases[r.IntN(len(bases))]
+		cards := make([]model.Card, r.IntN(12))
+		for i := range cards {
+			c := &cards[i]
+			c.RewardID = r.Uint64N(1 << uint(1+r.IntN(63)))
+			c.Channel = channels[r.IntN(len(channels))]
+			c.CreatedAt = time.Date(1990+r.IntN(60), time.Month(1+r.IntN(12)), 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60), r.IntN(1e9), zones[r.IntN(len(zones))])
+			if r.IntN(2) == 0 {
+				c.Reward = &model.Reward{Offer: model.Offer{
+					OfferTitle: listingString(r), Description: listingString(r), Terms: listingString(r), CouponCode: listingString(r),
+					EndDate: listingString(r), CouponType: listingString(r), CouponImage: listingString(r), RedeemSteps: listingString(r),
+					BannerDisplayURL: listingString(r), IconImage: listingString(r), Details: listingString(r), SiteID: listingString(r),
+					SiteName: listingString(r), CoverImage: listingString(r), PromoLink: listingString(r), BgColor: listingString(r),
+				}}
+			}
+		}
+		want := wireJSON(t, base, sc, cards)
+		got := AppendWire([]byte("prefix:"), base, sc.Location, cards)
+		if !bytes.Equal(got[len("prefix:"):], want) || string(got[:len("prefix:")]) != "prefix:" {
+			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want)
+		}
+	}
+}
+
+// Every string survives appendJSONString as encoding/json writes it, one
+// piece at a time and byte by byte through all the runes below U+3000.
+func TestAppendJSONString(t *testing.T) {
+	var all []string
+	all = append(all, listingPieces...)
+	for r := rune(0); r < 0x3000; r++ {
+		all = append(all, "x"+string(r)+"y")
+	}
+	for b := range 256 {
+		all = append(all, string([]byte{byte(b)}))
+	}
+	for _, s := range all {
+		var out bytes.Buffer
+		enc := json.NewEncoder(&out)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s)
+		want := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+		if got := appendJSONString(nil, []byte(s)); !bytes.Equal(got, want) {
+			t.Errorf("%q as bytes: got %s, want %s", s, got, want)
+		}
+	}
+}
+
+// appendDateTimeMs writes what the layout DateTimeMs writes, in and
+// outside the years it formats itself.
+func TestAppendDateTimeMs(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 2))
+	times := []time.Time{{}, time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(0, 1, 1, 0, 0, 0, 1e6-1, time.UTC), time.Date(2026, 1, 15, 10, 0, 0, 0, time.FixedZone("", 19800))}
+	for range 5000 {
+		times = append(times, time.Unix(r.Int64N(400_000_000_000)-200_000_000_000, r.Int64N(1e9)))
+	}
+	for _, at := range times {
+		if got, want := appendDateTimeMs(nil, at), at.Format(DateTimeMs); string(got) != want {
+			t.Errorf("%v: got %s, want %s", at, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendWire(b *testing.B) {
+	sc := &scenario.Scenario{Location: time.FixedZone("IST", 5*3600+1800)}
+	cards := make([]model.Card, 10)
+	for i := range cards {
+		cards[i] = model.Card{RewardID: uint64(i + 1), Channel: "DEMOBANK", CreatedAt: time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)}
+		if i >= 5 { // in listing order, as the store gives them
+			cards[i].Reward = &model.Reward{Offer: model.Offer{OfferTitle: "50% off your next coffee", Description: "Half price on any handcrafted beverage.",
+				Terms: "Valid once per user.", CouponCode: "BREW-SBGJGFUJ", CouponImage: "/assets/img/coffee-coupon.svg", BannerDisplayURL: "/assets/img/coffee-banner.svg",
+				IconImage: "/assets/img/coffee-icon.svg", CoverImage: "/assets/img/coffee-cover.svg", PromoLink: "https://rewardsim.invalid/go/coffee", BgColor: "#6F4E37"}}
+		}
+	}
+	const base = "http://127.0.0.1:8080"
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			wireJSON(b, base, sc, cards)
+		}
+	})
+	b.Run("append", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			buf = AppendWire(buf[:0], base, sc.Location, cards)
+		}
+	})
+}

@@ -1,0 +1,136 @@
+package journal
+
+import (
+	"bytes"
+	"hash/maphash"
+	"slices"
+)
+
+// learnMemo skips learning from a body the writer learnt from lately
+// when every value it names is still remembered: learning again would
+// change nothing (a value already remembered is not moved). A client
+// polling the listing gets the same 3 KB answer call after call, and
+// scanning it for credentials each time was a fifth of journaling it
+// (issue 25). What is stored is the same either way: the records keep
+// bodies as they came, and learning only feeds masking.
+type learnMemo struct {
+	seed   maphash.Seed
+	seeded bool
+	slots  [learnMemoSlots]learnSlot
+	next   int // the slot to fill next (oldest first)
+	bytes  int // the bodies' bytes held
+	skips  int // bodies not learnt from again (for tests)
+	// seen are the hashes of bodies learnt from once, oldest first: a
+	// body is copied into a slot only when it comes again, so answers
+	// that are each new (a card issued) cost a hash, not a copy.
+	seen     [learnMemoSeen]uint64
+	seenNext int
+}
+
+type learnSlot struct {
+	hash uint64
+	body []byte // a copy; nil: the slot is free
+	// ms and keys are the values body names (what learning it gathers).
+	ms   []Mask
+	keys []string
+	// facts are the body's as an answer, once read (hasFacts).
+	facts    answerFacts
+	hasFacts bool
+}
+
+// Bounds of the bodies the memo holds.
+const (
+	learnMemoSlots   = 32
+	learnMemoSeen    = 128
+	learnMemoMaxBody = MaxBodyKept
+	learnMemoBytes   = 1 << 20
+)
+
+// learn learns from body through l, unless every value body names is
+// remembered already, and remembers what it learnt (appending the new
+// masks to fresh). Each body's values are remembered before the next
+// body is looked up: remembering one can forget a value of the next. The
+// slot holding the body, if one does, is valid until the next call.
+func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) ([]Mask, *learnSlot) {
+	if len(body) < opaqueLen || len(body) > learnMemoMaxBody {
+		return l.learnAll(body, fresh), nil
+	}
+	if !m.seeded {
+		m.seed, m.seeded = maphash.MakeSeed(), true
+	}
+	h := maphash.Bytes(m.seed, body)
+	for i := range m.slots {
+		s := &m.slots[i]
+		if s.body == nil || s.hash != h || !bytes.Equal(s.body, body) {
+			continue
+		}
+		if allRemembered(s.ms, s.keys) {
+			m.skips++
+			return fresh, s
+		}
+		return l.learnAll(body, fresh), s
+	}
+	l.learnFrom(body, "")
+	var s *learnSlot
+	if slices.Contains(m.seen[:], h) {
+		s = m.keep(h, body, l.ms, l.keys)
+	} else {
+		m.seen[m.seenNext] = h
+		m.seenNext = (m.seenNext + 1) % learnMemoSeen
+	}
+	fresh = l.commit(fresh)
+	l.ms, l.keys = l.ms[:0], l.keys[:0]
+	return fresh, s
+}
+
+// allRemembered reports whether every one of ms and keys is remembered.
+func allRemembered(ms []Mask, keys []string) bool {
+	if len(ms) > 0 {
+		known.RLock()
+		for _, m := range ms {
+			ring := &known.opaque
+			if m.Kind == MaskSign {
+				ring = &known.signs
+			}
+			if !ring.has(m.Hash) {
+				known.RUnlock()
+				return false
+			}
+		}
+		known.RUnlock()
+	}
+	if len(keys) > 0 {
+		secKeys.RLock()
+		defer secKeys.RUnlock()
+		for _, k := range keys {
+			if _, ok := secKeys.keys.get(k); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// keep stores body and the values it names in the oldest slot.
+func (m *learnMemo) keep(h uint64, body []byte, ms []Mask, keys []string) *learnSlot {
+	for m.bytes+len(body) > learnMemoBytes {
+		m.drop(m.next)
+		m.next = (m.next + 1) % learnMemoSlots
+	}
+	m.drop(m.next)
+	s := &m.slots[m.next]
+	s.hash, s.body = h, append(s.body[:0], body...)
+	s.ms, s.keys = append(s.ms[:0], ms...), append(s.keys[:0], keys...)
+	s.facts, s.hasFacts = answerFacts{}, false
+	m.bytes += len(body)
+	m.next = (m.next + 1) % learnMemoSlots
+	return s
+}
+
+func (m *learnMemo) drop(i int) {
+	s := &m.slots[i]
+	if s.body != nil {
+		m.bytes -= len(s.body)
+		s.body = nil
+	}
+}
