@@ -59,10 +59,10 @@ type Options struct {
 	// kernel crash may lose what was not synced since the last Sync.
 	NoSync bool
 	// NoGrowSync skips bbolt's truncate and fsync when the file grows
-	// (the file then grows by its writes). For a file that is never
-	// synced (the journal): each such fsync wrote out every dirty page
-	// of the file, up to 16 MiB at a time, onto the disk that the
-	// state's fsyncs wait on.
+	// (the file then grows by its writes). For a file not synced per
+	// commit (the journal, the state in process mode): each such fsync
+	// wrote out every dirty page of the file, up to 16 MiB at a time, on
+	// the request path and onto the disk that other fsyncs wait on.
 	NoGrowSync bool
 }
 
