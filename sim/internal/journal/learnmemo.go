@@ -46,6 +46,10 @@ const (
 	learnMemoBytes   = 1 << 20
 )
 
+// keep frees slots until a body fits: a body larger than the whole bound
+// would never fit, so the build fails if the bounds ever allow one.
+var _ [learnMemoBytes - learnMemoMaxBody]struct{}
+
 // learn learns from body through l, unless every value body names is
 // remembered already, and remembers what it learnt (appending the new
 // masks to fresh). Each body's values are remembered before the next
