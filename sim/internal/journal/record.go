@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // record is an entry as stored (see codec.go): the identity of the exchange worked out
@@ -116,7 +118,7 @@ func requestIdentity(xChannelID string, body []byte, bdata *bdataMemo) (channel,
 // readFields fills f from b's top-level string fields; false when b is
 // not valid JSON. A value with escapes is decoded by encoding/json.
 func readFields(b []byte, f *envelopeFields) bool {
-	if !validJSON(b) {
+	if !schema.Valid(b) {
 		return false
 	}
 	escaped := false
@@ -230,7 +232,7 @@ func handedOut(body []byte, bdata *bdataMemo) []string {
 		return nil
 	}
 	raw, ok := bdata.decodeString(env.BDATA)
-	if !ok || !validJSON(raw) {
+	if !ok || !schema.Valid(raw) {
 		return nil
 	}
 	var token, refKey string

@@ -16,40 +16,29 @@ import (
 // whose errors stay the answers' wording. TestDecodeFastAgrees compares
 // both on generated inputs.
 func decodeFast(raw []byte) (v any, ok bool) {
-	d := fastDecoder{buf: raw}
+	d := fastDecoder{validator{b: raw}}
 	v, ok = d.value(0)
 	if !ok {
 		return nil, false
 	}
 	d.space()
-	return v, d.pos == len(d.buf)
+	return v, d.i == len(d.b)
 }
 
-type fastDecoder struct {
-	buf []byte
-	pos int
-}
+// fastDecoder builds values over the validator's reading of the grammar
+// (Valid): spaces, separators, numbers and literals are read by the same
+// code in both.
+type fastDecoder struct{ validator }
 
 // maxFastDepth bounds the recursion; deeper documents take the slow path.
 const maxFastDepth = 64
 
-func (d *fastDecoder) space() {
-	for d.pos < len(d.buf) {
-		switch d.buf[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
-		}
-	}
-}
-
 func (d *fastDecoder) value(depth int) (any, bool) {
 	d.space()
-	if d.pos >= len(d.buf) || depth > maxFastDepth {
+	if d.i >= len(d.b) || depth > maxFastDepth {
 		return nil, false
 	}
-	switch c := d.buf[d.pos]; {
+	switch c := d.b[d.i]; {
 	case c == '{':
 		return d.object(depth)
 	case c == '[':
@@ -57,14 +46,17 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 	case c == '"':
 		return d.str()
 	case c == '-' || (c >= '0' && c <= '9'):
-		return d.number()
+		start := d.i
+		if !d.number() {
+			return nil, false
+		}
+		return json.Number(d.b[start:d.i]), true
 	}
 	for _, lit := range [...]struct {
 		text string
 		v    any
 	}{{"true", true}, {"false", false}, {"null", nil}} {
-		if len(d.buf)-d.pos >= len(lit.text) && string(d.buf[d.pos:d.pos+len(lit.text)]) == lit.text {
-			d.pos += len(lit.text)
+		if d.literal(lit.text) {
 			return lit.v, true
 		}
 	}
@@ -72,16 +64,16 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 }
 
 func (d *fastDecoder) object(depth int) (any, bool) {
-	d.pos++ // {
+	d.i++ // {
 	m := map[string]any{}
 	d.space()
-	if d.pos < len(d.buf) && d.buf[d.pos] == '}' {
-		d.pos++
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
 		return m, true
 	}
 	for {
 		d.space()
-		if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
+		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
 		k, ok := d.str()
@@ -89,10 +81,10 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		d.space()
-		if d.pos >= len(d.buf) || d.buf[d.pos] != ':' {
+		if d.i >= len(d.b) || d.b[d.i] != ':' {
 			return nil, false
 		}
-		d.pos++
+		d.i++
 		v, ok := d.value(depth + 1)
 		if !ok {
 			return nil, false
@@ -101,18 +93,18 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 			return nil, false // json.Unmarshal into a struct reads both
 		}
 		m[k.(string)] = v
-		if done, ok := d.next('}'); !ok || done {
+		if more, ok := d.more('}'); !ok || !more {
 			return m, ok
 		}
 	}
 }
 
 func (d *fastDecoder) array(depth int) (any, bool) {
-	d.pos++ // [
+	d.i++ // [
 	a := []any{}
 	d.space()
-	if d.pos < len(d.buf) && d.buf[d.pos] == ']' {
-		d.pos++
+	if d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
 		return a, true
 	}
 	for {
@@ -121,42 +113,25 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		if done, ok := d.next(']'); !ok || done {
+		if more, ok := d.more(']'); !ok || !more {
 			return a, ok
 		}
 	}
 }
 
-// next reads the comma between members, or the container's end.
-func (d *fastDecoder) next(end byte) (done, ok bool) {
-	d.space()
-	if d.pos >= len(d.buf) {
-		return false, false
-	}
-	switch d.buf[d.pos] {
-	case ',':
-		d.pos++
-		return false, true
-	case end:
-		d.pos++
-		return true, true
-	}
-	return false, false
-}
-
 // str reads a string without escapes whose bytes are valid UTF-8 with no
 // control character: encoding/json keeps those bytes as they are.
 func (d *fastDecoder) str() (any, bool) {
-	start := d.pos + 1
+	start := d.i + 1
 	ascii := true
-	for i := start; i < len(d.buf); i++ {
-		switch c := d.buf[i]; {
+	for i := start; i < len(d.b); i++ {
+		switch c := d.b[i]; {
 		case c == '"':
-			s := d.buf[start:i]
+			s := d.b[start:i]
 			if !ascii && !utf8.Valid(s) {
 				return nil, false
 			}
-			d.pos = i + 1
+			d.i = i + 1
 			return string(s), true
 		case c == '\\' || c < 0x20:
 			return nil, false
@@ -165,43 +140,4 @@ func (d *fastDecoder) str() (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// number reads JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func (d *fastDecoder) number() (any, bool) {
-	b, i := d.buf, d.pos
-	digits := func() bool {
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > s
-	}
-	if b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
-		return nil, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return nil, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return nil, false
-		}
-	}
-	n := json.Number(b[d.pos:i])
-	d.pos = i
-	return n, true
 }

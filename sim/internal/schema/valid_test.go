@@ -1,4 +1,4 @@
-package journal
+package schema
 
 import (
 	"encoding/json"
@@ -15,15 +15,15 @@ var validSeeds = []string{
 	`{"status":true,"rewards":[{"rewardId":1,"trackLink":["http://x?a=1&b=2"],"isSeen":false}]}`,
 }
 
-// validJSON says what json.Valid says, on the seeds and on many inputs
+// Valid says what json.Valid says, on the seeds and on many inputs
 // made from them by replacing, inserting, deleting and cutting bytes,
 // with the bytes that matter to JSON most likely.
-func TestValidJSON_asJSONValid(t *testing.T) {
+func TestValid_asJSONValid(t *testing.T) {
 	alphabet := []byte("{}[]\":,\\ \t\n-+.eE0123456789tfnulrsabu/\x00\x1f\x7f\x80\xff")
 	rng := rand.New(rand.NewPCG(7, 8))
 	check := func(b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("%q: validJSON %v, json.Valid %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("%q: Valid %v, json.Valid %v", b, got, want)
 		}
 	}
 	for _, s := range validSeeds {
@@ -61,8 +61,8 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("%q: validJSON %v, json.Valid %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("%q: Valid %v, json.Valid %v", b, got, want)
 		}
 	})
 }
