@@ -2,13 +2,15 @@ package state
 
 // The listing's read path (issue 25). UserCards serves every reader
 // (control API, microsite) with cards exactly as stored; the listing only
-// renders its cards, and reads them here for less: its two nested buckets
-// opened once, one cursor for all the card lookups (a bucket's Get makes a
-// cursor each), the records copied out of the transaction in one string,
-// and times decoded without their zones.
+// renders its cards, and reads them here for less: the index walked as
+// UserCards walks it (userCardIDs), its two nested buckets opened once,
+// one cursor for all the card lookups (a bucket's Get makes a cursor
+// each), the records copied out of the transaction in one string, and
+// times decoded without their zones.
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 
@@ -37,21 +39,17 @@ func listUserCards(ch *bolt.Bucket, user string, offset, limit int) ([]model.Car
 	if index == nil || byID == nil {
 		return nil, 0, nil
 	}
-	prefix := cardAppendStr(make([]byte, 0, 2+len(user)), user)
+	ids, total := userCardIDs(index, user, offset, limit)
 	var raws [][]byte // the records, in the mapped file until the transaction ends
-	size, total := 0, 0
+	size := 0
 	var key [8]byte
 	cur := byID.Cursor()
-	idx := index.Cursor()
-	for k, _ := idx.Seek(prefix); k != nil && len(k) == len(prefix)+9 && bytes.Equal(k[:len(prefix)], prefix); k, _ = idx.Next() {
-		if total >= offset && len(raws) < limit {
-			copy(key[:], k[len(prefix)+1:])
-			if ck, v := cur.Seek(key[:]); bytes.Equal(ck, key[:]) {
-				raws = append(raws, v)
-				size += len(v)
-			}
+	for _, id := range ids {
+		binary.BigEndian.PutUint64(key[:], id)
+		if ck, v := cur.Seek(key[:]); bytes.Equal(ck, key[:]) {
+			raws = append(raws, v)
+			size += len(v)
 		}
-		total++
 	}
 	var all strings.Builder
 	all.Grow(size)

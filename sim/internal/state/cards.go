@@ -204,6 +204,21 @@ func (t *CardTx) SaveReveal(c model.Card) error {
 	return u.Put(cardUserKey(c.VirtualID, stateRevealed, c.RewardID), nil)
 }
 
+// userCardIDs walks user's part of the user index: the rewardIds of
+// limit of their cards from offset, in listing order (unscratched first,
+// then revealed), and how many they have.
+func userCardIDs(index *bolt.Bucket, user string, offset, limit int) (ids []uint64, total int) {
+	prefix := cardAppendStr(nil, user)
+	cur := index.Cursor()
+	for k, _ := cur.Seek(prefix); k != nil && len(k) == len(prefix)+9 && string(k[:len(prefix)]) == string(prefix); k, _ = cur.Next() {
+		if total >= offset && len(ids) < limit {
+			ids = append(ids, binary.BigEndian.Uint64(k[len(prefix)+1:]))
+		}
+		total++
+	}
+	return ids, total
+}
+
 // UserCards returns limit of user's cards from offset, in listing order
 // (unscratched first, then revealed), and how many the user has.
 func (t *CardTx) UserCards(user string, offset, limit int) ([]model.Card, int, error) {
@@ -211,16 +226,7 @@ func (t *CardTx) UserCards(user string, offset, limit int) ([]model.Card, int, e
 	if u == nil {
 		return nil, 0, nil
 	}
-	prefix := cardAppendStr(nil, user)
-	var ids []uint64
-	total := 0
-	cur := u.Cursor()
-	for k, _ := cur.Seek(prefix); k != nil && len(k) == len(prefix)+9 && string(k[:len(prefix)]) == string(prefix); k, _ = cur.Next() {
-		if total >= offset && len(ids) < limit {
-			ids = append(ids, binary.BigEndian.Uint64(k[len(prefix)+1:]))
-		}
-		total++
-	}
+	ids, total := userCardIDs(u, user, offset, limit)
 	out := make([]model.Card, 0, len(ids))
 	for _, id := range ids {
 		c, ok, err := t.Card(id)
