@@ -5,8 +5,9 @@ package state
 //
 //	cards/<channel>/card   cardKey64(rewardId)                      -> model.Card JSON; the bucket's sequence numbers rewardIds
 //	cards/<channel>/user   u16(len) virtualId state cardKey64(rewardId) -> empty; state '0' unscratched, '1' revealed
+//	cards/<channel>/user   u16(len) virtualId 'c' campaignId         -> []unix-nanos (frequency caps; listcodec.go)
 //	cards/<channel>/txn    kind 0x00 extTransactionId          -> []rewardId (idempotency; listcodec.go)
-//	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> []unix-nanos (frequency caps; listcodec.go)
+//	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> []unix-nanos (caps of stores written before issue 25; read only)
 //	cards/<channel>/stock  u16(len) pool entryId               -> cardKey64 handed out
 //	cards/<channel>/track  cardKey64(rewardId) cardKey64(seq)               -> model.TrackEvent JSON
 //	cards/<channel>/notif  cardKey64(seq)                             -> model.Notification JSON
@@ -14,6 +15,16 @@ package state
 // A user's cards are one prefix of "user", in listing order (unscratched
 // first, then revealed, each by rewardId), so reveal and listing cost
 // depends on that user's cards only, never on the size of the store.
+// The user's cap events follow their cards under the same prefix (state
+// byte 'c'), so a GetReward's cap update dirties the leaf its new card's
+// index entry dirties anyway: a separate cap tree cost 3.0 of 16.8 pages
+// written per group commit of 14 new users (issue 25), and on a disk
+// whose fsync grows with the pages written, pages per commit are the
+// cost. A walk of the index that wants cards checks the state byte, not
+// only the key's length: a cap key with an 8-byte campaignId has a card
+// key's length. The cap bucket is no longer created; a store written
+// before still has one, read as a fallback until each entry is next
+// written (then it moves to "user").
 
 import (
 	"encoding/binary"
@@ -37,10 +48,15 @@ var (
 	subNotif = []byte("notif")
 )
 
+// The state byte of a user index key (cards.go header).
 const (
 	stateUnscratched = '0'
 	stateRevealed    = '1'
+	stateCap         = 'c'
 )
+
+// isCardState tells a card's index entry from the user's other entries.
+func isCardState(st byte) bool { return st == stateUnscratched || st == stateRevealed }
 
 // CardTx is one transaction over a channel's cards. Its methods are valid
 // only inside the function given to UpdateCards or ViewCards.
@@ -93,7 +109,8 @@ func cardsBucket(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range [][]byte{subCard, subUser, subTxn, subCap, subStock, subTrack, subNotif} {
+	// No subCap: caps live in subUser (header comment).
+	for _, n := range [][]byte{subCard, subUser, subTxn, subStock, subTrack, subNotif} {
 		if _, err := ch.CreateBucket(n); err != nil {
 			return nil, err
 		}
@@ -210,7 +227,9 @@ func (t *CardTx) SaveReveal(c model.Card) error {
 func userCardIDs(index *bolt.Bucket, user string, offset, limit int) (ids []uint64, total int) {
 	prefix := cardAppendStr(nil, user)
 	cur := index.Cursor()
-	for k, _ := cur.Seek(prefix); k != nil && len(k) == len(prefix)+9 && string(k[:len(prefix)]) == string(prefix); k, _ = cur.Next() {
+	// The user's cap entries sort after their cards ('c' > '1'): the
+	// first key that is not a card's ends the walk.
+	for k, _ := cur.Seek(prefix); k != nil && len(k) == len(prefix)+9 && string(k[:len(prefix)]) == string(prefix) && isCardState(k[len(prefix)]); k, _ = cur.Next() {
 		if total >= offset && len(ids) < limit {
 			ids = append(ids, binary.BigEndian.Uint64(k[len(prefix)+1:]))
 		}
@@ -259,26 +278,46 @@ func (t *CardTx) SetIssued(kind, key string, ids []uint64) error {
 	return t.sub(subTxn).Put([]byte(kind+"\x00"+key), encodeUints(ids))
 }
 
-func cardCapKey(campaign, user string) []byte {
+// cardCapKey is a user's cap events' key in the user index.
+func cardCapKey(user, campaign string) []byte {
+	k := cardAppendStr(make([]byte, 0, 3+len(user)+len(campaign)), user)
+	k = append(k, stateCap)
+	return append(k, campaign...)
+}
+
+// oldCapKey is their key in the cap bucket of a store written before
+// caps moved to the user index.
+func oldCapKey(campaign, user string) []byte {
 	return cardAppendStr(cardAppendStr(nil, campaign), user)
 }
 
 // CapEvents returns the recorded issuance times of a user in a campaign (unix nanos).
 func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
-	b := t.sub(subCap)
-	if b == nil {
-		return nil, nil
+	if u := t.sub(subUser); u != nil {
+		if raw := u.Get(cardCapKey(user, campaign)); raw != nil {
+			return decodeInts(raw)
+		}
 	}
-	raw := b.Get(cardCapKey(campaign, user))
-	if raw == nil {
-		return nil, nil
+	if old := t.sub(subCap); old != nil {
+		if raw := old.Get(oldCapKey(campaign, user)); raw != nil {
+			return decodeInts(raw)
+		}
 	}
-	return decodeInts(raw)
+	return nil, nil
 }
 
-// SetCapEvents replaces them.
+// SetCapEvents replaces them, in the user index; an entry of the old cap
+// bucket is deleted, so it is never read again in place of the new one.
 func (t *CardTx) SetCapEvents(campaign, user string, ev []int64) error {
-	return t.sub(subCap).Put(cardCapKey(campaign, user), encodeInts(ev))
+	if err := t.sub(subUser).Put(cardCapKey(user, campaign), encodeInts(ev)); err != nil {
+		return err
+	}
+	if old := t.sub(subCap); old != nil {
+		if k := oldCapKey(campaign, user); old.Get(k) != nil {
+			return old.Delete(k)
+		}
+	}
+	return nil
 }
 
 func cardStockKey(pool, entry string) []byte { return append(cardAppendStr(nil, pool), entry...) }

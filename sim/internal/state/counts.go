@@ -24,8 +24,8 @@ func (s *Store) Counts() (Counts, error) {
 				return nil
 			}
 			return u.ForEach(func(k, _ []byte) error {
-				if len(k) < 2 || len(k) != 2+int(binary.BigEndian.Uint16(k))+9 {
-					return nil
+				if len(k) < 2 || len(k) != 2+int(binary.BigEndian.Uint16(k))+9 || !isCardState(k[len(k)-9]) {
+					return nil // a cap entry (cards.go)
 				}
 				out.CardsIssued++
 				if k[len(k)-9] == stateRevealed {
