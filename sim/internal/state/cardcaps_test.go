@@ -9,22 +9,36 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// writeOldCaps records cap events the way stores written before caps
-// moved to the user index did: in the channel's cap bucket, keyed
-// u16(len) campaignId u16(len) user.
+// oldLayout makes channel's buckets as builds before issue 25 did: one
+// bucket under "cards" per channel, with a cap bucket among its own.
+func oldLayout(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
+	ch := tx.Bucket(bucketCards).Bucket([]byte(channel))
+	if ch != nil {
+		return ch, nil
+	}
+	ch, err := tx.Bucket(bucketCards).CreateBucket([]byte(channel))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range []string{"card", "user", "txn", "cap", "stock", "track", "notif"} {
+		if _, err := ch.CreateBucket([]byte(n)); err != nil {
+			return nil, err
+		}
+	}
+	return ch, nil
+}
+
+// writeOldCaps records cap events the way those builds did: in the
+// channel's cap bucket, keyed u16(len) campaignId u16(len) user.
 func writeOldCaps(t *testing.T, s *Store, channel, campaign, user string, ev []int64) {
 	t.Helper()
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		ch, err := cardsBucket(tx, channel)
-		if err != nil {
-			return err
-		}
-		b, err := ch.CreateBucketIfNotExists(subCap)
+		ch, err := oldLayout(tx, channel)
 		if err != nil {
 			return err
 		}
 		k := cardAppendStr(cardAppendStr(nil, campaign), user)
-		return b.Put(k, encodeInts(ev))
+		return ch.Bucket([]byte("cap")).Put(k, encodeInts(ev))
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,13 @@
 package state
 
-// Scratch cards (issue 3). Layout, all under the top bucket "cards", one
-// nested bucket per channel name, so channels never see each other's state:
+// Scratch cards (issue 3). Layout: six top-level buckets per channel,
+// named "cards" 0x00 <channel> 0x00 <name>, so channels never see each
+// other's state (shown as cards/<channel>/<name>):
 //
-//	cards/<channel>/card   cardKey64(rewardId)                      -> model.Card JSON; the bucket's sequence numbers rewardIds
+//	cards/<channel>/card   cardKey64(rewardId)                      -> model.Card (cardcodec.go); the bucket's sequence numbers rewardIds
 //	cards/<channel>/user   u16(len) virtualId state cardKey64(rewardId) -> empty; state '0' unscratched, '1' revealed
 //	cards/<channel>/user   u16(len) virtualId 'c' campaignId         -> []unix-nanos (frequency caps; listcodec.go)
 //	cards/<channel>/txn    kind 0x00 extTransactionId          -> []rewardId (idempotency; listcodec.go)
-//	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> []unix-nanos (caps of stores written before issue 25; read only)
 //	cards/<channel>/stock  u16(len) pool entryId               -> cardKey64 handed out
 //	cards/<channel>/track  cardKey64(rewardId) cardKey64(seq)               -> model.TrackEvent JSON
 //	cards/<channel>/notif  cardKey64(seq)                             -> model.Notification JSON
@@ -15,18 +15,35 @@ package state
 // A user's cards are one prefix of "user", in listing order (unscratched
 // first, then revealed, each by rewardId), so reveal and listing cost
 // depends on that user's cards only, never on the size of the store.
-// The user's cap events follow their cards under the same prefix (state
-// byte 'c'), so a GetReward's cap update dirties the leaf its new card's
-// index entry dirties anyway: a separate cap tree cost 3.0 of 16.8 pages
-// written per group commit of 14 new users (issue 25), and on a disk
-// whose fsync grows with the pages written, pages per commit are the
-// cost. A walk of the index that wants cards checks the state byte, not
-// only the key's length: a cap key with an 8-byte campaignId has a card
-// key's length. The cap bucket is no longer created; a store written
-// before still has one, read as a fallback until each entry is next
-// written (then it moves to "user").
+//
+// The layout is shaped by what a group commit writes (issue 25): every
+// page on the path from the root to a changed key, plus the meta page,
+// and on a disk whose fsync grows with the pages written, pages per
+// commit are the cost. In a group commit of 14 GetRewards for new users
+// (a test store of 54,000 cards, bbolt's TxStats), builds before issue
+// 25 wrote 16.8 pages; now 11.8:
+//   - The user's cap events follow their cards under the same prefix
+//     (state byte 'c'), so the cap update dirties the leaf the new
+//     card's index entry dirties anyway, not a cap tree of its own
+//     (-3.0). A walk of the index that wants cards checks the state
+//     byte, not only the key's length: a cap key with an 8-byte
+//     campaignId has a card key's length.
+//   - The channel's buckets are top-level, not nested in a bucket per
+//     channel under a top bucket "cards": each level above them was a
+//     page rewritten by every commit (-2.0).
+//
+// Stores written before keep their layout and are read and written in
+// it: the bucket "cards" holds a bucket per channel, holding the
+// buckets above by name, and a seventh,
+//
+//	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> []unix-nanos
+//
+// the frequency caps, read when the user index has no entry for them,
+// and deleted when the entry is written. A channel new to such a store
+// is made in the flat layout.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -61,7 +78,11 @@ func isCardState(st byte) bool { return st == stateUnscratched || st == stateRev
 // CardTx is one transaction over a channel's cards. Its methods are valid
 // only inside the function given to UpdateCards or ViewCards.
 type CardTx struct {
-	ch *bolt.Bucket // nil in a view of a channel that has no cards yet
+	tx      *bolt.Tx
+	channel string
+	// nested is the channel's bucket under "cards" in a store written
+	// before the flat layout (header comment), nil otherwise.
+	nested *bolt.Bucket
 }
 
 // UpdateCards runs fn in one write transaction over channel's cards.
@@ -69,11 +90,11 @@ type CardTx struct {
 // once: it must set its results afresh each time, never append to them.
 func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
 	return s.groupUpdate(func(tx *bolt.Tx) error {
-		ch, err := cardsBucket(tx, channel)
+		t, err := writeCards(tx, channel)
 		if err != nil {
 			return err
 		}
-		return fn(&CardTx{ch: ch})
+		return fn(t)
 	})
 }
 
@@ -81,46 +102,85 @@ func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
 // in one transaction (benchmark set-up, imports).
 func (s *Store) BulkCards(channel string, fn func(*CardTx) error) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		ch, err := cardsBucket(tx, channel)
+		t, err := writeCards(tx, channel)
 		if err != nil {
 			return err
 		}
-		return fn(&CardTx{ch: ch})
+		return fn(t)
 	})
 }
 
 // ViewCards runs fn in a read transaction over channel's cards.
 func (s *Store) ViewCards(channel string, fn func(*CardTx) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
-		return fn(&CardTx{ch: tx.Bucket(bucketCards).Bucket([]byte(channel))})
-	})
+	return s.db.View(func(tx *bolt.Tx) error { return fn(openCards(tx, channel)) })
 }
 
-func cardsBucket(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
+// openCards finds channel's cards in either layout; its sub buckets are
+// nil while the channel has none.
+func openCards(tx *bolt.Tx, channel string) *CardTx {
+	return &CardTx{tx: tx, channel: channel, nested: tx.Bucket(bucketCards).Bucket([]byte(channel))}
+}
+
+// writeCards is openCards that creates the channel's buckets, in the
+// flat layout, if it has none.
+func writeCards(tx *bolt.Tx, channel string) (*CardTx, error) {
 	if channel == "" {
 		return nil, errors.New("cards: empty channel")
 	}
-	top := tx.Bucket(bucketCards)
-	ch := top.Bucket([]byte(channel))
-	if ch != nil {
-		return ch, nil
-	}
-	ch, err := top.CreateBucket([]byte(channel))
-	if err != nil {
-		return nil, err
+	t := openCards(tx, channel)
+	if t.nested != nil || t.sub(subCard) != nil {
+		return t, nil
 	}
 	// No subCap: caps live in subUser (header comment).
 	for _, n := range [][]byte{subCard, subUser, subTxn, subStock, subTrack, subNotif} {
-		if _, err := ch.CreateBucket(n); err != nil {
+		if _, err := tx.CreateBucket(flatCardsName(channel, n)); err != nil {
 			return nil, err
 		}
 	}
-	return ch, nil
+	return t, nil
+}
+
+// flatCardsPrefix starts the name of every top-level bucket of the flat
+// layout; no other top-level bucket's name holds a 0x00.
+const flatCardsPrefix = "cards\x00"
+
+// flatCardsName is the top-level bucket holding channel's sub bucket
+// name: "cards" 0x00 channel 0x00 name. The name is what follows the
+// last 0x00, so a channel name holding a 0x00 stays apart too.
+func flatCardsName(channel string, name []byte) []byte {
+	b := make([]byte, 0, len(flatCardsPrefix)+len(channel)+1+len(name))
+	b = append(append(append(b, flatCardsPrefix...), channel...), 0)
+	return append(b, name...)
+}
+
+// flatCardsBuckets lists the flat layout's top-level bucket names, of
+// one channel or ("") of every channel, and of sub bucket name only
+// when name is not nil.
+func flatCardsBuckets(tx *bolt.Tx, channel string, name []byte) [][]byte {
+	var out [][]byte
+	prefix := []byte(flatCardsPrefix)
+	if channel != "" {
+		prefix = append(append(prefix, channel...), 0)
+	}
+	cur := tx.Cursor()
+	for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+		if v != nil { // not a bucket
+			continue
+		}
+		sub := k[bytes.LastIndexByte(k, 0)+1:]
+		if channel != "" && len(k) != len(prefix)+len(sub) {
+			continue // another channel whose name starts with channel 0x00
+		}
+		if name == nil || bytes.Equal(sub, name) {
+			out = append(out, append([]byte(nil), k...))
+		}
+	}
+	return out
 }
 
 // resetCards deletes the card state of one channel, or of every channel
-// when channel is "" (the shape of a ResetChannel hook).
-// Cards live in a nested bucket per channel rather than under
+// when channel is "" (the shape of a ResetChannel hook), in both
+// layouts. Cards live in buckets of their own rather than under
 // "<channel>\x00" keys, so ResetChannel covers them through a reset hook.
 func resetCards(tx *bolt.Tx, channel string) error {
 	top := tx.Bucket(bucketCards)
@@ -143,6 +203,11 @@ func resetCards(tx *bolt.Tx, channel string) error {
 			return err
 		}
 	}
+	for _, n := range flatCardsBuckets(tx, channel, nil) {
+		if err := tx.DeleteBucket(n); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -153,10 +218,10 @@ func (s *Store) ResetCards(channel string) error {
 }
 
 func (t *CardTx) sub(name []byte) *bolt.Bucket {
-	if t.ch == nil {
-		return nil
+	if t.nested != nil {
+		return t.nested.Bucket(name)
 	}
-	return t.ch.Bucket(name)
+	return t.tx.Bucket(flatCardsName(t.channel, name))
 }
 
 func cardKey64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
