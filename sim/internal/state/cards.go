@@ -118,7 +118,13 @@ func (s *Store) ViewCards(channel string, fn func(*CardTx) error) error {
 // openCards finds channel's cards in either layout; its sub buckets are
 // nil while the channel has none.
 func openCards(tx *bolt.Tx, channel string) *CardTx {
-	return &CardTx{tx: tx, channel: channel, nested: tx.Bucket(bucketCards).Bucket([]byte(channel))}
+	t := &CardTx{tx: tx, channel: channel}
+	// The flat layout first: a write transaction keeps the buckets it
+	// opened, not the ones it did not find.
+	if t.sub(subCard) == nil {
+		t.nested = tx.Bucket(bucketCards).Bucket([]byte(channel))
+	}
+	return t
 }
 
 // writeCards is openCards that creates the channel's buckets, in the
@@ -350,6 +356,15 @@ func cardCapKey(user, campaign string) []byte {
 	return append(k, campaign...)
 }
 
+// oldCaps is the cap bucket of a channel in the nested layout; the flat
+// layout has none (and a bucket not found is looked up afresh each time).
+func (t *CardTx) oldCaps() *bolt.Bucket {
+	if t.nested == nil {
+		return nil
+	}
+	return t.nested.Bucket(subCap)
+}
+
 // oldCapKey is their key in the cap bucket of a store written before
 // caps moved to the user index.
 func oldCapKey(campaign, user string) []byte {
@@ -363,7 +378,7 @@ func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
 			return decodeInts(raw)
 		}
 	}
-	if old := t.sub(subCap); old != nil {
+	if old := t.oldCaps(); old != nil {
 		if raw := old.Get(oldCapKey(campaign, user)); raw != nil {
 			return decodeInts(raw)
 		}
@@ -377,7 +392,7 @@ func (t *CardTx) SetCapEvents(campaign, user string, ev []int64) error {
 	if err := t.sub(subUser).Put(cardCapKey(user, campaign), encodeInts(ev)); err != nil {
 		return err
 	}
-	if old := t.sub(subCap); old != nil {
+	if old := t.oldCaps(); old != nil {
 		if k := oldCapKey(campaign, user); old.Get(k) != nil {
 			return old.Delete(k)
 		}
