@@ -3,7 +3,7 @@ package state
 // The listing's read path (issue 25). UserCards serves every reader
 // (control API, microsite) with cards exactly as stored; the listing only
 // renders its cards, and reads them here for less: the index walked as
-// UserCards walks it (userCardIDs), its two nested buckets opened once,
+// UserCards walks it (userCardIDs), its two buckets opened once,
 // one cursor for all the card lookups (a bucket's Get makes a cursor
 // each), the records copied out of the transaction in one string, and
 // times decoded without their zones.
@@ -25,17 +25,14 @@ import (
 // strings share one copy of the records read.
 func (s *Store) ListUserCards(channel, user string, offset, limit int) (cards []model.Card, total int, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
-		cards, total, err = listUserCards(tx.Bucket(bucketCards).Bucket([]byte(channel)), user, offset, limit)
+		t := openCards(tx, channel)
+		cards, total, err = listUserCards(t.sub(subUser), t.sub(subCard), user, offset, limit)
 		return err
 	})
 	return cards, total, err
 }
 
-func listUserCards(ch *bolt.Bucket, user string, offset, limit int) ([]model.Card, int, error) {
-	if ch == nil {
-		return nil, 0, nil
-	}
-	index, byID := ch.Bucket(subUser), ch.Bucket(subCard)
+func listUserCards(index, byID *bolt.Bucket, user string, offset, limit int) ([]model.Card, int, error) {
 	if index == nil || byID == nil {
 		return nil, 0, nil
 	}

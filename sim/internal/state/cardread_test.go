@@ -53,7 +53,7 @@ func TestListUserCards_sameAsUserCards(t *testing.T) {
 	}
 	// An older build stored card 7 as JSON.
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketCards).Bucket([]byte("C")).Bucket(subCard)
+		b := openCards(tx, "C").sub(subCard)
 		var c model.Card
 		if err := decodeCard(b.Get(cardKey64(jsonID)), &c); err != nil {
 			return err

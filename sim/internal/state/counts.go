@@ -18,14 +18,24 @@ type Counts struct {
 func (s *Store) Counts() (Counts, error) {
 	var out Counts
 	err := s.db.View(func(tx *bolt.Tx) error {
+		// Every channel's user index, in either layout (cards.go).
+		var indexes []*bolt.Bucket
 		err := tx.Bucket(bucketCards).ForEachBucket(func(name []byte) error {
-			u := tx.Bucket(bucketCards).Bucket(name).Bucket(subUser)
-			if u == nil {
-				return nil
+			if u := tx.Bucket(bucketCards).Bucket(name).Bucket(subUser); u != nil {
+				indexes = append(indexes, u)
 			}
-			return u.ForEach(func(k, _ []byte) error {
-				if len(k) < 2 || len(k) != 2+int(binary.BigEndian.Uint16(k))+9 {
-					return nil
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, name := range flatCardsBuckets(tx, "", subUser) {
+			indexes = append(indexes, tx.Bucket(name))
+		}
+		for _, u := range indexes {
+			err := u.ForEach(func(k, _ []byte) error {
+				if len(k) < 2 || len(k) != 2+int(binary.BigEndian.Uint16(k))+9 || !isCardState(k[len(k)-9]) {
+					return nil // a cap entry (cards.go)
 				}
 				out.CardsIssued++
 				if k[len(k)-9] == stateRevealed {
@@ -33,9 +43,9 @@ func (s *Store) Counts() (Counts, error) {
 				}
 				return nil
 			})
-		})
-		if err != nil {
-			return err
+			if err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(bucketCouponStock).ForEach(func(_, v []byte) error {
 			if len(v) == 8 {

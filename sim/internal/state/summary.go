@@ -37,8 +37,8 @@ func (t *CardTx) Summary(maxUsers int) (CardSummary, error) {
 				continue
 			}
 			n := int(binary.BigEndian.Uint16(k))
-			if len(k) != 2+n+9 {
-				continue
+			if len(k) != 2+n+9 || !isCardState(k[2+n]) {
+				continue // a cap entry (cards.go)
 			}
 			user, st := string(k[2:2+n]), k[2+n]
 			out.Cards++

@@ -1,0 +1,101 @@
+package state
+
+import (
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+// A store written before the flat layout keeps its channels where they
+// are: cards issue, list, count and reset there, while a channel new to
+// the store is made flat. Channels "A" and "AB" check that one
+// channel's flat buckets are never taken for another's.
+func TestCards_BothLayouts(t *testing.T) {
+	for _, old := range []bool{false, true} {
+		name := map[bool]string{false: "flat", true: "nested (before issue 25)"}[old]
+		t.Run(name, func(t *testing.T) {
+			s, err := Open(t.TempDir(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if old {
+				err := s.db.Update(func(tx *bolt.Tx) error {
+					_, err := oldLayout(tx, "A")
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, ch := range []string{"A", "AB"} {
+				err := s.UpdateCards(ch, func(tx *CardTx) error {
+					for _, user := range []string{"U", "V"} {
+						c := model.Card{Channel: ch, VirtualID: user}
+						if err := tx.InsertCard(&c); err != nil {
+							return err
+						}
+					}
+					return tx.SetCapEvents("CAMP", "U", []int64{1})
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = s.db.View(func(tx *bolt.Tx) error {
+				nested := tx.Bucket(bucketCards).Bucket([]byte("A")) != nil
+				flat := tx.Bucket(flatCardsName("A", subCard)) != nil
+				if nested != old || flat == old {
+					t.Errorf("channel A: nested %v, flat %v", nested, flat)
+				}
+				if tx.Bucket(bucketCards).Bucket([]byte("AB")) != nil || tx.Bucket(flatCardsName("AB", subCard)) == nil {
+					t.Errorf("channel AB, new to the store, is not flat")
+				}
+				return nil
+			})
+			users := func(ch string) (n int) {
+				t.Helper()
+				for _, user := range []string{"U", "V"} {
+					cards, total, err := s.ListUserCards(ch, user, 0, 10)
+					if err != nil || len(cards) != total {
+						t.Fatalf("ListUserCards(%s, %s): %d cards, total %d, %v", ch, user, len(cards), total, err)
+					}
+					n += total
+				}
+				return n
+			}
+			if a, ab := users("A"), users("AB"); a != 2 || ab != 2 {
+				t.Fatalf("before reset: A %d cards, AB %d", a, ab)
+			}
+			if n, err := s.Counts(); err != nil || n.CardsIssued != 4 {
+				t.Errorf("Counts: %+v, %v", n, err)
+			}
+			if err := s.ResetCards("A"); err != nil {
+				t.Fatal(err)
+			}
+			if a, ab := users("A"), users("AB"); a != 0 || ab != 2 {
+				t.Errorf("after reset of A: A %d cards, AB %d", a, ab)
+			}
+			if ev := capEvents(t, s, "AB", "CAMP", "U"); len(ev) != 1 {
+				t.Errorf("after reset of A, AB's caps read as %v", ev)
+			}
+			if n, err := s.Counts(); err != nil || n.CardsIssued != 2 {
+				t.Errorf("Counts after reset of A: %+v, %v", n, err)
+			}
+			if err := s.ResetCards(""); err != nil {
+				t.Fatal(err)
+			}
+			if ab := users("AB"); ab != 0 {
+				t.Errorf("after the whole reset: AB %d cards", ab)
+			}
+			_ = s.db.View(func(tx *bolt.Tx) error {
+				if left := flatCardsBuckets(tx, "", nil); len(left) != 0 {
+					t.Errorf("after the whole reset, buckets left: %q", left)
+				}
+				return nil
+			})
+		})
+	}
+}
