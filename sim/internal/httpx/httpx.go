@@ -219,22 +219,29 @@ var ErrDropped = errors.New("connection dropped on purpose")
 // ValidJSON checks a body the door read (readErr is the read's error):
 // one JSON value, valid against the named schema. The refusal says what
 // is wrong (naming the field), for the endpoint to render in its own
-// answer shape: too large, or invalid. fields are the body's top-level
-// members.
-func ValidJSON(set *schema.Set, name string, body []byte, readErr error) (fields map[string]any, refused *refusal.Refusal) {
+// answer shape: too large, or invalid. doc is the body decoded once: its
+// Value's top-level members, and Into for the request's typed fields.
+func ValidJSON(set *schema.Set, name string, body []byte, readErr error) (doc schema.Parsed, refused *refusal.Refusal) {
 	if errors.Is(readErr, ErrTooLarge) {
-		return nil, ErrTooLarge
+		return doc, ErrTooLarge
 	}
 	if readErr != nil {
-		return nil, refusal.New(refusal.Invalid, "body could not be read: %v", readErr)
+		return doc, refusal.New(refusal.Invalid, "body could not be read: %v", readErr)
 	}
-	generic, err := schema.DecodeJSON(body)
+	doc, err := schema.Parse(body)
 	if err != nil {
-		return nil, refusal.New(refusal.Invalid, "body is %v", err)
+		return doc, refusal.New(refusal.Invalid, "body is %v", err)
 	}
-	if err := set.Validate(name, generic); err != nil {
-		return nil, refusal.New(refusal.Invalid, "%v", err)
+	if err := set.Validate(name, doc.Value); err != nil {
+		return doc, refusal.New(refusal.Invalid, "%v", err)
 	}
-	fields, _ = generic.(map[string]any)
-	return fields, nil
+	return doc, nil
+}
+
+// Member is the top-level member key of doc's object as a string, ""
+// when it is absent or not a string.
+func Member(doc schema.Parsed, key string) string {
+	fields, _ := doc.Value.(map[string]any)
+	s, _ := fields[key].(string)
+	return s
 }

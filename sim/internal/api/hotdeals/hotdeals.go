@@ -144,17 +144,17 @@ func (h *handlers) open(c echo.Context, op contract.Op, body []byte, readErr err
 	if readErr != nil {
 		return nil, invalid(sc, "body: could not be read")
 	}
-	generic, err := schema.DecodeJSON(body)
+	doc, err := schema.Parse(body)
 	if err != nil {
 		return nil, invalid(sc, "body: "+err.Error())
 	}
-	if err := h.Schemas.Validate(op.Request, generic); err != nil {
+	if err := h.Schemas.Validate(op.Request, doc.Value); err != nil {
 		return nil, invalid(sc, err.Error())
 	}
-	if err := json.Unmarshal(body, dst); err != nil {
+	if err := doc.Into(dst); err != nil { // the one decode serves the schema and dst
 		return nil, invalid(sc, "body: "+err.Error())
 	}
-	fields, isObject := generic.(map[string]any)
+	fields, isObject := doc.Value.(map[string]any)
 	if !isObject { // the request schemas require an object; never panic on one that would not
 		return nil, invalid(sc, "body: must be a JSON object")
 	}

@@ -84,14 +84,14 @@ func (h *handlers) openJSON(c echo.Context, op contract.Op, body []byte, readErr
 	if err != nil {
 		return nil, err
 	}
-	fields, refused := httpx.ValidJSON(h.Signed.Schemas, op.Request, body, readErr)
+	doc, refused := httpx.ValidJSON(h.Signed.Schemas, op.Request, body, readErr)
 	if refused != nil {
 		return nil, refuse(call, refused)
 	}
-	if err := json.Unmarshal(body, req); err != nil {
+	if err := doc.Into(req); err != nil { // the one decode serves the schema and req
 		return nil, refuse(call, refusal.New(refusal.Invalid, "body: %v", err))
 	}
-	call.VirtualID, _ = fields["virtualId"].(string)
+	call.VirtualID = httpx.Member(doc, "virtualId")
 	return call, nil
 }
 
