@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -68,7 +68,7 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 		u = append(append(u[:0], base...), ImpressionPath+"?channel="...)
 		u = append(append(u, escaped...), "&from="+FromCard+"&rewardId="...)
 		u = strconv.AppendUint(u, c.RewardID, 10)
-		b = appendJSONString(b, u)
+		b = jsonw.AppendString(b, u)
 		b = append(b, ']')
 		if r := c.Reward; r != nil {
 			o := &r.Offer
@@ -96,9 +96,9 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 				b = append(b, f.key...)
 				if f.url && strings.HasPrefix(f.value, "/") && !strings.HasPrefix(f.value, "//") {
 					u = append(append(u[:0], base...), f.value...)
-					b = appendJSONString(b, u)
+					b = jsonw.AppendString(b, u)
 				} else {
-					b = appendJSONString(b, f.value)
+					b = jsonw.AppendString(b, f.value)
 				}
 			}
 			b = append(b, `,"isSeen":true`...)
@@ -121,67 +121,4 @@ func appendDateTimeMs(b []byte, t time.Time) []byte {
 		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), ' ',
 		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':', byte('0'+sec/10), byte('0'+sec%10), '.',
 		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-}
-
-// jsonPlain is the ASCII bytes encoding/json writes as they are (no HTML
-// escaping): printable, DEL included, but for `"` and `\`.
-var jsonPlain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendJSONString appends s as a JSON string the way encoding/json does
-// without HTML escaping: `"` and `\` and control characters escaped (\b,
-// \f, \n, \r, \t short), invalid UTF-8 as \ufffd, U+2028 and U+2029 as
-// \u2028 and \u2029, everything else as it is.
-func appendJSONString[S []byte | string](b []byte, s S) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if jsonPlain[s[i]] {
-			i++
-			continue
-		}
-		if c := s[i]; c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -76,32 +76,6 @@ func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 	}
 }
 
-// Every string survives appendJSONString as encoding/json writes it, one
-// piece at a time and byte by byte through all the runes below U+3000.
-func TestAppendJSONString(t *testing.T) {
-	var all []string
-	all = append(all, listingPieces...)
-	for r := rune(0); r < 0x3000; r++ {
-		all = append(all, "x"+string(r)+"y")
-	}
-	for b := range 256 {
-		all = append(all, string([]byte{byte(b)}))
-	}
-	for _, s := range all {
-		var out bytes.Buffer
-		enc := json.NewEncoder(&out)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(s)
-		want := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("%q: got %s, want %s", s, got, want)
-		}
-		if got := appendJSONString(nil, []byte(s)); !bytes.Equal(got, want) {
-			t.Errorf("%q as bytes: got %s, want %s", s, got, want)
-		}
-	}
-}
-
 // appendDateTimeMs writes what the layout DateTimeMs writes, in and
 // outside the years it formats itself.
 func TestAppendDateTimeMs(t *testing.T) {
