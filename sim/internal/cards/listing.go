@@ -25,9 +25,9 @@ func (s *Service) ListPage(channel, user string, offset, limit int) (cards []mod
 	return s.Store.ListUserCards(channel, user, offset, limit)
 }
 
-// listingCmp is the listing order: unscratched first, then revealed, each
+// ListingCmp is the listing order: unscratched first, then revealed, each
 // by rewardId.
-func listingCmp(a, b model.Card) int {
+func ListingCmp(a, b model.Card) int {
 	if a.Revealed() != b.Revealed() {
 		if a.Revealed() {
 			return 1
@@ -41,9 +41,9 @@ func listingCmp(a, b model.Card) int {
 // Location is loc) as httpx.JSONSerializer writes it: encoding/json
 // without HTML escaping.
 func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) []byte {
-	if !slices.IsSortedFunc(cards, listingCmp) {
+	if !slices.IsSortedFunc(cards, ListingCmp) {
 		cards = slices.Clone(cards)
-		slices.SortStableFunc(cards, listingCmp)
+		slices.SortStableFunc(cards, ListingCmp)
 	}
 	var scratch [256]byte
 	u := scratch[:0] // each URL, made absolute, before it is escaped
@@ -104,6 +104,30 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 			b = append(b, `,"isSeen":true`...)
 		}
 		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// AppendClickTrack appends the JSON array of Wire(base, sc, cards)'s
+// clicks, as AppendWire appends its cards: GetReward's clicktrack[].
+func AppendClickTrack(b []byte, base string, cards []model.Card) []byte {
+	if !slices.IsSortedFunc(cards, ListingCmp) {
+		cards = slices.Clone(cards)
+		slices.SortStableFunc(cards, ListingCmp)
+	}
+	var scratch [256]byte
+	u := scratch[:0]
+	b = append(b, '[')
+	for i := range cards {
+		c := &cards[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		// TrackURL(base, ClickPath, c.Channel, c.RewardID, FromCard)
+		u = append(append(u[:0], base...), ClickPath+"?channel="...)
+		u = append(append(u, url.QueryEscape(c.Channel)...), "&from="+FromCard+"&rewardId="...)
+		u = strconv.AppendUint(u, c.RewardID, 10)
+		b = jsonw.AppendString(b, u)
 	}
 	return append(b, ']')
 }

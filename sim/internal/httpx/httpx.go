@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -109,6 +110,34 @@ func (JSONSerializer) Serialize(c echo.Context, i any, indent string) error {
 	}
 	return enc.Encode(i)
 }
+
+// Indented reports whether c.JSON would indent an answer (?pretty, or
+// echo's debug mode). Answers written by hand (WriteJSON) are compact,
+// so their handlers leave the indented ones to c.JSON.
+func Indented(c echo.Context) bool {
+	_, pretty := c.QueryParams()["pretty"]
+	return pretty || c.Echo().Debug
+}
+
+// WriteJSON answers 200 with the JSON appendTo appends, newline included,
+// as JSONSerializer would write it: the busiest answers are written by
+// hand, without reflection (issue 25), in a pooled buffer.
+func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
+	buf := answerBufs.Get().(*[]byte)
+	b := appendTo((*buf)[:0])
+	err := c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
+	if cap(b) <= maxPooledAnswer { // a writer keeps no reference (io.Writer)
+		*buf = b
+		answerBufs.Put(buf)
+	}
+	return err
+}
+
+// answerBufs hold hand-written answers while they are written; one
+// larger than maxPooledAnswer (a long listing page) is not kept.
+var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledAnswer = 64 << 10
 
 // SetReason writes a one-line reason header.
 func SetReason(c echo.Context, reason string) {
