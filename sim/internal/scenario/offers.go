@@ -196,23 +196,56 @@ func (o *Offer) ValidUntil(t time.Time) time.Time {
 // RedirectQuery expands the url.query template; each value is escaped.
 // An empty orderID (switches.coupons.orderId off) drops every parameter
 // that carries {orderId}: a switch that turns the field off turns it off
-// in the URL too.
+// in the URL too. It expands the template in one pass (expandQuery)
+// rather than through a strings.Replacer, whose making was most of its
+// cost on every claim; TestRedirectQuery_sameAsReplacer compares them.
 func (o *Offer) RedirectQuery(virtualID, extTx, orderID string) string {
-	esc := url.QueryEscape
-	r := strings.NewReplacer(
-		"{offerId}", esc(o.ID), "{virtualId}", esc(virtualID),
-		"{extTransactionId}", esc(extTx), "{orderId}", esc(orderID),
-	)
+	vals := queryValues{{"{offerId}", o.ID}, {"{virtualId}", virtualID}, {"{extTransactionId}", extTx}, {"{orderId}", orderID}}
 	if orderID != "" {
-		return r.Replace(o.URL.Query)
+		return string(vals.expand(nil, o.URL.Query))
 	}
-	var kept []string
-	for _, p := range strings.Split(o.URL.Query, "&") {
-		if !strings.Contains(p, "{orderId}") {
-			kept = append(kept, r.Replace(p))
+	var b []byte
+	kept := 0
+	for p := range strings.SplitSeq(o.URL.Query, "&") {
+		if strings.Contains(p, "{orderId}") {
+			continue
+		}
+		if kept > 0 {
+			b = append(b, '&')
+		}
+		kept++
+		b = vals.expand(b, p)
+	}
+	return string(b)
+}
+
+// queryValues are the url.query placeholders and their values, unescaped.
+type queryValues [4]struct{ name, value string }
+
+// expand appends template with each placeholder replaced by its value,
+// query-escaped, left to right (as strings.Replacer does; no
+// placeholder is a prefix of another).
+func (vals *queryValues) expand(b []byte, template string) []byte {
+	for {
+		i := strings.IndexByte(template, '{')
+		if i < 0 {
+			return append(b, template...)
+		}
+		b = append(b, template[:i]...)
+		template = template[i:]
+		matched := false
+		for _, v := range vals {
+			if strings.HasPrefix(template, v.name) {
+				b = append(b, url.QueryEscape(v.value)...)
+				template, matched = template[len(v.name):], true
+				break
+			}
+		}
+		if !matched {
+			b = append(b, '{')
+			template = template[1:]
 		}
 	}
-	return strings.Join(kept, "&")
 }
 
 // RedirectTarget is where following the coupon's url leads.
