@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/url"
 	"strings"
@@ -64,6 +65,26 @@ func TestRedirectQuery_sameAsReplacer(t *testing.T) {
 		v, x, ord := values[r.IntN(len(values))], values[r.IntN(len(values))], values[r.IntN(len(values))]
 		if got, want := o.RedirectQuery(v, x, ord), redirectQueryByReplacer(o, v, x, ord); got != want {
 			t.Fatalf("%q (%q, %q, %q, %q): %q, want %q", o.URL.Query, o.ID, v, x, ord, got, want)
+		}
+	}
+}
+
+// Code expands a codes.pattern as the strings.Replacer did, on generated
+// patterns around {seq} and {offerId}.
+func TestOfferCode_sameAsReplacer(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 5))
+	pieces := []string{"", "CPN-", "{seq}", "{offerId}", "{", "}", "{seq", "{{seq}}", "{offerId}{seq}", "-", "é", "{orderId}"}
+	for range 20000 {
+		var p strings.Builder
+		for range r.IntN(6) {
+			p.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		o := &Offer{OfferFile: OfferFile{ID: []string{"OFF", "", "{seq}", "a b"}[r.IntN(4)]}}
+		o.Codes.Pattern = p.String()
+		seq := r.IntN(2_000_000) - 10
+		want := strings.NewReplacer("{seq}", fmt.Sprintf("%06d", seq), "{offerId}", o.ID).Replace(o.Codes.Pattern)
+		if got := o.Code(seq); got != want {
+			t.Fatalf("%q, id %q, seq %d: %q, want %q", o.Codes.Pattern, o.ID, seq, got, want)
 		}
 	}
 }

@@ -106,8 +106,8 @@ func fillFlat(v any, raw []byte, dst any) bool {
 		}
 	}
 	if fs.raws {
-		members(raw, func(key string, value []byte) {
-			if f, exact := fs.fields[key]; exact && f.kind == flatRaw {
+		members(raw, func(key, value []byte) {
+			if f, exact := fs.fields[string(key)]; exact && f.kind == flatRaw {
 				// A copy, as encoding/json makes: Raw is the caller's.
 				e.Field(f.index).SetBytes(append([]byte(nil), value...))
 			}
@@ -128,7 +128,7 @@ func isNumber(s string) bool {
 // members calls fn with each member of the object raw holds (a
 // document decodeFast read: valid, its keys without escapes), its key
 // and its value's bytes.
-func members(raw []byte, fn func(key string, value []byte)) {
+func members(raw []byte, fn func(key, value []byte)) {
 	v := validator{b: raw}
 	v.space()
 	v.i++ // {
@@ -150,7 +150,7 @@ func members(raw []byte, fn func(key string, value []byte)) {
 		if !v.value(1) {
 			return
 		}
-		fn(string(key), raw[start:v.i])
+		fn(key, raw[start:v.i])
 		if more, ok := v.more('}'); !ok || !more {
 			return
 		}
