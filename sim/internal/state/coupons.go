@@ -40,7 +40,11 @@ type txEntry struct {
 // key joins parts, each length-prefixed, so no part can run into the next
 // and a key of fewer parts is a prefix of the longer ones.
 func key(parts ...string) []byte {
-	var b []byte
+	n := 8 // room for a sequence number after it (Deliver, clicks)
+	for _, p := range parts {
+		n += len(p) + 2 // a length under 16384 takes two bytes or one
+	}
+	b := make([]byte, 0, n)
 	for _, p := range parts {
 		b = binary.AppendUvarint(b, uint64(len(p)))
 		b = append(b, p...)
@@ -114,7 +118,8 @@ func (t *CouponTx) Deliver(c model.Coupon) error {
 	}
 	sb, ub, cb, txb := t.tx.Bucket(bucketCouponStock), t.tx.Bucket(bucketCouponUser), t.tx.Bucket(bucketCoupons), t.tx.Bucket(bucketCouponTx)
 	stockKey, userKey := key(c.Channel, c.OfferID), key(c.Channel, c.OfferID, c.VirtualID)
-	ck := binary.BigEndian.AppendUint64(bytes.Clone(userKey), uint64(c.Seq))
+	// In key's spare room: userKey's bytes stay as they are, and neither changes after.
+	ck := binary.BigEndian.AppendUint64(userKey, uint64(c.Seq))
 	if err := cb.Put(ck, encodeCoupon(&c)); err != nil {
 		return err
 	}
