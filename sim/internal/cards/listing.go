@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -25,9 +25,9 @@ func (s *Service) ListPage(channel, user string, offset, limit int) (cards []mod
 	return s.Store.ListUserCards(channel, user, offset, limit)
 }
 
-// listingCmp is the listing order: unscratched first, then revealed, each
+// ListingCmp is the listing order: unscratched first, then revealed, each
 // by rewardId.
-func listingCmp(a, b model.Card) int {
+func ListingCmp(a, b model.Card) int {
 	if a.Revealed() != b.Revealed() {
 		if a.Revealed() {
 			return 1
@@ -41,9 +41,9 @@ func listingCmp(a, b model.Card) int {
 // Location is loc) as httpx.JSONSerializer writes it: encoding/json
 // without HTML escaping.
 func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) []byte {
-	if !slices.IsSortedFunc(cards, listingCmp) {
+	if !slices.IsSortedFunc(cards, ListingCmp) {
 		cards = slices.Clone(cards)
-		slices.SortStableFunc(cards, listingCmp)
+		slices.SortStableFunc(cards, ListingCmp)
 	}
 	var scratch [256]byte
 	u := scratch[:0] // each URL, made absolute, before it is escaped
@@ -68,7 +68,7 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 		u = append(append(u[:0], base...), ImpressionPath+"?channel="...)
 		u = append(append(u, escaped...), "&from="+FromCard+"&rewardId="...)
 		u = strconv.AppendUint(u, c.RewardID, 10)
-		b = appendJSONString(b, u)
+		b = jsonw.AppendString(b, u)
 		b = append(b, ']')
 		if r := c.Reward; r != nil {
 			o := &r.Offer
@@ -96,14 +96,38 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 				b = append(b, f.key...)
 				if f.url && strings.HasPrefix(f.value, "/") && !strings.HasPrefix(f.value, "//") {
 					u = append(append(u[:0], base...), f.value...)
-					b = appendJSONString(b, u)
+					b = jsonw.AppendString(b, u)
 				} else {
-					b = appendJSONString(b, f.value)
+					b = jsonw.AppendString(b, f.value)
 				}
 			}
 			b = append(b, `,"isSeen":true`...)
 		}
 		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// AppendClickTrack appends the JSON array of Wire(base, sc, cards)'s
+// clicks, as AppendWire appends its cards: GetReward's clicktrack[].
+func AppendClickTrack(b []byte, base string, cards []model.Card) []byte {
+	if !slices.IsSortedFunc(cards, ListingCmp) {
+		cards = slices.Clone(cards)
+		slices.SortStableFunc(cards, ListingCmp)
+	}
+	var scratch [256]byte
+	u := scratch[:0]
+	b = append(b, '[')
+	for i := range cards {
+		c := &cards[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		// TrackURL(base, ClickPath, c.Channel, c.RewardID, FromCard)
+		u = append(append(u[:0], base...), ClickPath+"?channel="...)
+		u = append(append(u, url.QueryEscape(c.Channel)...), "&from="+FromCard+"&rewardId="...)
+		u = strconv.AppendUint(u, c.RewardID, 10)
+		b = jsonw.AppendString(b, u)
 	}
 	return append(b, ']')
 }
@@ -121,67 +145,4 @@ func appendDateTimeMs(b []byte, t time.Time) []byte {
 		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), ' ',
 		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':', byte('0'+sec/10), byte('0'+sec%10), '.',
 		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-}
-
-// jsonPlain is the ASCII bytes encoding/json writes as they are (no HTML
-// escaping): printable, DEL included, but for `"` and `\`.
-var jsonPlain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendJSONString appends s as a JSON string the way encoding/json does
-// without HTML escaping: `"` and `\` and control characters escaped (\b,
-// \f, \n, \r, \t short), invalid UTF-8 as \ufffd, U+2028 and U+2029 as
-// \u2028 and \u2029, everything else as it is.
-func appendJSONString[S []byte | string](b []byte, s S) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if jsonPlain[s[i]] {
-			i++
-			continue
-		}
-		if c := s[i]; c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

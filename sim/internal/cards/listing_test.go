@@ -17,10 +17,15 @@ import (
 // without the encoder's newline.
 func wireJSON(t testing.TB, base string, sc *scenario.Scenario, cards []model.Card) []byte {
 	wire, _ := Wire(base, sc, cards)
+	return encodeJSON(t, wire)
+}
+
+// encodeJSON is v as httpx.JSONSerializer writes it, without the newline.
+func encodeJSON(t testing.TB, v any) []byte {
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(wire); err != nil {
+	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
@@ -40,11 +45,11 @@ func listingString(r *rand.Rand) string {
 	return b.String()
 }
 
-// AppendWire writes the very bytes encoding/json wrote for Wire's cards:
-// unscratched and revealed cards in any order, every string field drawn
-// from awkward pieces (empty included), relative and absolute URLs,
-// channels that need query escaping, bases with and without a path,
-// several zones.
+// AppendWire and AppendClickTrack write the very bytes encoding/json
+// wrote for Wire's cards and clicks: unscratched and revealed cards in
+// any order, every string field drawn from awkward pieces (empty
+// included), relative and absolute URLs, channels that need query
+// escaping, bases with and without a path, several zones.
 func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 1))
 	zones := []*time.Location{time.UTC, time.FixedZone("IST", 5*3600+1800), time.FixedZone("", -(7*3600 + 59))}
@@ -73,31 +78,9 @@ func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got[len("prefix:"):], want) || string(got[:len("prefix:")]) != "prefix:" {
 			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want)
 		}
-	}
-}
-
-// Every string survives appendJSONString as encoding/json writes it, one
-// piece at a time and byte by byte through all the runes below U+3000.
-func TestAppendJSONString(t *testing.T) {
-	var all []string
-	all = append(all, listingPieces...)
-	for r := rune(0); r < 0x3000; r++ {
-		all = append(all, "x"+string(r)+"y")
-	}
-	for b := range 256 {
-		all = append(all, string([]byte{byte(b)}))
-	}
-	for _, s := range all {
-		var out bytes.Buffer
-		enc := json.NewEncoder(&out)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(s)
-		want := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("%q: got %s, want %s", s, got, want)
-		}
-		if got := appendJSONString(nil, []byte(s)); !bytes.Equal(got, want) {
-			t.Errorf("%q as bytes: got %s, want %s", s, got, want)
+		_, clicks := Wire(base, sc, cards)
+		if got, want := AppendClickTrack([]byte("prefix:"), base, cards), encodeJSON(t, clicks); !bytes.Equal(got[len("prefix:"):], want) {
+			t.Fatalf("round %d clicks:\n got %s\nwant %s", round, got, want)
 		}
 	}
 }

@@ -53,7 +53,7 @@ type WireCard struct {
 // each by rewardId) with their click-tracking URLs.
 func Wire(base string, sc *scenario.Scenario, cards []model.Card) (out []WireCard, clicks []string) {
 	sorted := append([]model.Card(nil), cards...)
-	slices.SortStableFunc(sorted, listingCmp)
+	slices.SortStableFunc(sorted, ListingCmp)
 	out, clicks = make([]WireCard, 0, len(sorted)), make([]string, 0, len(sorted))
 	for _, c := range sorted {
 		w := WireCard{

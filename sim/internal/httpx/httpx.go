@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -109,6 +110,34 @@ func (JSONSerializer) Serialize(c echo.Context, i any, indent string) error {
 	}
 	return enc.Encode(i)
 }
+
+// Indented reports whether c.JSON would indent an answer (?pretty, or
+// echo's debug mode). Answers written by hand (WriteJSON) are compact,
+// so their handlers leave the indented ones to c.JSON.
+func Indented(c echo.Context) bool {
+	_, pretty := c.QueryParams()["pretty"]
+	return pretty || c.Echo().Debug
+}
+
+// WriteJSON answers 200 with the JSON appendTo appends, newline included,
+// as JSONSerializer would write it: the busiest answers are written by
+// hand, without reflection (issue 25), in a pooled buffer.
+func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
+	buf := answerBufs.Get().(*[]byte)
+	b := appendTo((*buf)[:0])
+	err := c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
+	if cap(b) <= maxPooledAnswer { // a writer keeps no reference (io.Writer)
+		*buf = b
+		answerBufs.Put(buf)
+	}
+	return err
+}
+
+// answerBufs hold hand-written answers while they are written; one
+// larger than maxPooledAnswer (a long listing page) is not kept.
+var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledAnswer = 64 << 10
 
 // SetReason writes a one-line reason header.
 func SetReason(c echo.Context, reason string) {
@@ -219,22 +248,29 @@ var ErrDropped = errors.New("connection dropped on purpose")
 // ValidJSON checks a body the door read (readErr is the read's error):
 // one JSON value, valid against the named schema. The refusal says what
 // is wrong (naming the field), for the endpoint to render in its own
-// answer shape: too large, or invalid. fields are the body's top-level
-// members.
-func ValidJSON(set *schema.Set, name string, body []byte, readErr error) (fields map[string]any, refused *refusal.Refusal) {
+// answer shape: too large, or invalid. doc is the body decoded once: its
+// Value's top-level members, and Into for the request's typed fields.
+func ValidJSON(set *schema.Set, name string, body []byte, readErr error) (doc schema.Parsed, refused *refusal.Refusal) {
 	if errors.Is(readErr, ErrTooLarge) {
-		return nil, ErrTooLarge
+		return doc, ErrTooLarge
 	}
 	if readErr != nil {
-		return nil, refusal.New(refusal.Invalid, "body could not be read: %v", readErr)
+		return doc, refusal.New(refusal.Invalid, "body could not be read: %v", readErr)
 	}
-	generic, err := schema.DecodeJSON(body)
+	doc, err := schema.Parse(body)
 	if err != nil {
-		return nil, refusal.New(refusal.Invalid, "body is %v", err)
+		return doc, refusal.New(refusal.Invalid, "body is %v", err)
 	}
-	if err := set.Validate(name, generic); err != nil {
-		return nil, refusal.New(refusal.Invalid, "%v", err)
+	if err := set.Validate(name, doc.Value); err != nil {
+		return doc, refusal.New(refusal.Invalid, "%v", err)
 	}
-	fields, _ = generic.(map[string]any)
-	return fields, nil
+	return doc, nil
+}
+
+// Member is the top-level member key of doc's object as a string, ""
+// when it is absent or not a string.
+func Member(doc schema.Parsed, key string) string {
+	fields, _ := doc.Value.(map[string]any)
+	s, _ := fields[key].(string)
+	return s
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -16,7 +17,7 @@ import (
 // whose errors stay the answers' wording. TestDecodeFastAgrees compares
 // both on generated inputs.
 func decodeFast(raw []byte) (v any, ok bool) {
-	d := fastDecoder{validator{b: raw}}
+	d := fastDecoder{validator: validator{b: raw}, s: string(raw)}
 	v, ok = d.value(0)
 	if !ok {
 		return nil, false
@@ -27,8 +28,14 @@ func decodeFast(raw []byte) (v any, ok bool) {
 
 // fastDecoder builds values over the validator's reading of the grammar
 // (Valid): spaces, separators, numbers and literals are read by the same
-// code in both.
-type fastDecoder struct{ validator }
+// code in both. Its objects' keys are slices of s, one copy of the
+// document, rather than a copy each (most of a request's allocations in
+// decoding it); values are copied one by one, so a string a caller keeps
+// for long never holds the whole document.
+type fastDecoder struct {
+	validator
+	s string // string(b)
+}
 
 // maxFastDepth bounds the recursion; deeper documents take the slow path.
 const maxFastDepth = 64
@@ -44,7 +51,10 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		return d.str()
+		if s, ok := d.str(); ok {
+			return strings.Clone(s), true
+		}
+		return nil, false
 	case c == '-' || (c >= '0' && c <= '9'):
 		start := d.i
 		if !d.number() {
@@ -89,10 +99,10 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		if _, dup := m[k.(string)]; dup {
+		if _, dup := m[k]; dup {
 			return nil, false // json.Unmarshal into a struct reads both
 		}
-		m[k.(string)] = v
+		m[k] = v
 		if more, ok := d.more('}'); !ok || !more {
 			return m, ok
 		}
@@ -120,24 +130,24 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 }
 
 // str reads a string without escapes whose bytes are valid UTF-8 with no
-// control character: encoding/json keeps those bytes as they are.
-func (d *fastDecoder) str() (any, bool) {
+// control character (encoding/json keeps those bytes as they are), as a
+// slice of s.
+func (d *fastDecoder) str() (string, bool) {
 	start := d.i + 1
 	ascii := true
 	for i := start; i < len(d.b); i++ {
 		switch c := d.b[i]; {
 		case c == '"':
-			s := d.b[start:i]
-			if !ascii && !utf8.Valid(s) {
-				return nil, false
+			if !ascii && !utf8.Valid(d.b[start:i]) {
+				return "", false
 			}
 			d.i = i + 1
-			return string(s), true
+			return d.s[start:i], true
 		case c == '\\' || c < 0x20:
-			return nil, false
+			return "", false
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
 	}
-	return nil, false
+	return "", false
 }

@@ -11,27 +11,49 @@ import (
 
 // Into decodes the document into dst, as json.Unmarshal(p.Raw, dst)
 // does, so a request is parsed once for its schema check and its typed
-// fields. A flat struct of string fields (every request payload of the
-// signed endpoints) is filled from Value's fields directly; anything
-// else, or any key or value encoding/json would read otherwise (a
-// repeated key, a key matching a field only case-insensitively, a value
-// that is not a string), is json.Unmarshal, whose errors stay the
-// answers' wording. TestIntoAgrees compares both.
+// fields. A flat struct of string, json.Number and json.RawMessage
+// fields (every request payload of the signed endpoints, GetReward's,
+// fetchCouponCode's, the SDK's) is filled from Value's fields directly
+// (a RawMessage from its bytes in Raw); anything else, or any key or
+// value encoding/json would read otherwise (a repeated key, a key
+// matching a field only case-insensitively, a value of another type), is
+// json.Unmarshal, whose errors stay the answers' wording. TestIntoAgrees
+// compares both.
 func (p Parsed) Into(dst any) error {
-	if p.plain && fillFlat(p.Value, dst) {
+	if p.plain && fillFlat(p.Value, p.Raw, dst) {
 		return nil
 	}
 	return json.Unmarshal(p.Raw, dst)
 }
 
-// flatStruct is a struct type's string fields by JSON name.
+// flatStruct is a struct type's plain fields by JSON name.
 type flatStruct struct {
-	fields map[string]int
+	fields map[string]flatField
+	raws   bool // some field is a json.RawMessage
 }
+
+// flatField is a field's index and how it is filled.
+type flatField struct {
+	index int
+	kind  flatKind
+}
+
+type flatKind uint8
+
+const (
+	flatString flatKind = iota // a string of the JSON string
+	flatNumber                 // a json.Number of the number (or of a string holding one)
+	flatRaw                    // a json.RawMessage of the value's bytes
+)
+
+var (
+	numberType = reflect.TypeFor[json.Number]()
+	rawType    = reflect.TypeFor[json.RawMessage]()
+)
 
 var flatStructs sync.Map // reflect.Type → *flatStruct (nil: not flat)
 
-func fillFlat(v any, dst any) bool {
+func fillFlat(v any, raw []byte, dst any) bool {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return false
@@ -46,25 +68,93 @@ func fillFlat(v any, dst any) bool {
 	}
 	// Check every key and value first, so a refusal leaves dst untouched.
 	for k, val := range m {
-		if _, exact := fs.fields[k]; exact {
-			switch val.(type) {
-			case string, nil: // null leaves a string as it is, as in encoding/json
-			default:
+		f, exact := fs.fields[k]
+		if !exact {
+			if fs.folds(k) {
 				return false
 			}
-		} else if fs.folds(k) {
-			return false
+			continue
+		}
+		switch val := val.(type) {
+		case nil: // null leaves a string or a number as it is, as in encoding/json
+		case string:
+			// encoding/json takes a string into a json.Number only when it holds a number.
+			if f.kind == flatNumber && !isNumber(val) {
+				return false
+			}
+		case json.Number:
+			if f.kind == flatString {
+				return false
+			}
+		default:
+			if f.kind != flatRaw {
+				return false
+			}
 		}
 	}
 	e := p.Elem()
 	for k, val := range m {
-		if s, isString := val.(string); isString {
-			if i, exact := fs.fields[k]; exact {
-				e.Field(i).SetString(s)
-			}
+		f, exact := fs.fields[k]
+		if !exact || f.kind == flatRaw {
+			continue
+		}
+		switch val := val.(type) {
+		case string:
+			e.Field(f.index).SetString(val)
+		case json.Number:
+			e.Field(f.index).SetString(string(val))
 		}
 	}
+	if fs.raws {
+		members(raw, func(key, value []byte) {
+			if f, exact := fs.fields[string(key)]; exact && f.kind == flatRaw {
+				// A copy, as encoding/json makes: Raw is the caller's.
+				e.Field(f.index).SetBytes(append([]byte(nil), value...))
+			}
+		})
+	}
 	return true
+}
+
+// isNumber reports whether s is one JSON number and nothing else.
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	v := validator{b: []byte(s)}
+	return v.number() && v.i == len(v.b)
+}
+
+// members calls fn with each member of the object raw holds (a
+// document decodeFast read: valid, its keys without escapes), its key
+// and its value's bytes.
+func members(raw []byte, fn func(key, value []byte)) {
+	v := validator{b: raw}
+	v.space()
+	v.i++ // {
+	v.space()
+	if v.i < len(v.b) && v.b[v.i] == '}' {
+		return
+	}
+	for {
+		v.space()
+		keyStart := v.i + 1
+		if !v.string() {
+			return
+		}
+		key := raw[keyStart : v.i-1]
+		v.space()
+		v.i++ // :
+		v.space()
+		start := v.i
+		if !v.value(1) {
+			return
+		}
+		fn(key, raw[start:v.i])
+		if more, ok := v.more('}'); !ok || !more {
+			return
+		}
+	}
 }
 
 // folds reports whether encoding/json might match key to a field by its
@@ -88,14 +178,15 @@ var (
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// flatOf is t's flatStruct, or nil when t has anything but plain string
-// fields with plain JSON names (an embedded struct, a tag option but
-// omitempty, a type that decodes itself).
+// flatOf is t's flatStruct, or nil when t has anything but string,
+// json.Number and json.RawMessage fields with plain JSON names, no two
+// alike but for case (an embedded struct, a tag option but omitempty, a
+// type that decodes itself).
 func flatOf(t reflect.Type) *flatStruct {
 	if cached, ok := flatStructs.Load(t); ok {
 		return cached.(*flatStruct)
 	}
-	fs := &flatStruct{fields: map[string]int{}}
+	fs := &flatStruct{fields: map[string]flatField{}}
 	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
 		fs = nil
 	}
@@ -116,14 +207,21 @@ func flatOf(t reflect.Type) *flatStruct {
 		if name == "" {
 			name = f.Name
 		}
-		_, dup := fs.fields[name]
+		kind := flatString
+		switch f.Type {
+		case numberType:
+			kind = flatNumber
+		case rawType:
+			kind, fs.raws = flatRaw, true
+		}
 		pt := reflect.PointerTo(f.Type)
-		if f.Type.Kind() != reflect.String || (opts != "" && opts != "omitempty") || !plainName(name) ||
-			pt.Implements(jsonUnmarshaler) || pt.Implements(textUnmarshaler) || dup {
+		decodesItself := kind == flatString && (pt.Implements(jsonUnmarshaler) || pt.Implements(textUnmarshaler))
+		if f.Type.Kind() != reflect.String && kind == flatString || decodesItself ||
+			(opts != "" && opts != "omitempty") || !plainName(name) || fs.folds(name) {
 			fs = nil
 			break
 		}
-		fs.fields[name] = i
+		fs.fields[name] = flatField{index: i, kind: kind}
 	}
 	flatStructs.Store(t, fs)
 	return fs

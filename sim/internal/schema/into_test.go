@@ -39,6 +39,17 @@ type (
 	intoOption struct {
 		N string `json:"n,string"`
 	}
+	// GetReward's and fetchCouponCode's requests: numbers and raw values.
+	intoRaw struct {
+		ChannelName string          `json:"channelName"`
+		Amount      json.Number     `json:"amount"`
+		Params      json.RawMessage `json:"additionalParams"`
+		Coins       json.RawMessage `json:"coinsUsed,omitempty"`
+	}
+	intoFolding struct {
+		A string `json:"name"`
+		B string `json:"Name"`
+	}
 )
 
 // Into fills a request exactly as json.Unmarshal does (fields, error or
@@ -48,25 +59,32 @@ type (
 func TestIntoAgrees(t *testing.T) {
 	types := []func() any{
 		func() any { return new(intoToken) }, func() any { return new(intoEnvelope) },
-		func() any { return new(intoReveal) }, func() any { return new(intoNumber) },
-		func() any { return new(intoEmbedded) }, func() any { return new(intoOption) },
+		func() any { return new(intoReveal) }, func() any { return new(intoRaw) },
+		func() any { return new(intoNumber) },
+		func() any { return new(intoEmbedded) }, func() any { return new(intoOption) }, func() any { return new(intoFolding) },
 	}
+	const firstNotFlat = 4
 	keys := []string{"bName", "BNAME", "bname", "virtualId", "channelName", "CHANNELID", "channelid", "SIGN", "BDATA",
 		"rewardId", "kind", "Kind", "KIND", "-", "Skipped", "Untagged", "untagged", "id", "amount", "count", "extra", "n",
-		"other", "bNaMe", "\u212aind", "b\u017fName", "é"}
-	values := []string{`"x"`, `"DEMOBANK"`, `""`, `"é"`, `null`, `1`, `1.5`, `true`, `{}`, `[]`, `{"a":"b"}`, `"1"`}
+		"other", "bNaMe", "\u212aind", "b\u017fName", "é",
+		"AMOUNT", "additionalParams", "additionalparams", "coinsUsed", "name", "Name", "NAME"}
+	values := []string{`"x"`, `"DEMOBANK"`, `""`, `"é"`, `null`, `1`, `1.5`, `true`, `{}`, `[]`, `{"a":"b"}`, `"1"`,
+		`-0`, `100.00`, `1e5`, `"100.00"`, `"-1.5E+3"`, `"1."`, `"abc"`, `" 1"`, `"01"`, `false`,
+		`{ "a" : [ 1 , "b" ] }`, `[{},[],null]`, `"{\"pincode\":\"560001\"}"`}
+	spaces := []string{"", " ", "\n\t", "  \r\n"}
 	r := rand.New(rand.NewPCG(25, 2))
-	filled := 0
+	filled, rawFilled := 0, 0
 	for range 5000 {
 		var b strings.Builder
-		b.WriteString("{")
+		sp := func() string { return spaces[r.IntN(len(spaces))] }
+		b.WriteString(sp() + "{" + sp())
 		for i := range r.IntN(6) {
 			if i > 0 {
-				b.WriteString(",")
+				b.WriteString(sp() + "," + sp())
 			}
-			fmt.Fprintf(&b, "%q:%s", keys[r.IntN(len(keys))], values[r.IntN(len(values))])
+			fmt.Fprintf(&b, "%q%s:%s%s", keys[r.IntN(len(keys))], sp(), sp(), values[r.IntN(len(values))])
 		}
-		b.WriteString("}")
+		b.WriteString(sp() + "}" + sp())
 		raw := []byte(b.String())
 		p, err := Parse(raw)
 		if err != nil {
@@ -74,8 +92,11 @@ func TestIntoAgrees(t *testing.T) {
 		}
 		for _, make := range types {
 			got, want := make(), make()
-			if p.plain && fillFlat(p.Value, make()) {
+			if direct := make(); p.plain && fillFlat(p.Value, p.Raw, direct) {
 				filled++
+				if r, ok := direct.(*intoRaw); ok && (r.Params != nil || r.Coins != nil) {
+					rawFilled++
+				}
 			}
 			gotErr, wantErr := p.Into(got), json.Unmarshal(raw, want)
 			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
@@ -83,12 +104,12 @@ func TestIntoAgrees(t *testing.T) {
 			}
 		}
 	}
-	if filled < 1000 {
-		t.Errorf("only %d fills took the direct path", filled)
+	if filled < 1000 || rawFilled < 200 {
+		t.Errorf("only %d fills took the direct path, %d of them with a raw value", filled, rawFilled)
 	}
-	for _, make := range types[3:] {
-		if fs := flatOf(reflect.TypeOf(make()).Elem()); fs != nil {
-			t.Errorf("%T is taken for a flat struct of strings", make())
+	for i, make := range types {
+		if fs := flatOf(reflect.TypeOf(make()).Elem()); (fs != nil) != (i < firstNotFlat) {
+			t.Errorf("%T: taken for a flat struct is %v", make(), fs != nil)
 		}
 	}
 }

@@ -101,6 +101,10 @@ func quick(s *jsonschema.Schema, v any, depth int) (valid, ok bool) {
 			return false, false
 		}
 		if s.Minimum != nil || s.Maximum != nil || s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil {
+			if v, decided := zeroBounds(s, x); decided {
+				and(v, true)
+				break
+			}
 			r, isNum := new(big.Rat).SetString(string(x))
 			if !isNum {
 				return false, false
@@ -181,4 +185,32 @@ func isType(t string, v any) bool {
 		}
 	}
 	return false
+}
+
+// zeroBounds decides the bounds when each present one is zero (as in
+// "minimum": 0, the amounts' bound) from x's sign, read off its literal,
+// without the big.Rat parse that was 2.5% of GetReward's server CPU:
+// x is zero when every digit before its exponent is 0, else it has the
+// sign of its leading '-'. decided is false for any other bound.
+func zeroBounds(s *jsonschema.Schema, x json.Number) (valid, decided bool) {
+	for _, b := range [...]*big.Rat{s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum} {
+		if b != nil && b.Sign() != 0 {
+			return false, false
+		}
+	}
+	if len(x) == 0 {
+		return false, false
+	}
+	sign := 0
+	for i := 0; i < len(x) && x[i] != 'e' && x[i] != 'E'; i++ {
+		if x[i] >= '1' && x[i] <= '9' {
+			sign = 1
+			break
+		}
+	}
+	if sign != 0 && x[0] == '-' {
+		sign = -1
+	}
+	return (s.Minimum == nil || sign >= 0) && (s.Maximum == nil || sign <= 0) &&
+		(s.ExclusiveMinimum == nil || sign > 0) && (s.ExclusiveMaximum == nil || sign < 0), true
 }

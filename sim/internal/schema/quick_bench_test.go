@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/schemas"
@@ -48,5 +49,67 @@ func BenchmarkValidate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecodeRequest measures, in one run, a JSON request's way in:
+// decoded once for the schema check and the request's fields (Parse,
+// Validate, Into), beside the second decode it replaced (json.Unmarshal
+// after the check), for GetReward's and fetchCouponCode's bodies.
+func BenchmarkDecodeRequest(b *testing.B) {
+	set, err := Compile(schemas.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	type getReward struct {
+		ChannelName      string          `json:"channelName"`
+		VirtualID        string          `json:"virtualId"`
+		Trigger          string          `json:"triggerEventType"`
+		SubTrigger       string          `json:"subTriggerEventType"`
+		ExtTransactionID string          `json:"extTransactionId"`
+		Amount           json.Number     `json:"amount"`
+		DateAndTime      string          `json:"dateandtime"`
+		AdditionalParams json.RawMessage `json:"additionalParams"`
+	}
+	type claim struct {
+		OfferID          string          `json:"offerId"`
+		VirtualID        string          `json:"virtualId"`
+		ExtTransactionID string          `json:"extTransactionId"`
+		CoinsUsed        json.RawMessage `json:"coinsUsed"`
+	}
+	cases := []struct {
+		schema, body string
+		req          func() any
+	}{
+		{"GetReward.request", `{"channelName":"DEMOBANK","virtualId":"VU-1","triggerEventType":"UPI","extTransactionId":"TXN-1","amount":100.00,"dateandtime":"15012026100000"}`,
+			func() any { return new(getReward) }},
+		{"fetchCouponCode.request", `{"offerId":"OFFER-DEMO","virtualId":"VU-1","channelName":"DEMOBANK","extTransactionId":"TX-1","coinsUsed":"100"}`,
+			func() any { return new(claim) }},
+	}
+	for _, c := range cases {
+		body := []byte(c.body)
+		for _, way := range []struct {
+			name   string
+			decode func(p Parsed, dst any) error
+		}{
+			{"once", Parsed.Into},
+			{"twice", func(p Parsed, dst any) error { return json.Unmarshal(p.Raw, dst) }},
+		} {
+			b.Run(c.schema+"/"+way.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					p, err := Parse(body)
+					if err == nil {
+						err = set.Validate(c.schema, p.Value)
+					}
+					if err == nil {
+						err = way.decode(p, c.req())
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -3,10 +3,13 @@ package schema
 import (
 	"encoding/json"
 	"io/fs"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/rewardsim/rewardsim/schemas"
 )
@@ -99,4 +102,38 @@ func clone(m map[string]any) map[string]any {
 		c[k] = v
 	}
 	return c
+}
+
+// zeroBounds decides zero bounds as big.Rat's comparison does, on number
+// literals of every sign, zeros written many ways, fractions and
+// exponents; any non-zero bound is left undecided.
+func TestZeroBoundsAgrees(t *testing.T) {
+	literals := []string{"0", "-0", "0.0", "-0.000", "0e5", "-0E-5", "0.00e+10", "1", "-1", "100.00", "-100.00", "0.01", "-0.01",
+		"1e-400", "-1e-400", "0.0001e2", "-0.0000000001", "5E3", "-5e+3", "10", "-10.5", "0.10"}
+	zero, one := new(big.Rat), big.NewRat(1, 1)
+	for mask := range 16 {
+		for _, bound := range []*big.Rat{zero, one} {
+			s := &jsonschema.Schema{}
+			for i, field := range []**big.Rat{&s.Minimum, &s.Maximum, &s.ExclusiveMinimum, &s.ExclusiveMaximum} {
+				if mask&(1<<i) != 0 {
+					*field = bound
+				}
+			}
+			for _, lit := range literals {
+				valid, decided := zeroBounds(s, json.Number(lit))
+				if bound != zero && mask != 0 {
+					if decided {
+						t.Errorf("bound %v mask %b: %s decided", bound, mask, lit)
+					}
+					continue
+				}
+				r, _ := new(big.Rat).SetString(lit)
+				want := (s.Minimum == nil || r.Cmp(s.Minimum) >= 0) && (s.Maximum == nil || r.Cmp(s.Maximum) <= 0) &&
+					(s.ExclusiveMinimum == nil || r.Cmp(s.ExclusiveMinimum) > 0) && (s.ExclusiveMaximum == nil || r.Cmp(s.ExclusiveMaximum) < 0)
+				if !decided || valid != want {
+					t.Errorf("mask %b: %s: %v (decided %v), want %v", mask, lit, valid, decided, want)
+				}
+			}
+		}
+	}
 }

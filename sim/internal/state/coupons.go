@@ -40,7 +40,11 @@ type txEntry struct {
 // key joins parts, each length-prefixed, so no part can run into the next
 // and a key of fewer parts is a prefix of the longer ones.
 func key(parts ...string) []byte {
-	var b []byte
+	n := 8 // room for a sequence number after it (Deliver, clicks)
+	for _, p := range parts {
+		n += len(p) + 2 // a length under 16384 takes two bytes or one
+	}
+	b := make([]byte, 0, n)
 	for _, p := range parts {
 		b = binary.AppendUvarint(b, uint64(len(p)))
 		b = append(b, p...)
@@ -82,13 +86,13 @@ func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	var entries []txEntry
-	if err := json.Unmarshal(raw, &entries); err != nil {
+	entries, err := decodeTxEntries(raw)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]model.Coupon, len(entries))
 	for i, e := range entries {
-		if err := getJSON(t.tx.Bucket(bucketCoupons), e.Key, &out[i]); err != nil {
+		if err := getCoupon(t.tx.Bucket(bucketCoupons), e.Key, &out[i]); err != nil {
 			return nil, fmt.Errorf("coupon of extTransactionId %q on offer %s: %w", extTransactionID, e.Offer, err)
 		}
 	}
@@ -114,8 +118,9 @@ func (t *CouponTx) Deliver(c model.Coupon) error {
 	}
 	sb, ub, cb, txb := t.tx.Bucket(bucketCouponStock), t.tx.Bucket(bucketCouponUser), t.tx.Bucket(bucketCoupons), t.tx.Bucket(bucketCouponTx)
 	stockKey, userKey := key(c.Channel, c.OfferID), key(c.Channel, c.OfferID, c.VirtualID)
-	ck := binary.BigEndian.AppendUint64(bytes.Clone(userKey), uint64(c.Seq))
-	if err := putJSON(cb, ck, c); err != nil {
+	// In key's spare room: userKey's bytes stay as they are, and neither changes after.
+	ck := binary.BigEndian.AppendUint64(userKey, uint64(c.Seq))
+	if err := cb.Put(ck, encodeCoupon(&c)); err != nil {
 		return err
 	}
 	if err := putCount(sb, stockKey, getCount(sb, stockKey)+1); err != nil {
@@ -127,30 +132,39 @@ func (t *CouponTx) Deliver(c model.Coupon) error {
 	txKey := key(c.Channel, c.ExtTransactionID)
 	var entries []txEntry
 	if raw := txb.Get(txKey); raw != nil {
-		if err := json.Unmarshal(raw, &entries); err != nil {
+		var err error
+		if entries, err = decodeTxEntries(raw); err != nil {
 			return err
 		}
 	}
-	raw, err := json.Marshal(append(entries, txEntry{Offer: c.OfferID, Key: ck}))
-	if err != nil {
-		return err
+	return txb.Put(txKey, encodeTxEntries(append(entries, txEntry{Offer: c.OfferID, Key: ck})))
+}
+
+// getCoupon decodes the coupon at key (bbolt's bytes are copied).
+func getCoupon(b *bolt.Bucket, key []byte, c *model.Coupon) error {
+	raw := b.Get(key)
+	if raw == nil {
+		return errNotFound
 	}
-	return txb.Put(txKey, raw)
+	return decodeCoupon(raw, c)
 }
 
 // UserCoupons lists a user's coupons for an offer, oldest first (CPN-9).
 func (s *Store) UserCoupons(channel, offerID, virtualID string) ([]model.Coupon, error) {
-	return scanSeq[model.Coupon](s, bucketCoupons, key(channel, offerID, virtualID))
+	return scanSeq(s, bucketCoupons, key(channel, offerID, virtualID), decodeCoupon)
 }
 
 // scanSeq decodes the values under prefix+<8-byte sequence>, in order.
-func scanSeq[T any](s *Store, bucket, prefix []byte) ([]T, error) {
+func scanSeq[T any](s *Store, bucket, prefix []byte, decode func([]byte, *T) error) ([]T, error) {
 	// Records directly under prefix end in an 8-byte sequence number.
-	return scanWhere[T](s, bucket, prefix, func(k []byte) bool { return len(k) == len(prefix)+8 })
+	return scanWhere(s, bucket, prefix, func(k []byte) bool { return len(k) == len(prefix)+8 }, decode)
 }
 
+// decodeJSON is decode for records stored as JSON.
+func decodeJSON[T any](raw []byte, x *T) error { return json.Unmarshal(raw, x) }
+
 // scanWhere decodes every value under prefix whose key passes keep (nil: all).
-func scanWhere[T any](s *Store, bucket, prefix []byte, keep func(k []byte) bool) ([]T, error) {
+func scanWhere[T any](s *Store, bucket, prefix []byte, keep func(k []byte) bool, decode func([]byte, *T) error) ([]T, error) {
 	out := []T{}
 	err := s.db.View(func(tx *bolt.Tx) error {
 		cur := tx.Bucket(bucket).Cursor()
@@ -159,7 +173,7 @@ func scanWhere[T any](s *Store, bucket, prefix []byte, keep func(k []byte) bool)
 				continue
 			}
 			var x T
-			if err := json.Unmarshal(v, &x); err != nil {
+			if err := decode(v, &x); err != nil {
 				return err
 			}
 			out = append(out, x)
@@ -187,7 +201,7 @@ func (s *Store) InvalidateOffer(channel, offerID string, at time.Time, reason st
 		var todo []upd
 		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
 			var c model.Coupon
-			if err := json.Unmarshal(v, &c); err != nil {
+			if err := decodeCoupon(v, &c); err != nil {
 				return err
 			}
 			if c.OfferID != offerID || !c.InvalidatedAt.IsZero() {
@@ -197,7 +211,7 @@ func (s *Store) InvalidateOffer(channel, offerID string, at time.Time, reason st
 			todo = append(todo, upd{bytes.Clone(k), c})
 		}
 		for _, u := range todo {
-			if err := putJSON(b, u.k, u.c); err != nil {
+			if err := b.Put(u.k, encodeCoupon(&u.c)); err != nil {
 				return err
 			}
 		}
@@ -221,7 +235,7 @@ func (s *Store) RecordCouponClick(c model.CouponClick) error {
 
 // CouponClicks lists the recorded follows of an offer's coupon URLs.
 func (s *Store) CouponClicks(channel, offerID string) ([]model.CouponClick, error) {
-	return scanSeq[model.CouponClick](s, bucketCouponClick, key(channel, offerID))
+	return scanSeq(s, bucketCouponClick, key(channel, offerID), decodeJSON[model.CouponClick])
 }
 
 // couponBuckets hold every coupon record; their keys start with key(channel).
@@ -253,7 +267,7 @@ func (s *Store) ResetCoupons(channel string) error {
 // offers. It scans the channel's coupons, so it is for the control API,
 // not for a hot path.
 func (s *Store) ChannelUserCoupons(channel, virtualID string) ([]model.Coupon, error) {
-	all, err := scanWhere[model.Coupon](s, bucketCoupons, key(channel), nil)
+	all, err := scanWhere(s, bucketCoupons, key(channel), nil, decodeCoupon)
 	out := []model.Coupon{}
 	for _, c := range all {
 		if c.VirtualID == virtualID {

@@ -76,5 +76,5 @@ func (t *CardTx) Funnel() ([]CampaignFunnel, error) {
 // OfferCoupons lists every coupon delivered of one offer, every user.
 func (s *Store) OfferCoupons(channel, offerID string) ([]model.Coupon, error) {
 	// Coupons sit under channel,offer,virtualId + seq: every user's are under channel,offer.
-	return scanWhere[model.Coupon](s, bucketCoupons, key(channel, offerID), nil)
+	return scanWhere(s, bucketCoupons, key(channel, offerID), nil, decodeCoupon)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/inject"
+	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -144,17 +145,17 @@ func (h *handlers) open(c echo.Context, op contract.Op, body []byte, readErr err
 	if readErr != nil {
 		return nil, invalid(sc, "body: could not be read")
 	}
-	generic, err := schema.DecodeJSON(body)
+	doc, err := schema.Parse(body)
 	if err != nil {
 		return nil, invalid(sc, "body: "+err.Error())
 	}
-	if err := h.Schemas.Validate(op.Request, generic); err != nil {
+	if err := h.Schemas.Validate(op.Request, doc.Value); err != nil {
 		return nil, invalid(sc, err.Error())
 	}
-	if err := json.Unmarshal(body, dst); err != nil {
+	if err := doc.Into(dst); err != nil { // the one decode serves the schema and dst
 		return nil, invalid(sc, "body: "+err.Error())
 	}
-	fields, isObject := generic.(map[string]any)
+	fields, isObject := doc.Value.(map[string]any)
 	if !isObject { // the request schemas require an object; never panic on one that would not
 		return nil, invalid(sc, "body: must be a JSON object")
 	}
@@ -284,6 +285,28 @@ func render(sc *scenario.Scenario, cp model.Coupon) couponData {
 	return d
 }
 
+// appendCouponAnswer appends what ok(c, render(sc, cp)) wrote, newline
+// included, without reflection; TestAppendCouponAnswer compares them.
+func appendCouponAnswer(b []byte, sc *scenario.Scenario, cp model.Coupon) []byte {
+	b = append(b, `{"status":200,"message":"`+Fetched+`","data":{"id":`...)
+	b = jsonw.AppendString(b, cp.OfferID)
+	b = append(b, `,"coupon_code":`...)
+	b = jsonw.AppendString(b, cp.Code)
+	b = append(b, `,"coupon_validity":"`...)
+	b = cp.ValidUntil.In(sc.Location).AppendFormat(b, time.RFC3339) // digits and separators only
+	b = append(b, `","extTransactionId":`...)
+	b = jsonw.AppendString(b, cp.ExtTransactionID)
+	b = append(b, `,"purchase_time":"`...)
+	b = cp.PurchasedAt.In(sc.Location).AppendFormat(b, time.RFC3339)
+	b = append(b, `","url":`...)
+	b = jsonw.AppendString(b, cp.URL)
+	if sc.Switches.Coupons.OrderID && cp.OrderID != "" { // omitempty
+		b = append(b, `,"orderId":`...)
+		b = jsonw.AppendString(b, cp.OrderID)
+	}
+	return append(b, "}}\n"...)
+}
+
 type claimRequest struct {
 	OfferID          string          `json:"offerId"`
 	VirtualID        string          `json:"virtualId"`
@@ -319,7 +342,10 @@ func (h *handlers) fetch(c echo.Context, cl *frontdoor.Call, req *claimRequest) 
 		}
 	}
 	if res.Outcome == coupons.Delivered || res.Outcome == coupons.Duplicate {
-		return ok(c, render(sc, res.Coupon))
+		if httpx.Indented(c) {
+			return ok(c, render(sc, res.Coupon))
+		}
+		return httpx.WriteJSON(c, func(b []byte) []byte { return appendCouponAnswer(b, sc, res.Coupon) })
 	}
 	return failure(sc, res.Refused.Code, res.Refused.Msg)
 }

@@ -61,20 +61,19 @@ func bad(format string, a ...any) error {
 // of its own; the channel is the one the SDK was initialised with
 // (channelName).
 func (h *handlers) openSDK(c echo.Context, op contract.Op, body []byte, readErr error, req any) (*frontdoor.Call, error) {
-	fields, refused := httpx.ValidJSON(h.Schemas, op.Request, body, readErr)
+	doc, refused := httpx.ValidJSON(h.Schemas, op.Request, body, readErr)
 	if refused != nil {
 		return nil, refuseIssue(refused)
 	}
-	if err := json.Unmarshal(body, req); err != nil {
+	if err := doc.Into(req); err != nil { // the one decode serves the schema and req
 		return nil, bad("body: %v", err)
 	}
-	name, _ := fields["channelName"].(string)
+	name := httpx.Member(doc, "channelName")
 	ch, sc, ok := h.Channels.ByChannelName(name)
 	if !ok {
 		return nil, bad("channelName %q is not a channel of the active scenario", name)
 	}
-	virtualID, _ := fields["virtualId"].(string)
-	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: virtualID}, nil
+	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: httpx.Member(doc, "virtualId")}, nil
 }
 
 // checkIssue holds the parameter rules of getScratchCardDetails /

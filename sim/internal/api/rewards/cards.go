@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -84,14 +84,14 @@ func (h *handlers) openJSON(c echo.Context, op contract.Op, body []byte, readErr
 	if err != nil {
 		return nil, err
 	}
-	fields, refused := httpx.ValidJSON(h.Signed.Schemas, op.Request, body, readErr)
+	doc, refused := httpx.ValidJSON(h.Signed.Schemas, op.Request, body, readErr)
 	if refused != nil {
 		return nil, refuse(call, refused)
 	}
-	if err := json.Unmarshal(body, req); err != nil {
+	if err := doc.Into(req); err != nil { // the one decode serves the schema and req
 		return nil, refuse(call, refusal.New(refusal.Invalid, "body: %v", err))
 	}
-	call.VirtualID, _ = fields["virtualId"].(string)
+	call.VirtualID = httpx.Member(doc, "virtualId")
 	return call, nil
 }
 
@@ -175,8 +175,27 @@ func (h *handlers) getReward(c echo.Context, call *frontdoor.Call, req *getRewar
 		return notEligible(c, "not eligible: "+res.Reason)
 	}
 	noteDuplicate(c, res, req.ExtTransactionID)
-	wire, clicks := cards.Wire(httpx.BaseURL(c, h.PublicURL), sc, res.Cards)
-	return c.JSON(http.StatusOK, getRewardAnswer{Status: true, Message: "success", Rewards: wire, Clicktrack: clicks})
+	base := httpx.BaseURL(c, h.PublicURL)
+	if httpx.Indented(c) {
+		wire, clicks := cards.Wire(base, sc, res.Cards)
+		return c.JSON(http.StatusOK, getRewardAnswer{Status: true, Message: "success", Rewards: wire, Clicktrack: clicks})
+	}
+	return httpx.WriteJSON(c, func(b []byte) []byte { return appendGetRewardAnswer(b, base, sc.Location, res.Cards) })
+}
+
+// appendGetRewardAnswer appends what c.JSON wrote for the getRewardAnswer
+// of cards issued (or found again), newline included;
+// TestAppendGetRewardAnswer compares them.
+func appendGetRewardAnswer(b []byte, base string, loc *time.Location, list []model.Card) []byte {
+	if !slices.IsSortedFunc(list, cards.ListingCmp) {
+		list = slices.Clone(list) // sorted once for both arrays
+		slices.SortStableFunc(list, cards.ListingCmp)
+	}
+	b = append(b, `{"status":true,"message":"success","rewards":`...)
+	b = cards.AppendWire(b, base, loc, list)
+	b = append(b, `,"clicktrack":`...)
+	b = cards.AppendClickTrack(b, base, list)
+	return append(b, "}\n"...)
 }
 
 // noteDuplicate names a repeated extTransactionId in the reason header:
@@ -352,25 +371,14 @@ func (h *handlers) listCards(c echo.Context, call *frontdoor.Call, req *listRequ
 		return err
 	}
 	base := httpx.BaseURL(c, h.PublicURL)
-	if _, pretty := c.QueryParams()["pretty"]; pretty || c.Echo().Debug {
+	if httpx.Indented(c) {
 		wire, _ := cards.Wire(base, call.Scenario, list)
 		return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: req.page, Limit: req.limit, Total: total, Rewards: wire})
 	}
-	buf := listBufs.Get().(*[]byte)
-	b := appendListAnswer((*buf)[:0], req.page, req.limit, total, base, call.Scenario.Location, list)
-	err = c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
-	if cap(b) <= maxPooledList { // a writer keeps no reference (io.Writer)
-		*buf = b
-		listBufs.Put(buf)
-	}
-	return err
+	return httpx.WriteJSON(c, func(b []byte) []byte {
+		return appendListAnswer(b, req.page, req.limit, total, base, call.Scenario.Location, list)
+	})
 }
-
-// listBufs hold listing answers while they are written; one larger than
-// maxPooledList (a long page) is not kept.
-var listBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxPooledList = 64 << 10
 
 // appendListAnswer appends what c.JSON wrote for the listAnswer of a
 // successful listing, newline included; TestAppendListAnswer compares them.

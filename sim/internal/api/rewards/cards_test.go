@@ -45,3 +45,34 @@ func TestAppendListAnswer(t *testing.T) {
 		}
 	}
 }
+
+// appendGetRewardAnswer writes the bytes c.JSON wrote for GetReward's
+// success: one new card, several, none, revealed ones (a duplicate
+// after a reveal) in any order, on channels that need escaping.
+func TestAppendGetRewardAnswer(t *testing.T) {
+	e := echo.New()
+	e.JSONSerializer = httpx.JSONSerializer{}
+	sc := &scenario.Scenario{Location: time.FixedZone("IST", 5*3600+1800)}
+	var all []model.Card
+	for i := range 9 {
+		c := model.Card{RewardID: uint64(1 + 37*i%11), Channel: []string{"DEMOBANK", "A B&C/é"}[i%2], CreatedAt: time.Date(2026, 1, 15, 10, 0, i, i*1e6, time.UTC)}
+		if i%4 == 1 {
+			c.Reward = &model.Reward{Offer: model.Offer{OfferTitle: fmt.Sprintf("Offer <%d> & \"more\"", i), CouponImage: "/assets/img/c.svg", PromoLink: "https://x.invalid/?a=1&b=2"}}
+		}
+		all = append(all, c)
+	}
+	for _, base := range []string{"http://127.0.0.1:8080", "https://rewards.example/p"} {
+		for n := range len(all) + 1 {
+			list := all[:n]
+			wire, clicks := cards.Wire(base, sc, list)
+			rec := httptest.NewRecorder()
+			c := e.NewContext(httptest.NewRequest(http.MethodPost, "/", nil), rec)
+			if err := c.JSON(http.StatusOK, getRewardAnswer{Status: true, Message: "success", Rewards: wire, Clicktrack: clicks}); err != nil {
+				t.Fatal(err)
+			}
+			if got := appendGetRewardAnswer(nil, base, sc.Location, list); string(got) != rec.Body.String() {
+				t.Errorf("%s, %d cards:\n got %s\nwant %s", base, n, got, rec.Body)
+			}
+		}
+	}
+}

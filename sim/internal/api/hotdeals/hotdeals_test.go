@@ -1,0 +1,49 @@
+package hotdeals
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+)
+
+// appendCouponAnswer writes the bytes ok(c, render(sc, cp)) wrote, on
+// generated coupons: strings that need escaping or none, empty ones,
+// order ids on and off, several zones and years.
+func TestAppendCouponAnswer(t *testing.T) {
+	e := echo.New()
+	e.JSONSerializer = httpx.JSONSerializer{}
+	r := rand.New(rand.NewPCG(25, 3))
+	pieces := []string{"", "OFFER-DEMO", "CPT-1", "a&b<c>", `"`, `\`, "\n\t\x01", "é", "\u2028", "\xff", "https://h.example/redirect/DEMOBANK/O?virtualId=a%20b&x=1"}
+	str := func() string {
+		var b strings.Builder
+		for range r.IntN(3) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	zones := []*time.Location{time.UTC, time.FixedZone("IST", 5*3600+1800), time.FixedZone("", -(3*3600 + 30*60))}
+	when := func() time.Time {
+		return time.Date(1990+r.IntN(9000), time.Month(1+r.IntN(12)), 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60), r.IntN(1e9), zones[r.IntN(len(zones))])
+	}
+	for round := range 2000 {
+		sc := &scenario.Scenario{Location: zones[round%len(zones)]}
+		sc.Switches.Coupons.OrderID = r.IntN(2) == 0
+		cp := model.Coupon{OfferID: str(), Code: str(), ExtTransactionID: str(), URL: str(), OrderID: str(), ValidUntil: when(), PurchasedAt: when()}
+		rec := httptest.NewRecorder()
+		if err := ok(e.NewContext(httptest.NewRequest(http.MethodPost, "/", nil), rec), render(sc, cp)); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendCouponAnswer(nil, sc, cp); string(got) != rec.Body.String() {
+			t.Fatalf("round %d:\n got %s\nwant %s", round, got, rec.Body)
+		}
+	}
+}

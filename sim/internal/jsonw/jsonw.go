@@ -1,0 +1,71 @@
+// Package jsonw writes JSON by hand, byte for byte as the simulator's
+// serializer (encoding/json without HTML escaping) writes it, for the
+// answers of the busiest endpoints: reflection was a fifth of the
+// listing's CPU (issue 25). Each writer's test compares it with
+// encoding/json.
+package jsonw
+
+import "unicode/utf8"
+
+// jsonPlain is the ASCII bytes encoding/json writes as they are (no HTML
+// escaping): printable, DEL included, but for `"` and `\`.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// AppendString appends s as a JSON string the way encoding/json does
+// without HTML escaping: `"` and `\` and control characters escaped (\b,
+// \f, \n, \r, \t short), invalid UTF-8 as \ufffd, U+2028 and U+2029 as
+// \u2028 and \u2029, everything else as it is.
+func AppendString[S []byte | string](b []byte, s S) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if jsonPlain[s[i]] {
+			i++
+			continue
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
