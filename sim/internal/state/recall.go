@@ -7,7 +7,7 @@ const recallMax = 4096
 
 // recall keeps records that never change once written (tokens, sessions)
 // in memory, so a bearer check is a map read instead of a bbolt read and
-// a JSON decode. The store stays the truth: a miss reads it, and anything
+// a record decode. The store stays the truth: a miss reads it, and anything
 // that deletes such records (ResetChannel) forgets every entry. gen
 // guards the race of a read or a write that began before a reset and
 // would remember a record the reset deleted: a record is remembered only

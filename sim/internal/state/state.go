@@ -102,7 +102,7 @@ func Open(dir string, opts Options) (*Store, error) {
 				return err
 			}
 		}
-		return nil
+		return migrateUserIndex(tx)
 	})
 	if err != nil {
 		db.Close()

@@ -2,13 +2,10 @@ package state
 
 import (
 	"bytes"
-	"encoding/json"
 	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
 // Sweeping (issue 11 item 4). Tokens and sessions are per-request records,
@@ -89,21 +86,11 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		var wrapT, wrapS bool
 		var err error
-		goneTokens, next.tokens, wrapT, err = sweepBucket(tx, bucketTokens, bucketTokensByUser, s.sweepAt.tokens, limit, cutoff, &res.Examined, &s.sweep.keptMin,
-			func(v []byte) (string, string, time.Time, error) {
-				var t model.Token
-				err := json.Unmarshal(v, &t)
-				return t.Channel, t.VirtualID, t.ExpiresAt, err
-			})
+		goneTokens, next.tokens, wrapT, err = sweepBucket(tx, bucketTokens, bucketTokensByChannel, s.sweepAt.tokens, limit, cutoff, &res.Examined, &s.sweep.keptMin, tokenRecord)
 		if err != nil {
 			return err
 		}
-		goneSessions, next.sessions, wrapS, err = sweepBucket(tx, bucketSessions, bucketSessionsByUser, s.sweepAt.sessions, limit, cutoff, &res.Examined, &s.sweep.keptMin,
-			func(v []byte) (string, string, time.Time, error) {
-				var ss model.Session
-				err := json.Unmarshal(v, &ss)
-				return ss.Channel, ss.VirtualID, ss.ExpiresAt, err
-			})
+		goneSessions, next.sessions, wrapS, err = sweepBucket(tx, bucketSessions, bucketSessionsByChannel, s.sweepAt.sessions, limit, cutoff, &res.Examined, &s.sweep.keptMin, sessionRecord)
 		res.Wrapped = wrapT && wrapS
 		return err
 	})
@@ -128,7 +115,7 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 // and returns the deleted keys and where to resume (nil, wrapped: the
 // bucket's end was reached). A record that does not decode is kept.
 func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff time.Time, examined *int, keptMin *time.Time,
-	decode func([]byte) (channel, virtualID string, expires time.Time, err error)) (gone []string, resume []byte, wrapped bool, err error) {
+	decode func([]byte) (record, error)) (gone []string, resume []byte, wrapped bool, err error) {
 	b, idx := tx.Bucket(primary), tx.Bucket(index)
 	c := b.Cursor()
 	var k, v []byte
@@ -143,7 +130,8 @@ func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff ti
 	for ; k != nil && n < limit; k, v = c.Next() {
 		n++
 		resume = append([]byte(nil), k...)
-		ch, vid, exp, derr := decode(v)
+		rec, derr := decode(v)
+		exp := rec.expires
 		if derr != nil || exp.IsZero() {
 			continue
 		}
@@ -153,7 +141,7 @@ func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff ti
 			}
 			continue
 		}
-		victims = append(victims, victim{resume, ChannelKey(ch, vid, string(k))})
+		victims = append(victims, victim{resume, indexKey(rec.channel, rec.issued, string(k))})
 	}
 	*examined += n
 	if k == nil {

@@ -95,7 +95,7 @@ func TestSweep_expiredBeyondRetentionOnly(t *testing.T) {
 	// The index holds no entry for a swept record.
 	idx := 0
 	_ = s.db.View(func(tx *bolt.Tx) error {
-		idx = tx.Bucket(bucketTokensByUser).Stats().KeyN + tx.Bucket(bucketSessionsByUser).Stats().KeyN
+		idx = tx.Bucket(bucketTokensByChannel).Stats().KeyN + tx.Bucket(bucketSessionsByChannel).Stats().KeyN
 		return nil
 	})
 	if idx != 2*(len(cases)-2) {

@@ -2,7 +2,6 @@ package state
 
 import (
 	"errors"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -24,12 +23,13 @@ func (s *Store) PutToken(t model.Token) error {
 		return errors.New("token without a value")
 	}
 	t.IssuedAt, t.ExpiresAt = t.IssuedAt.Round(0), t.ExpiresAt.Round(0) // as read back: no monotonic reading
-	return putRemembered(s, &s.tokens, bucketTokens, bucketTokensByUser, t.Channel, t.VirtualID, t.Value, t, t.ExpiresAt)
+	return putRemembered(s, &s.tokens, bucketTokens, bucketTokensByChannel, t.Value, t, encodeToken(t),
+		record{t.Channel, t.VirtualID, t.IssuedAt, t.ExpiresAt})
 }
 
 // Token looks a token up by its value; model.ErrNotFound if unknown.
 func (s *Store) Token(value string) (model.Token, error) {
-	t, err := getRemembered(s, &s.tokens, bucketTokens, value)
+	t, err := getRemembered(s, &s.tokens, bucketTokens, value, decodeToken)
 	t.Value = value
 	return t, err
 }
@@ -40,43 +40,51 @@ func (s *Store) PutSession(sess model.Session) error {
 		return errors.New("session without an id")
 	}
 	sess.IssuedAt, sess.ExpiresAt = sess.IssuedAt.Round(0), sess.ExpiresAt.Round(0)
-	return putRemembered(s, &s.sessions, bucketSessions, bucketSessionsByUser, sess.Channel, sess.VirtualID, sess.ID, sess, sess.ExpiresAt)
+	return putRemembered(s, &s.sessions, bucketSessions, bucketSessionsByChannel, sess.ID, sess, encodeSession(sess),
+		record{sess.Channel, sess.VirtualID, sess.IssuedAt, sess.ExpiresAt})
 }
 
 // Session looks a session up by id; model.ErrNotFound if unknown.
 func (s *Store) Session(id string) (model.Session, error) {
-	sess, err := getRemembered(s, &s.sessions, bucketSessions, id)
+	sess, err := getRemembered(s, &s.sessions, bucketSessions, id, decodeSession)
 	sess.ID = id
 	return sess, err
 }
 
-// putRemembered writes a record that never changes once written (and its
-// user index) in one group commit, then remembers it.
-func putRemembered[T any](s *Store, r *recall[T], b, byUser []byte, channel, virtualID, key string, v T, expires time.Time) error {
+// putRemembered writes a record that never changes once written (raw,
+// what it says of itself in rec, and its index entry) in one group
+// commit, then remembers it as v.
+func putRemembered[T any](s *Store, r *recall[T], b, index []byte, key string, v T, raw []byte, rec record) error {
 	gen := r.generation()
 	err := s.groupUpdate(func(tx *bolt.Tx) error {
-		if err := indexUser(tx, byUser, channel, virtualID, key); err != nil {
+		if err := tx.Bucket(index).Put(indexKey(rec.channel, rec.issued, key), []byte(rec.virtualID)); err != nil {
 			return err
 		}
-		return putJSON(tx.Bucket(b), []byte(key), v)
+		return tx.Bucket(b).Put([]byte(key), raw)
 	})
 	if err == nil {
 		r.put(gen, key, v)
-		s.noteIssued(expires) // after the commit: a pass begun since reads the record
+		s.noteIssued(rec.expires) // after the commit: a pass begun since reads the record
 	}
 	return err
 }
 
 // getRemembered reads such a record from memory, else from the store
 // (and then remembers it).
-func getRemembered[T any](s *Store, r *recall[T], b []byte, key string) (T, error) {
+func getRemembered[T any](s *Store, r *recall[T], b []byte, key string, decode func([]byte) (T, error)) (T, error) {
 	if v, ok := r.get(key); ok {
 		return v, nil
 	}
 	gen := r.generation()
 	var v T
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(b), []byte(key), &v)
+		raw := tx.Bucket(b).Get([]byte(key))
+		if raw == nil {
+			return errNotFound
+		}
+		var err error
+		v, err = decode(raw)
+		return err
 	})
 	if err == nil {
 		r.put(gen, key, v)

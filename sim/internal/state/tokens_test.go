@@ -1,11 +1,18 @@
 package state
 
 import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
@@ -97,5 +104,182 @@ func TestTokensResetRace(t *testing.T) {
 				t.Fatalf("token t%d-%d still answers after a reset: %v", w, i, err)
 			}
 		}
+	}
+}
+
+// BenchmarkPutToken is a token issue's store work under load: many
+// issues in flight into a store already holding tokens, the values as
+// random as real ones. pages/token is what each issue writes to the file
+// (bbolt's TxStats), the figure a layout change moves.
+func BenchmarkPutToken(b *testing.B) {
+	s, err := Open(b.TempDir(), Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ist := time.FixedZone("IST", 19800)
+	tok := func() model.Token {
+		now := time.Now().In(ist).Round(0) // issue times move on, as they do in service
+		v := make([]byte, 32)
+		rand.Read(v)
+		return model.Token{Value: base64.RawURLEncoding.EncodeToString(v), Kind: model.ReferenceToken, Channel: "DEMOBANK", IssuedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
+	}
+	// Filled in parallel: one issue at a time would take a commit each.
+	var fill sync.WaitGroup
+	for range 50 {
+		fill.Go(func() {
+			for range 400 {
+				if err := s.PutToken(tok()); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	fill.Wait()
+	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), processCPU()
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := s.PutToken(tok()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.StopTimer()
+	after := s.db.Stats()
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
+	b.ReportMetric(float64(after.TxStats.GetWrite()-before.TxStats.GetWrite())/float64(b.N), "pages/token")
+	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "tokens/commit")
+}
+
+// processCPU is the process's CPU time so far, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// A store written before issue 25 (tokens and sessions as JSON, indexed
+// "<channel>\x00<virtualId>\x00<value>") opens with every record found by
+// value and per user, its former index moved, and resets and the sweep
+// still reaching its records.
+func TestTokens_storeWrittenBefore25(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 15, 10, 0, 0, 123456789, time.FixedZone("IST", 19800))
+	old := []model.Token{
+		{Value: "tok-A1", Kind: model.UserToken, Channel: "A", VirtualID: "U", IssuedAt: now, ExpiresAt: now.Add(time.Hour)},
+		{Value: "tok-A2", Kind: model.ReferenceToken, Channel: "A", IssuedAt: now.Add(time.Second), ExpiresAt: now.Add(time.Minute)},
+		{Value: "tok-A3", Kind: model.UserToken, Channel: "A", VirtualID: "U", IssuedAt: now.Add(-time.Hour), ExpiresAt: now.Add(-time.Hour + time.Minute)},
+		{Value: "tok-B1", Kind: model.UserToken, Channel: "B", VirtualID: "U", IssuedAt: now, ExpiresAt: now.Add(time.Hour)},
+	}
+	oldSess := []model.Session{
+		{ID: "sess-A1", Channel: "A", VirtualID: "U", IssuedAt: now},
+		{ID: "sess-B1", Channel: "B", VirtualID: "U", IssuedAt: now, ExpiresAt: now.Add(time.Hour)},
+	}
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		put := func(bucket string, k []byte, v any) error {
+			b, err := tx.CreateBucketIfNotExists([]byte(bucket))
+			if err != nil {
+				return err
+			}
+			raw := []byte{}
+			if v != nil {
+				if raw, err = json.Marshal(v); err != nil {
+					return err
+				}
+			}
+			return b.Put(k, raw)
+		}
+		for _, tok := range old {
+			if err := errors.Join(put("tokens", []byte(tok.Value), tok), put("tokens-by-user", ChannelKey(tok.Channel, tok.VirtualID, tok.Value), nil)); err != nil {
+				return err
+			}
+		}
+		for _, ss := range oldSess {
+			if err := errors.Join(put("sessions", []byte(ss.ID), ss), put("sessions-by-user", ChannelKey(ss.Channel, ss.VirtualID, ss.ID), nil)); err != nil {
+				return err
+			}
+		}
+		// The index may name a record a sweep deleted.
+		return put("tokens-by-user", ChannelKey("A", "U", "tok-gone"), nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, want := range old {
+		got, err := s.Token(want.Value)
+		if err != nil || got.Kind != want.Kind || got.Channel != want.Channel || got.VirtualID != want.VirtualID || !got.IssuedAt.Equal(want.IssuedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) {
+			t.Errorf("token %s: %+v, %v", want.Value, got, err)
+		}
+	}
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket([]byte("tokens-by-user")) != nil || tx.Bucket([]byte("sessions-by-user")) != nil {
+			t.Error("the former indexes are still there")
+		}
+		return nil
+	})
+	values := func(ts []model.Token) (out []string) {
+		for _, tok := range ts {
+			out = append(out, tok.Value)
+		}
+		return out
+	}
+	// In issue order, and only the user's.
+	if got, err := s.UserTokens("A", "U"); err != nil || fmt.Sprint(values(got)) != "[tok-A3 tok-A1]" {
+		t.Errorf("UserTokens(A, U) = %v, %v", values(got), err)
+	}
+	if got, err := s.UserTokens("A", ""); err != nil || fmt.Sprint(values(got)) != "[tok-A2]" {
+		t.Errorf("UserTokens(A, \"\") = %v, %v", values(got), err)
+	}
+	if got, err := s.UserSessions("B", "U"); err != nil || len(got) != 1 || got[0].ID != "sess-B1" {
+		t.Errorf("UserSessions(B, U) = %+v, %v", got, err)
+	}
+	// The sweep deletes an expired one written the old way, index entry included.
+	if _, err := s.Sweep(now, 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Token("tok-A3"); !errors.Is(err, model.ErrNotFound) {
+		t.Errorf("expired token after the sweep: %v", err)
+	}
+	if got, _ := s.UserTokens("A", "U"); fmt.Sprint(values(got)) != "[tok-A1]" {
+		t.Errorf("UserTokens(A, U) after the sweep = %v", values(got))
+	}
+	// A reset reaches records written the old way, and only its channel's.
+	if err := s.ResetChannel("A"); err != nil {
+		t.Fatal(err)
+	}
+	for value, gone := range map[string]bool{"tok-A1": true, "tok-A2": true, "tok-B1": false} {
+		if _, err := s.Token(value); errors.Is(err, model.ErrNotFound) != gone {
+			t.Errorf("token %s after resetting A: %v, want gone=%v", value, err, gone)
+		}
+	}
+	if _, err := s.Session("sess-A1"); !errors.Is(err, model.ErrNotFound) {
+		t.Errorf("session of A after its reset: %v", err)
+	}
+	if _, err := s.Session("sess-B1"); err != nil {
+		t.Errorf("session of B after resetting A: %v", err)
 	}
 }

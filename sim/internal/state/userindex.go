@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -10,26 +11,69 @@ import (
 
 // Tokens and sessions are keyed by their opaque value (a bearer lookup
 // knows nothing else); these channel-scoped indexes, keyed
-// "<channel>\x00<virtualId>\x00<value>", find them per channel and user
-// for the control API's reads and per-channel resets.
+// "<channel>\x00<issue time><value>" and holding the virtualId, find them
+// per channel (resets) and per user (the control API's reads, a scan of
+// the channel's entries). Keyed by issue time, a commit's new entries
+// land together at the end of their channel's range, so a commit
+// rewrites one index page per channel instead of one per token, as the
+// former index keyed "<channel>\x00<virtualId>\x00<value>" did (issue 25);
+// Open moves a store's former index into these (migrateUserIndex).
 var (
-	bucketTokensByUser   = channelBucket("tokens-by-user")
-	bucketSessionsByUser = channelBucket("sessions-by-user")
+	bucketTokensByChannel   = channelBucket("tokens-by-channel")
+	bucketSessionsByChannel = channelBucket("sessions-by-channel")
 )
 
-// resetUserIndex deletes a channel's token and session indexes ("" =
-// every channel's).
+// record is what an index entry is made from, as a token or session
+// says it of itself.
+type record struct {
+	channel, virtualID string
+	issued, expires    time.Time
+}
+
+func tokenRecord(raw []byte) (record, error) {
+	t, err := decodeToken(raw)
+	return record{t.Channel, t.VirtualID, t.IssuedAt, t.ExpiresAt}, err
+}
+
+func sessionRecord(raw []byte) (record, error) {
+	s, err := decodeSession(raw)
+	return record{s.Channel, s.VirtualID, s.IssuedAt, s.ExpiresAt}, err
+}
+
+// indexTimeLen is the width of an index key's issue time: 16 hex digits
+// of its Unix nanoseconds, sign bit flipped so that the digits sort as
+// the times do.
+const indexTimeLen = 16
+
+func indexKey(channel string, issued time.Time, value string) []byte {
+	k := make([]byte, 0, len(channel)+len(Sep)+indexTimeLen+len(value))
+	k = append(k, channel...)
+	k = append(k, Sep...)
+	n := uint64(issued.UnixNano()) ^ 1<<63
+	for shift := 60; shift >= 0; shift -= 4 {
+		k = append(k, "0123456789abcdef"[n>>shift&0xf])
+	}
+	return append(k, value...)
+}
+
+// indexed is the value an index key names, given its channel's prefix.
+func indexed(k, prefix []byte) []byte {
+	if len(k) < len(prefix)+indexTimeLen {
+		return nil
+	}
+	return k[len(prefix)+indexTimeLen:]
+}
+
+// resetUserIndex deletes a channel's tokens and sessions ("" = every
+// channel's); ResetChannel then deletes the index entries with the rest
+// of the channel's keys.
 func resetUserIndex(tx *bolt.Tx, channel string) error {
-	for _, p := range [][2][]byte{{bucketTokensByUser, bucketTokens}, {bucketSessionsByUser, bucketSessions}} {
+	for _, p := range [][2][]byte{{bucketTokensByChannel, bucketTokens}, {bucketSessionsByChannel, bucketSessions}} {
 		if err := deleteIndexed(tx, p[0], p[1], channel); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func indexUser(tx *bolt.Tx, index []byte, channel, virtualID, value string) error {
-	return tx.Bucket(index).Put(ChannelKey(channel, virtualID, value), []byte{})
 }
 
 // deleteIndexed deletes the primary records an index names for a channel
@@ -42,7 +86,7 @@ func deleteIndexed(tx *bolt.Tx, index, primary []byte, channel string) error {
 	prefix := channelPrefix(channel)
 	c := tx.Bucket(index).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		values = append(values, append([]byte(nil), k[bytes.LastIndexByte(k, 0)+1:]...))
+		values = append(values, append([]byte(nil), indexed(k, prefix)...))
 	}
 	for _, v := range values {
 		if err := tx.Bucket(primary).Delete(v); err != nil {
@@ -52,24 +96,71 @@ func deleteIndexed(tx *bolt.Tx, index, primary []byte, channel string) error {
 	return nil
 }
 
+// userValues lists the values one user holds in an index, in issue order.
 func userValues(tx *bolt.Tx, index []byte, channel, virtualID string) [][]byte {
 	var out [][]byte
-	prefix := ChannelKey(channel, virtualID, "")
+	prefix := channelPrefix(channel)
 	c := tx.Bucket(index).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		out = append(out, append([]byte(nil), k[len(prefix):]...))
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if string(v) == virtualID {
+			out = append(out, append([]byte(nil), indexed(k, prefix)...))
+		}
 	}
 	return out
 }
 
-// UserTokens lists the tokens issued to one user of one channel.
+// migrateUserIndex moves the entries of the former indexes, keyed
+// "<channel>\x00<virtualId>\x00<value>", into the indexes keyed by issue
+// time, and deletes the former: a store written before issue 25 opens
+// with every token and session still found per channel and user.
+func migrateUserIndex(tx *bolt.Tx) error {
+	for _, m := range []struct {
+		former, index, primary []byte
+		decode                 func([]byte) (record, error)
+	}{
+		{[]byte("tokens-by-user"), bucketTokensByChannel, bucketTokens, tokenRecord},
+		{[]byte("sessions-by-user"), bucketSessionsByChannel, bucketSessions, sessionRecord},
+	} {
+		former := tx.Bucket(m.former)
+		if former == nil {
+			continue
+		}
+		primary, index := tx.Bucket(m.primary), tx.Bucket(m.index)
+		err := former.ForEach(func(k, _ []byte) error {
+			value := k[bytes.LastIndexByte(k, 0)+1:]
+			raw := primary.Get(value)
+			if raw == nil {
+				return nil // deleted by a sweep or a reset
+			}
+			rec, err := m.decode(raw)
+			if err != nil {
+				return nil // unreadable, so never found either: as before
+			}
+			return index.Put(indexKey(rec.channel, rec.issued, string(value)), []byte(rec.virtualID))
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteBucket(m.former); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UserTokens lists the tokens issued to one user of one channel, in
+// issue order.
 func (s *Store) UserTokens(channel, virtualID string) ([]model.Token, error) {
 	var out []model.Token
 	err := s.db.View(func(tx *bolt.Tx) error {
-		for _, v := range userValues(tx, bucketTokensByUser, channel, virtualID) {
-			var t model.Token
-			if err := getJSON(tx.Bucket(bucketTokens), v, &t); err != nil {
+		for _, v := range userValues(tx, bucketTokensByChannel, channel, virtualID) {
+			raw := tx.Bucket(bucketTokens).Get(v)
+			if raw == nil {
 				continue // reset or never committed
+			}
+			t, err := decodeToken(raw)
+			if err != nil {
+				continue
 			}
 			t.Value = string(v)
 			out = append(out, t)
@@ -79,13 +170,18 @@ func (s *Store) UserTokens(channel, virtualID string) ([]model.Token, error) {
 	return out, err
 }
 
-// UserSessions lists the sessions of one user of one channel.
+// UserSessions lists the sessions of one user of one channel, in issue
+// order.
 func (s *Store) UserSessions(channel, virtualID string) ([]model.Session, error) {
 	var out []model.Session
 	err := s.db.View(func(tx *bolt.Tx) error {
-		for _, v := range userValues(tx, bucketSessionsByUser, channel, virtualID) {
-			var sess model.Session
-			if err := getJSON(tx.Bucket(bucketSessions), v, &sess); err != nil {
+		for _, v := range userValues(tx, bucketSessionsByChannel, channel, virtualID) {
+			raw := tx.Bucket(bucketSessions).Get(v)
+			if raw == nil {
+				continue
+			}
+			sess, err := decodeSession(raw)
+			if err != nil {
 				continue
 			}
 			sess.ID = string(v)
