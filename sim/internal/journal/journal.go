@@ -347,7 +347,9 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	}
 	j.taken = append(j.taken, r)
 	data := j.encode(r)
-	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true}), waiters
+	// The answer's body ends the record: a listing polled again and again
+	// stores it once a batch (state.JournalRecord.Shared).
+	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true, Shared: r.resBodyLen()}), waiters
 }
 
 // encode appends r, framed for the store, to the chunk.
