@@ -364,7 +364,7 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	data := j.encode(r)
 	// The answer's body ends the record: a listing polled again and again
 	// stores it once a batch (state.JournalRecord.Shared).
-	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true, Shared: r.resBodyLen()}), waiters
+	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true, Shared: r.resBodyLen(), SharedHash: r.resHash}), waiters
 }
 
 // encode appends r, framed for the store, to the chunk.

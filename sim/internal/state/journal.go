@@ -53,6 +53,10 @@ type JournalRecord struct {
 	// may be stored once for the records of a batch that end in the same
 	// bytes (0: none). Readers see every record whole.
 	Shared int
+	// SharedHash, when not 0, is a hash of the shared bytes (or of what
+	// they encode) that the caller took already: the same for the same
+	// bytes within a batch. The bytes are compared anyway.
+	SharedHash uint64
 }
 
 // JournalFrame is how many bytes a framed record leaves at its start:
@@ -234,7 +238,10 @@ func shareEnds(recs []JournalRecord, last uint64) []int {
 			}
 		}
 		end := data[len(data)-r.Shared:]
-		h := maphash.Bytes(shareSeed, end)
+		h := r.SharedHash
+		if h == 0 {
+			h = maphash.Bytes(shareSeed, end)
+		}
 		g, found := groups[h], false
 		for gi, at := range g {
 			if bytes.Equal(journalEnd(recs[at]), end) {

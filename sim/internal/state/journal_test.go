@@ -80,6 +80,11 @@ func TestJournalWrite_sharedEndsReadWhole(t *testing.T) {
 					if rng.IntN(2) == 0 {
 						r.Data, r.Framed = append(make([]byte, JournalFrame), data...), true
 					}
+					if rng.IntN(3) == 0 {
+						// The caller's hash: the same for different ends too,
+						// which must still be told apart.
+						r.SharedHash = 1
+					}
 					batch = append(batch, r)
 					want[seq] = data
 				}
