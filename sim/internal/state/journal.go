@@ -2,9 +2,11 @@ package state
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/maphash"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -14,7 +16,7 @@ import (
 // sequence number. Each value is 8 bytes of the record's time (Unix
 // nanoseconds, big-endian) followed by the record's bytes, so pruning by
 // age never decodes a record. A record whose end (its answer's body) is
-// the same as that of a later record of its batch is stored without it:
+// the same as that of a higher number of its batch is stored without it:
 // the time, journalShared, that record's sequence number and the length
 // of the end (4 bytes, big-endian), then the record's bytes up to the
 // end. A listing polled 15,000 times a second stored its 3 KB answer
@@ -125,10 +127,7 @@ func (s *Store) JournalWrite(jb JournalBatch) (int64, error) {
 		}
 		from := shareEnds(jb.Records, last)
 		for i, r := range jb.Records {
-			data := r.Data
-			if r.Framed {
-				data = data[JournalFrame:]
-			}
+			data := journalBytes(r)
 			if len(data) > 0 && data[0] == journalShared {
 				return errJournalMark
 			}
@@ -213,31 +212,36 @@ func journalValue(r JournalRecord, body []byte, head int) []byte {
 
 var shareSeed = maphash.MakeSeed()
 
-// shareEnds says, for each record of a batch, which later record of it
-// it takes its end from (-1: none); nil when none does. Only a record
-// numbered past every one before it (stored or in the batch) shares, so
-// the one it takes its end from, the last of those with that end, has
-// the highest number of them and is not a number stored again.
+// shareEnds says, for each record of a batch, which other record of it
+// it takes its end from (-1: none); nil when none does. The records are
+// taken in the order of their numbers, not the batch's (answers end out
+// of order: a slow one comes after faster ones numbered later), and a
+// group with the same end takes it from its highest number. Only a
+// record numbered past every stored one and alone with its number in
+// the batch shares, so none is stored again over one that gives its end.
 func shareEnds(recs []JournalRecord, last uint64) []int {
-	var from []int
-	groups := map[uint64][]int{} // hash of an end -> the last record with it, per distinct end
+	var order []int // the new numbers, in order
 	for i, r := range recs {
-		fresh := r.Seq > last
-		last = max(last, r.Seq)
-		data := r.Data
-		if r.Framed {
-			data = data[JournalFrame:]
+		if r.Seq > last {
+			order = append(order, i)
 		}
-		if !fresh || r.Shared < minShared || r.Shared > len(data) {
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(recs[a].Seq, recs[b].Seq) })
+	from := make([]int, len(recs))
+	for i := range from {
+		from[i] = -1
+	}
+	groups := map[uint64][]int{} // hash of an end -> the highest number with it so far, per distinct end
+	for k, i := range order {
+		r := recs[i]
+		alone := (k == 0 || recs[order[k-1]].Seq != r.Seq) && (k == len(order)-1 || recs[order[k+1]].Seq != r.Seq)
+		if !alone || r.Shared < minShared || r.Shared > len(journalBytes(r)) {
 			continue
 		}
-		if from == nil {
-			from = make([]int, len(recs))
-			for j := range from {
-				from[j] = -1
-			}
-		}
-		end := data[len(data)-r.Shared:]
+		end := journalEnd(r)
 		h := r.SharedHash
 		if h == 0 {
 			h = maphash.Bytes(shareSeed, end)
@@ -253,25 +257,27 @@ func shareEnds(recs []JournalRecord, last uint64) []int {
 			groups[h] = append(g, i)
 		}
 	}
-	if from == nil {
-		return nil
-	}
-	// from[at] = i chained each record to the next with its end; the
-	// last of a chain holds it for all.
-	for i := len(from) - 1; i >= 0; i-- {
-		if j := from[i]; j >= 0 && from[j] >= 0 {
-			from[i] = from[j]
+	// Each record points at the next number with its end; the highest
+	// of a group gives it to all.
+	for k := len(order) - 1; k >= 0; k-- {
+		if i := order[k]; from[i] >= 0 && from[from[i]] >= 0 {
+			from[i] = from[from[i]]
 		}
 	}
 	return from
 }
 
+// journalBytes is r's bytes, after its frame.
+func journalBytes(r JournalRecord) []byte {
+	if r.Framed {
+		return r.Data[JournalFrame:]
+	}
+	return r.Data
+}
+
 // journalEnd is the end r may share.
 func journalEnd(r JournalRecord) []byte {
-	data := r.Data
-	if r.Framed {
-		data = data[JournalFrame:]
-	}
+	data := journalBytes(r)
 	return data[len(data)-r.Shared:]
 }
 
