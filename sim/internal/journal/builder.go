@@ -72,14 +72,14 @@ func (b *Builder) record(x *Exchange) *record {
 	var bdata bdataMemo // each body's BDATA decoded once for all below
 	l := learner{bdata: &bdata}
 	var slot *learnSlot
-	b.fresh, slot = b.learned.learn(&l, x.ResponseBody, b.fresh)
+	b.fresh, slot, r.resHash = b.learned.learn(&l, x.ResponseBody, b.fresh)
 	if slot != nil {
 		if !slot.hasFacts {
 			slot.facts, slot.hasFacts = factsOf(x.ResponseBody, &bdata), true
 		}
 		r.facts, r.hasFacts = slot.facts, true
 	}
-	b.fresh, _ = b.learned.learn(&l, x.RequestBody, b.fresh)
+	b.fresh, _, _ = b.learned.learn(&l, x.RequestBody, b.fresh)
 	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.reqPairs.get("X-Channelid"), x.RequestBody, &bdata)
 	b.link(r, x, &bdata)
 	return r

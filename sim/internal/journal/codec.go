@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"sync"
 	"time"
 )
@@ -36,6 +37,12 @@ func (r *record) appendBinary(b []byte) []byte {
 	b = appendHeader(b, r.ResHeader, r.resHeader)
 	b = appendString(b, r.ReqBody)
 	return appendString(b, r.ResBody)
+}
+
+// resBodyLen is how many bytes the answer's body takes at the end of
+// what appendBinary wrote (its length, then its bytes).
+func (r *record) resBodyLen() int {
+	return (bits.Len64(uint64(len(r.ResBody))|1)+6)/7 + len(r.ResBody)
 }
 
 // appendHeader encodes h, or the pairs p when h is nil.

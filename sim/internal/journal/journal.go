@@ -83,7 +83,15 @@ type Journal struct {
 	// only): one allocation for many records, used again once they are
 	// committed (bbolt holds a value only until its transaction ends).
 	chunk []byte
+	// used are the batch's other chunks, filled before chunk; spare are
+	// chunks committed, to be used again (writer goroutine only): a batch
+	// of 3 KB listings filled a dozen chunks, each new and cleared (issue 25).
+	used, spare [][]byte
 }
+
+// maxSpare is how many committed chunks the writer keeps for later
+// batches.
+const maxSpare = 4
 
 // chunkSize is the size of a chunk of encoded records.
 const chunkSize = 256 << 10
@@ -321,6 +329,13 @@ func (j *Journal) write() {
 		timer.Stop()
 		j.commit(batch)
 		j.chunk = j.chunk[:0] // committed: its records are no one's now
+		for _, c := range j.used {
+			if len(j.spare) < maxSpare && cap(c) == chunkSize {
+				j.spare = append(j.spare, c[:0])
+			}
+		}
+		clear(j.used)
+		j.used = j.used[:0]
 		j.notify(j.taken)
 		clear(j.taken)
 		batch, j.taken = batch[:0], j.taken[:0]
@@ -347,14 +362,23 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	}
 	j.taken = append(j.taken, r)
 	data := j.encode(r)
-	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true}), waiters
+	// The answer's body ends the record: a listing polled again and again
+	// stores it once a batch (state.JournalRecord.Shared).
+	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true, Shared: r.resBodyLen(), SharedHash: r.resHash}), waiters
 }
 
 // encode appends r, framed for the store, to the chunk.
 func (j *Journal) encode(r *record) []byte {
 	need := state.JournalFrame + r.binarySize()
 	if cap(j.chunk)-len(j.chunk) < need {
-		j.chunk = make([]byte, 0, max(need, chunkSize))
+		if j.chunk != nil {
+			j.used = append(j.used, j.chunk)
+		}
+		if n := len(j.spare); n > 0 && need <= chunkSize {
+			j.chunk, j.spare = j.spare[n-1], j.spare[:n-1]
+		} else {
+			j.chunk = make([]byte, 0, max(need, chunkSize))
+		}
 	}
 	at := len(j.chunk)
 	data := r.appendBinary(j.chunk[at : at+state.JournalFrame : at+need])

@@ -54,15 +54,17 @@ var _ [learnMemoBytes - learnMemoMaxBody]struct{}
 // remembered already, and remembers what it learnt (appending the new
 // masks to fresh). Each body's values are remembered before the next
 // body is looked up: remembering one can forget a value of the next. The
-// slot holding the body, if one does, is valid until the next call.
-func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) ([]Mask, *learnSlot) {
+// slot holding the body, if one does, is valid until the next call. h is
+// the body's hash (0: not hashed), the same for the same bytes: the store
+// finds the answers it can keep once a batch by it (state.JournalRecord).
+func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) (_ []Mask, _ *learnSlot, h uint64) {
 	if len(body) < opaqueLen || len(body) > learnMemoMaxBody {
-		return l.learnAll(body, fresh), nil
+		return l.learnAll(body, fresh), nil, 0
 	}
 	if !m.seeded {
 		m.seed, m.seeded = maphash.MakeSeed(), true
 	}
-	h := maphash.Bytes(m.seed, body)
+	h = maphash.Bytes(m.seed, body)
 	for i := range m.slots {
 		s := &m.slots[i]
 		if s.body == nil || s.hash != h || !bytes.Equal(s.body, body) {
@@ -70,9 +72,9 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) ([]Mask, *learn
 		}
 		if allRemembered(s.ms, s.keys) {
 			m.skips++
-			return fresh, s
+			return fresh, s, h
 		}
-		return l.learnAll(body, fresh), s
+		return l.learnAll(body, fresh), s, h
 	}
 	l.learnFrom(body, "")
 	var s *learnSlot
@@ -84,7 +86,7 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) ([]Mask, *learn
 	}
 	fresh = l.commit(fresh)
 	l.ms, l.keys = l.ms[:0], l.keys[:0]
-	return fresh, s
+	return fresh, s, h
 }
 
 // allRemembered reports whether every one of ms and keys is remembered.

@@ -47,6 +47,8 @@ type record struct {
 	// answer (learnMemo).
 	facts    answerFacts
 	hasFacts bool
+	// resHash is ResBody's hash as learnMemo took it (0: none).
+	resHash uint64
 }
 
 // entry expands a stored record.

@@ -1,7 +1,12 @@
 package state
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
+	"errors"
+	"hash/maphash"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -10,21 +15,55 @@ import (
 // The journal bucket holds diagnostic records keyed by a big-endian
 // sequence number. Each value is 8 bytes of the record's time (Unix
 // nanoseconds, big-endian) followed by the record's bytes, so pruning by
-// age never decodes a record.
+// age never decodes a record. A record whose end (its answer's body) is
+// the same as that of a higher number of its batch is stored without it:
+// the time, journalShared, that record's sequence number and the length
+// of the end (4 bytes, big-endian), then the record's bytes up to the
+// end. A listing polled 15,000 times a second stored its 3 KB answer
+// once a batch instead of once a call, and each commit wrote a page for
+// a dozen records where it wrote one a record (issue 25).
+//
+// A record takes its end only from a higher number, so pruning, which
+// drops the lowest numbers first, drops every record that takes an end
+// before the record it takes it from; the rare deletes of other records
+// (a channel's reset, a number stored again) copy the end back in first.
 var bucketJournal = bucket("journal")
+
+// journalShared marks a value that takes its end from another record. A
+// record's bytes never begin with it (JournalWrite refuses them): the
+// journal's own begin with their codec's version.
+const journalShared = 0xFF
+
+// journalSharedHead is the length of a sharing value before the record's
+// bytes: time, mark, sequence number, length of the end.
+const journalSharedHead = 8 + 1 + 8 + 4
+
+// minShared is the shortest end worth sharing: a shorter one saves less
+// than the head costs.
+const minShared = 2 * journalSharedHead
 
 // JournalRecord is one journal value as stored.
 type JournalRecord struct {
 	Seq  uint64
 	At   time.Time
 	Data []byte
-	// Framed says Data begins with 8 bytes left free for the time, which
-	// JournalWrite fills in place instead of copying the record.
+	// Framed says Data begins with JournalFrame bytes left free for the
+	// value's head, which JournalWrite fills in place instead of copying
+	// the record.
 	Framed bool
+	// Shared is how many bytes at the end of the record (after the frame)
+	// may be stored once for the records of a batch that end in the same
+	// bytes (0: none). Readers see every record whole.
+	Shared int
+	// SharedHash, when not 0, is a hash of the shared bytes (or of what
+	// they encode) that the caller took already: the same for the same
+	// bytes within a batch. The bytes are compared anyway.
+	SharedHash uint64
 }
 
-// JournalFrame is how many bytes a framed record leaves at its start.
-const JournalFrame = 8
+// JournalFrame is how many bytes a framed record leaves at its start:
+// room for the longer head.
+const JournalFrame = journalSharedHead
 
 func seqKey(seq uint64) []byte {
 	k := make([]byte, 8)
@@ -86,20 +125,36 @@ func (s *Store) JournalWrite(jb JournalBatch) (int64, error) {
 		if k, _ := b.Cursor().Last(); k != nil {
 			last = binary.BigEndian.Uint64(k)
 		}
-		for _, r := range jb.Records {
+		from := shareEnds(jb.Records, last)
+		for i, r := range jb.Records {
+			data := journalBytes(r)
+			if len(data) > 0 && data[0] == journalShared {
+				return errJournalMark
+			}
 			var v []byte
-			if r.Framed {
-				v = r.Data
+			if from == nil || from[i] < 0 {
+				v = journalValue(r, data, 8)
 			} else {
-				v = make([]byte, 8+len(r.Data))
-				copy(v[8:], r.Data)
+				v = journalValue(r, data[:len(data)-r.Shared], journalSharedHead)
+				v[8] = journalShared
+				binary.BigEndian.PutUint64(v[9:], jb.Records[from[i]].Seq)
+				binary.BigEndian.PutUint32(v[17:], uint32(r.Shared))
 			}
 			binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
 			k := seqKey(r.Seq)
 			// A number past the last is new; only an older one can
-			// replace a record.
-			if r.Seq > last || b.Get(k) == nil {
+			// replace a record, whose end stays with those that take it.
+			if r.Seq > last {
 				n++
+			} else if old := b.Get(k); old == nil {
+				n++
+			} else {
+				size -= int64(len(k) + len(old))
+				grown, err := unshare(b, map[uint64]bool{r.Seq: true})
+				if err != nil {
+					return err
+				}
+				size += grown
 			}
 			last = max(last, r.Seq)
 			if err := b.Put(k, v); err != nil {
@@ -142,6 +197,142 @@ func (s *Store) JournalWrite(jb JournalBatch) (int64, error) {
 	return size, err
 }
 
+var errJournalMark = errors.New("state: a journal record begins with the sharing mark")
+
+// journalValue is the value of r with head bytes free before body (the
+// start of r's bytes): in r's own frame when it has one, else a copy.
+func journalValue(r JournalRecord, body []byte, head int) []byte {
+	if r.Framed {
+		return r.Data[JournalFrame-head : JournalFrame+len(body)]
+	}
+	v := make([]byte, head+len(body))
+	copy(v[head:], body)
+	return v
+}
+
+var shareSeed = maphash.MakeSeed()
+
+// shareEnds says, for each record of a batch, which other record of it
+// it takes its end from (-1: none); nil when none does. The records are
+// taken in the order of their numbers, not the batch's (answers end out
+// of order: a slow one comes after faster ones numbered later), and a
+// group with the same end takes it from its highest number. Only a
+// record numbered past every stored one and alone with its number in
+// the batch shares, so none is stored again over one that gives its end.
+func shareEnds(recs []JournalRecord, last uint64) []int {
+	var order []int // the new numbers, in order
+	for i, r := range recs {
+		if r.Seq > last {
+			order = append(order, i)
+		}
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(recs[a].Seq, recs[b].Seq) })
+	from := make([]int, len(recs))
+	for i := range from {
+		from[i] = -1
+	}
+	groups := map[uint64][]int{} // hash of an end -> the highest number with it so far, per distinct end
+	for k, i := range order {
+		r := recs[i]
+		alone := (k == 0 || recs[order[k-1]].Seq != r.Seq) && (k == len(order)-1 || recs[order[k+1]].Seq != r.Seq)
+		if !alone || r.Shared < minShared || r.Shared > len(journalBytes(r)) {
+			continue
+		}
+		end := journalEnd(r)
+		h := r.SharedHash
+		if h == 0 {
+			h = maphash.Bytes(shareSeed, end)
+		}
+		g, found := groups[h], false
+		for gi, at := range g {
+			if bytes.Equal(journalEnd(recs[at]), end) {
+				from[at], g[gi], found = i, i, true
+				break
+			}
+		}
+		if !found {
+			groups[h] = append(g, i)
+		}
+	}
+	// Each record points at the next number with its end; the highest
+	// of a group gives it to all.
+	for k := len(order) - 1; k >= 0; k-- {
+		if i := order[k]; from[i] >= 0 && from[from[i]] >= 0 {
+			from[i] = from[from[i]]
+		}
+	}
+	return from
+}
+
+// journalBytes is r's bytes, after its frame.
+func journalBytes(r JournalRecord) []byte {
+	if r.Framed {
+		return r.Data[JournalFrame:]
+	}
+	return r.Data
+}
+
+// journalEnd is the end r may share.
+func journalEnd(r JournalRecord) []byte {
+	data := journalBytes(r)
+	return data[len(data)-r.Shared:]
+}
+
+// journalData is the record a value holds, whole: a sharing one's end is
+// read from the record it takes it from. A copy when it has to be one;
+// ok is false when the end cannot be found (then data is what is there).
+func journalData(b *bolt.Bucket, v []byte) (data []byte, copied, ok bool) {
+	if len(v) < 8 {
+		return nil, false, false
+	}
+	if len(v) < journalSharedHead || v[8] != journalShared {
+		return v[8:], false, true
+	}
+	body, n := v[journalSharedHead:], int(binary.BigEndian.Uint32(v[17:]))
+	src := b.Get(v[9:17])
+	if len(src) < 8+n || (len(src) >= journalSharedHead && src[8] == journalShared) {
+		return body, false, false
+	}
+	data = make([]byte, 0, len(body)+n)
+	return append(append(data, body...), src[len(src)-n:]...), true, true
+}
+
+// unshare copies the end back into every record that takes it from one
+// of gone (which are about to go or be replaced), and returns the bytes
+// that added.
+func unshare(b *bolt.Bucket, gone map[uint64]bool) (int64, error) {
+	type whole struct {
+		k, v []byte
+		was  int
+	}
+	var fix []whole
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(v) < journalSharedHead || v[8] != journalShared || gone[binary.BigEndian.Uint64(k)] || !gone[binary.BigEndian.Uint64(v[9:])] {
+			continue
+		}
+		data, _, ok := journalData(b, v)
+		if !ok {
+			continue
+		}
+		w := make([]byte, 8+len(data))
+		copy(w, v[:8])
+		copy(w[8:], data)
+		fix = append(fix, whole{append([]byte(nil), k...), w, len(v)})
+	}
+	var grown int64
+	for _, f := range fix {
+		grown += int64(len(f.v) - f.was)
+		if err := b.Put(f.k, f.v); err != nil {
+			return grown, err
+		}
+	}
+	return grown, nil
+}
+
 // journalLen counts records in O(1): the bucket's own sequence holds the
 // count, kept by every write (sequence numbers have gaps: an answer is
 // numbered before it is queued, and a channel's entries can be deleted).
@@ -156,27 +347,38 @@ func journalLen(b *bolt.Bucket) int {
 	return b.Stats().KeyN
 }
 
-// JournalDelete drops every record whose stored bytes drop says to, in
-// one write transaction, and returns the bytes freed (keys and values).
+// JournalDelete drops every record whose bytes drop says to, in one
+// write transaction, and returns the bytes freed (keys and values).
 func (s *Store) JournalDelete(drop func(data []byte) bool) (int64, error) {
 	var freed int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		freed = 0
 		b := tx.Bucket(bucketJournal)
 		n := journalLen(b)
+		// The records to drop are found first: those that take their end
+		// from one of them get it back before it goes.
+		var keys [][]byte
+		gone := map[uint64]bool{}
 		c := b.Cursor()
-		for k, v := c.First(); k != nil; {
-			if len(v) < 8 || !drop(v[8:]) {
-				k, v = c.Next()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			data, _, _ := journalData(b, v)
+			if len(v) < 8 || !drop(data) {
 				continue
 			}
 			freed += int64(len(k) + len(v))
-			n--
-			at := append([]byte(nil), k...)
-			if err := c.Delete(); err != nil {
+			keys = append(keys, append([]byte(nil), k...))
+			gone[binary.BigEndian.Uint64(k)] = true
+		}
+		grown, err := unshare(b, gone)
+		freed -= grown
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := b.Delete(k); err != nil {
 				return err
 			}
-			k, v = c.Seek(at) // the next key: Next after Delete may skip one
+			n--
 		}
 		return b.SetSequence(uint64(n))
 	})
@@ -194,18 +396,24 @@ func (s *Store) JournalCount() (int, error) {
 }
 
 // JournalScan calls fn for each record with a sequence number of at least
-// from, in ascending order, until fn returns false. Data is a copy.
+// from, in ascending order, until fn returns false. Data is a copy, and
+// whole.
 func (s *Store) JournalScan(from uint64, fn func(JournalRecord) bool) error {
 	return s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketJournal).Cursor()
+		b := tx.Bucket(bucketJournal)
+		c := b.Cursor()
 		for k, v := c.Seek(seqKey(from)); k != nil; k, v = c.Next() {
 			if len(v) < 8 {
 				continue
 			}
+			data, copied, _ := journalData(b, v)
+			if !copied {
+				data = append([]byte(nil), data...)
+			}
 			r := JournalRecord{
 				Seq:  binary.BigEndian.Uint64(k),
 				At:   time.Unix(0, int64(binary.BigEndian.Uint64(v))),
-				Data: append([]byte(nil), v[8:]...),
+				Data: data,
 			}
 			if !fn(r) {
 				return nil
