@@ -121,16 +121,38 @@ func Indented(c echo.Context) bool {
 
 // WriteJSON answers 200 with the JSON appendTo appends, newline included,
 // as JSONSerializer would write it: the busiest answers are written by
-// hand, without reflection (issue 25), in a pooled buffer.
+// hand, without reflection (issue 25), in a pooled buffer. A response
+// writer that keeps the answer (AnswerKeeper: the journal's) is handed
+// that buffer, where it would copy the answer.
 func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
 	buf := answerBufs.Get().(*[]byte)
-	b := appendTo((*buf)[:0])
-	err := c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
-	if cap(b) <= maxPooledAnswer { // a writer keeps no reference (io.Writer)
-		*buf = b
-		answerBufs.Put(buf)
+	*buf = appendTo((*buf)[:0])
+	kept := false
+	if k, ok := c.Response().Writer.(AnswerKeeper); ok {
+		kept = k.KeepAnswer(buf)
+	}
+	err := c.Blob(http.StatusOK, echo.MIMEApplicationJSON, *buf)
+	if !kept { // a writer keeps no reference (io.Writer)
+		ReleaseAnswer(buf)
 	}
 	return err
+}
+
+// AnswerKeeper is a response writer that keeps a copy of the answers it
+// writes (the journal's recorder). KeepAnswer hands it the buffer the
+// next Write is given: when it returns true, the keeper owns buf, may
+// keep a reference to those bytes instead of copying them, and gives buf
+// back with ReleaseAnswer once no one reads it any more; the caller
+// neither changes nor reuses it after the Write.
+type AnswerKeeper interface {
+	KeepAnswer(buf *[]byte) bool
+}
+
+// ReleaseAnswer gives back a buffer WriteJSON handed over (AnswerKeeper).
+func ReleaseAnswer(buf *[]byte) {
+	if cap(*buf) <= maxPooledAnswer {
+		answerBufs.Put(buf)
+	}
 }
 
 // answerBufs hold hand-written answers while they are written; one

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
@@ -79,6 +80,7 @@ type Journal struct {
 	builder  *Builder // writer goroutine only
 	obs      observers
 	taken    []*record // writer goroutine only: the batch, for the observers
+	lent     []*[]byte // writer goroutine only: the batch's answer buffers (Exchange.resBuf)
 	// chunk holds the encoded records of the batch (writer goroutine
 	// only): one allocation for many records, used again once they are
 	// committed (bbolt holds a value only until its transaction ends).
@@ -121,9 +123,12 @@ type Exchange struct {
 	ownerChannel, ownerVirtualID string
 	RequestBody                  []byte
 	ResponseBody                 []byte
-	RequestTrunc, ResTrunc       bool
-	Status                       int
-	ClientGone                   bool
+	// resBuf holds ResponseBody (httpx.AnswerKeeper), nil: none; the
+	// writer gives it back once the exchange is stored and observed.
+	resBuf                 *[]byte
+	RequestTrunc, ResTrunc bool
+	Status                 int
+	ClientGone             bool
 	// Fault is the injected fault that fired (the handler's note);
 	// Dropped: the connection was closed unanswered on purpose.
 	Fault   string
@@ -337,6 +342,11 @@ func (j *Journal) write() {
 		clear(j.used)
 		j.used = j.used[:0]
 		j.notify(j.taken)
+		for _, b := range j.lent { // the batch's records no longer read them
+			httpx.ReleaseAnswer(b)
+		}
+		clear(j.lent)
+		j.lent = j.lent[:0]
 		clear(j.taken)
 		batch, j.taken = batch[:0], j.taken[:0]
 		for _, w := range waiters {
@@ -356,6 +366,9 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 		r = j.builder.record(it.raw)
 		r.Seq = it.raw.Seq
 		r.At = j.stamp(r.Channel, it.raw)
+		if it.raw.resBuf != nil {
+			j.lent = append(j.lent, it.raw.resBuf)
+		}
 	}
 	if r.Seq == 0 {
 		r.Seq = j.next.Add(1)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
@@ -25,7 +26,9 @@ func processCPU() time.Duration {
 // read as the process's CPU per request with the journal on and off. Two
 // sizes: a GetReward (a 150-byte request, a 300-byte answer) and the
 // listing of 10 cards (a GET with a bearer token, a 3 KB answer, the same
-// each time, as a client polling it sees); journal=full is the journal
+// each time, as a client polling it sees), written by c.JSONBlob or, as
+// the listing's handler writes it, by httpx.WriteJSON (listing-written:
+// the journal keeps that answer by reference); journal=full is the journal
 // at its bound. The observers the writer feeds
 // are in BenchmarkObserver (package sim).
 func BenchmarkMiddleware(b *testing.B) {
@@ -51,6 +54,11 @@ func BenchmarkMiddleware(b *testing.B) {
 		}},
 		{"listing", func() *http.Request {
 			req := httptest.NewRequest(http.MethodGet, "/api/GetAllScratchCardsByUserId?page=1&limit=10", nil)
+			req.Header = getHdr.Clone()
+			return req
+		}},
+		{"listing-written", func() *http.Request {
+			req := httptest.NewRequest(http.MethodGet, "/api/GetAllScratchCardsByUserId?page=1&limit=10&written", nil)
 			req.Header = getHdr.Clone()
 			return req
 		}},
@@ -87,6 +95,9 @@ func BenchmarkMiddleware(b *testing.B) {
 					return c.JSONBlob(http.StatusOK, answer)
 				})
 				e.GET("/api/GetAllScratchCardsByUserId", func(c echo.Context) error {
+					if _, ok := c.QueryParams()["written"]; ok {
+						return httpx.WriteJSON(c, func(b []byte) []byte { return append(b, listing...) })
+					}
 					return c.JSONBlob(http.StatusOK, listing)
 				})
 				w := httptest.NewRecorder()

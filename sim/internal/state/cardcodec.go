@@ -109,8 +109,7 @@ func (d *cardDecoder) card(c *model.Card) error {
 	}
 	flags := d.byte()
 	if flags&cardHasAmount != 0 {
-		a := math.Float64frombits(d.uint64())
-		c.Amount = &a
+		c.Amount = d.amount(math.Float64frombits(d.uint64()))
 	}
 	if n := d.uvarint(); n > 0 {
 		if n > uint64(len(d.b)) {
@@ -125,7 +124,8 @@ func (d *cardDecoder) card(c *model.Card) error {
 	c.CreatedAt = d.time()
 	c.ExpiresAt = d.time()
 	if flags&cardHasReward != 0 {
-		r := &model.Reward{Fallback: flags&cardFallback != 0}
+		r := d.reward()
+		r.Fallback = flags&cardFallback != 0
 		o := &r.Offer
 		for _, s := range [...]*string{&o.OfferTitle, &o.Description, &o.Terms, &o.CouponCode, &o.EndDate, &o.CouponType, &o.CouponImage, &o.RedeemSteps,
 			&o.BannerDisplayURL, &o.IconImage, &o.Details, &o.SiteID, &o.SiteName, &o.CoverImage, &o.PromoLink, &o.BgColor, &r.EntryID} {
@@ -149,6 +149,39 @@ type cardDecoder struct {
 	// zone other than UTC or Local costs an allocation per time
 	// (time.FixedZone), and the listing renders times in the scenario's zone.
 	instants bool
+	// left is how many cards the decoder has still to decode, this one
+	// included (0: unknown). amounts and rewards then hold what those
+	// cards point to: a page of cards costs two allocations for them,
+	// not one per amount and one per reward (the listing, issue 25).
+	// Their elements are only appended, so a pointer taken stays valid.
+	left    int
+	amounts []float64
+	rewards []model.Reward
+}
+
+func (d *cardDecoder) amount(a float64) *float64 {
+	if len(d.amounts) == cap(d.amounts) {
+		if d.left <= 1 {
+			p := new(float64) // not &a: a would move to the heap on every call
+			*p = a
+			return p
+		}
+		d.amounts = make([]float64, 0, d.left)
+	}
+	d.amounts = append(d.amounts, a)
+	return &d.amounts[len(d.amounts)-1]
+}
+
+func (d *cardDecoder) reward() *model.Reward {
+	if len(d.rewards) == cap(d.rewards) {
+		if d.left <= 1 {
+			return new(model.Reward)
+		}
+		// Revealed cards come last in a page: most often, all that are left.
+		d.rewards = make([]model.Reward, 0, d.left)
+	}
+	d.rewards = append(d.rewards, model.Reward{})
+	return &d.rewards[len(d.rewards)-1]
 }
 
 func (d *cardDecoder) fail() { d.err, d.b = true, nil }

@@ -37,7 +37,7 @@ func listUserCards(index, byID *bolt.Bucket, user string, offset, limit int) ([]
 		return nil, 0, nil
 	}
 	ids, total := userCardIDs(index, user, offset, limit)
-	var raws [][]byte // the records, in the mapped file until the transaction ends
+	raws := make([][]byte, 0, len(ids)) // the records, in the mapped file until the transaction ends
 	size := 0
 	var key [8]byte
 	cur := byID.Cursor()
@@ -55,13 +55,14 @@ func listUserCards(index, byID *bolt.Bucket, user string, offset, limit int) ([]
 	}
 	copied := all.String()
 	out := make([]model.Card, len(raws))
+	d := cardDecoder{instants: true}
 	at := 0
 	for i, raw := range raws {
 		var err error
 		if len(raw) > 0 && raw[0] == '{' { // written by an older build
 			err = json.Unmarshal(raw, &out[i])
 		} else {
-			d := cardDecoder{b: raw, s: copied[at : at+len(raw)], instants: true}
+			d.b, d.s, d.left = raw, copied[at:at+len(raw)], len(raws)-i
 			err = d.card(&out[i])
 		}
 		if err != nil {

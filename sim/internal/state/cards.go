@@ -297,6 +297,7 @@ func (t *CardTx) SaveReveal(c model.Card) error {
 // then revealed), and how many they have.
 func userCardIDs(index *bolt.Bucket, user string, offset, limit int) (ids []uint64, total int) {
 	prefix := cardAppendStr(nil, user)
+	ids = make([]uint64, 0, max(0, min(limit, 64))) // a page at once, not grown from one
 	cur := index.Cursor()
 	// The user's cap entries sort after their cards ('c' > '1'): the
 	// first key that is not a card's ends the walk.
