@@ -16,7 +16,7 @@ import (
 // Coupon state, keyed per channel: every key starts with the channel name.
 var (
 	bucketCouponStock = bucket("coupon-stock")  // channel,offer -> coupons issued
-	bucketCouponUser  = bucket("coupon-user")   // channel,offer,virtualId -> coupons issued to the user
+	bucketCouponUser  = bucket("coupon-user")   // before issue 25: channel,offer,virtualId -> coupons issued to the user (no longer written; reset still clears it)
 	bucketCouponTx    = bucket("coupon-tx")     // channel,extTransactionId -> []txEntry
 	bucketCoupons     = bucket("coupons")       // channel,offer,virtualId + seq -> model.Coupon
 	bucketCouponClick = bucket("coupon-clicks") // channel,offer + n -> model.CouponClick
@@ -104,19 +104,31 @@ func (t *CouponTx) Issued(offerID string) int {
 	return getCount(t.tx.Bucket(bucketCouponStock), key(t.channel, offerID))
 }
 
-// IssuedTo is how many coupons of an offer were delivered to a user.
+// IssuedTo is how many coupons of an offer were delivered to a user:
+// the user's coupon records, which sit together under one prefix. A
+// per-user counter in a bucket of its own (builds before issue 25) was
+// one more leaf and branch page per group commit; it was written with
+// each record in the same transaction, so the records count the same.
 func (t *CouponTx) IssuedTo(offerID, virtualID string) int {
-	return getCount(t.tx.Bucket(bucketCouponUser), key(t.channel, offerID, virtualID))
+	prefix := key(t.channel, offerID, virtualID)
+	n := 0
+	cur := t.tx.Bucket(bucketCoupons).Cursor()
+	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+		if len(k) == len(prefix)+8 {
+			n++
+		}
+	}
+	return n
 }
 
 // Deliver stores a new coupon of the transaction's channel under its
-// Seq, counts it against the offer and the user, and records it under
-// its extTransactionId.
+// Seq (the user's count is its records), counts it against the offer,
+// and records it under its extTransactionId.
 func (t *CouponTx) Deliver(c model.Coupon) error {
 	if c.Channel != t.channel || c.OfferID == "" || c.ExtTransactionID == "" || c.Seq < 1 {
 		return errors.New("coupon without its channel, offer, extTransactionId or sequence")
 	}
-	sb, ub, cb, txb := t.tx.Bucket(bucketCouponStock), t.tx.Bucket(bucketCouponUser), t.tx.Bucket(bucketCoupons), t.tx.Bucket(bucketCouponTx)
+	sb, cb, txb := t.tx.Bucket(bucketCouponStock), t.tx.Bucket(bucketCoupons), t.tx.Bucket(bucketCouponTx)
 	stockKey, userKey := key(c.Channel, c.OfferID), key(c.Channel, c.OfferID, c.VirtualID)
 	// In key's spare room: userKey's bytes stay as they are, and neither changes after.
 	ck := binary.BigEndian.AppendUint64(userKey, uint64(c.Seq))
@@ -124,9 +136,6 @@ func (t *CouponTx) Deliver(c model.Coupon) error {
 		return err
 	}
 	if err := putCount(sb, stockKey, getCount(sb, stockKey)+1); err != nil {
-		return err
-	}
-	if err := putCount(ub, userKey, getCount(ub, userKey)+1); err != nil {
 		return err
 	}
 	txKey := key(c.Channel, c.ExtTransactionID)
