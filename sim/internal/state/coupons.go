@@ -28,6 +28,16 @@ var (
 type CouponTx struct {
 	tx      *bolt.Tx
 	channel string
+	// What this call last read, so Deliver does not look again: a
+	// claim reads the extTransactionId's deliveries and the offer's
+	// count, then delivers.
+	seenTx     string    // extTransactionId Deliveries read
+	seenTxOK   bool      // seenTx and seenList are set
+	seenList   []txEntry // its entries
+	seenOffer  string    // offer Issued read
+	seenIssued int       // its count
+	seenOK     bool      // seenOffer and seenIssued are set
+	scratch    []byte    // lookup keys (bbolt keeps no lookup key)
 }
 
 // txEntry is one coupon an extTransactionId delivered: its offer and the
@@ -44,12 +54,23 @@ func key(parts ...string) []byte {
 	for _, p := range parts {
 		n += len(p) + 2 // a length under 16384 takes two bytes or one
 	}
-	b := make([]byte, 0, n)
+	return appendKey(make([]byte, 0, n), parts...)
+}
+
+// appendKey appends key(parts...) to b.
+func appendKey(b []byte, parts ...string) []byte {
 	for _, p := range parts {
 		b = binary.AppendUvarint(b, uint64(len(p)))
 		b = append(b, p...)
 	}
 	return b
+}
+
+// lookupKey is key(parts...) in the transaction's scratch space, for a
+// Get or Seek only: the next lookup overwrites it.
+func (t *CouponTx) lookupKey(parts ...string) []byte {
+	t.scratch = appendKey(t.scratch[:0], parts...)
+	return t.scratch
 }
 
 func getCount(b *bolt.Bucket, k []byte) int {
@@ -82,13 +103,17 @@ func (s *Store) ViewCoupons(channel string, fn func(*CouponTx) error) error {
 
 // Deliveries lists the coupons an extTransactionId delivered, first first.
 func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
-	raw := t.tx.Bucket(bucketCouponTx).Get(key(t.channel, extTransactionID))
-	if raw == nil {
-		return nil, nil
+	raw := t.tx.Bucket(bucketCouponTx).Get(t.lookupKey(t.channel, extTransactionID))
+	var entries []txEntry
+	if raw != nil {
+		var err error
+		if entries, err = decodeTxEntries(raw); err != nil {
+			return nil, err
+		}
 	}
-	entries, err := decodeTxEntries(raw)
-	if err != nil {
-		return nil, err
+	t.seenTx, t.seenList, t.seenTxOK = extTransactionID, entries, true
+	if entries == nil {
+		return nil, nil
 	}
 	out := make([]model.Coupon, len(entries))
 	for i, e := range entries {
@@ -101,7 +126,9 @@ func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
 
 // Issued is how many coupons of an offer were delivered.
 func (t *CouponTx) Issued(offerID string) int {
-	return getCount(t.tx.Bucket(bucketCouponStock), key(t.channel, offerID))
+	n := getCount(t.tx.Bucket(bucketCouponStock), t.lookupKey(t.channel, offerID))
+	t.seenOffer, t.seenIssued, t.seenOK = offerID, n, true
+	return n
 }
 
 // IssuedTo is how many coupons of an offer were delivered to a user:
@@ -110,7 +137,7 @@ func (t *CouponTx) Issued(offerID string) int {
 // one more leaf and branch page per group commit; it was written with
 // each record in the same transaction, so the records count the same.
 func (t *CouponTx) IssuedTo(offerID, virtualID string) int {
-	prefix := key(t.channel, offerID, virtualID)
+	prefix := t.lookupKey(t.channel, offerID, virtualID)
 	n := 0
 	cur := t.tx.Bucket(bucketCoupons).Cursor()
 	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
@@ -129,24 +156,51 @@ func (t *CouponTx) Deliver(c model.Coupon) error {
 		return errors.New("coupon without its channel, offer, extTransactionId or sequence")
 	}
 	sb, cb, txb := t.tx.Bucket(bucketCouponStock), t.tx.Bucket(bucketCoupons), t.tx.Bucket(bucketCouponTx)
-	stockKey, userKey := key(c.Channel, c.OfferID), key(c.Channel, c.OfferID, c.VirtualID)
-	// In key's spare room: userKey's bytes stay as they are, and neither changes after.
-	ck := binary.BigEndian.AppendUint64(userKey, uint64(c.Seq))
-	if err := cb.Put(ck, encodeCoupon(&c)); err != nil {
-		return err
+	issued := t.seenIssued
+	if !t.seenOK || t.seenOffer != c.OfferID {
+		issued = getCount(sb, t.lookupKey(c.Channel, c.OfferID))
 	}
-	if err := putCount(sb, stockKey, getCount(sb, stockKey)+1); err != nil {
-		return err
-	}
-	txKey := key(c.Channel, c.ExtTransactionID)
-	var entries []txEntry
-	if raw := txb.Get(txKey); raw != nil {
-		var err error
-		if entries, err = decodeTxEntries(raw); err != nil {
-			return err
+	entries := t.seenList
+	if !t.seenTxOK || t.seenTx != c.ExtTransactionID {
+		entries = nil
+		if raw := txb.Get(t.lookupKey(c.Channel, c.ExtTransactionID)); raw != nil {
+			var err error
+			if entries, err = decodeTxEntries(raw); err != nil {
+				return err
+			}
 		}
 	}
-	return txb.Put(txKey, encodeTxEntries(append(entries, txEntry{Offer: c.OfferID, Key: ck})))
+	// Every key and value bbolt keeps until the commit, in one
+	// allocation: each is capped, so a growing append never moves one.
+	buf := make([]byte, 0, 384+2*len(c.URL))
+	cut := func(from int) []byte { return buf[from:len(buf):len(buf)] }
+	buf = appendKey(buf, c.Channel, c.OfferID, c.VirtualID)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(c.Seq))
+	ck := cut(0)
+	at := len(buf)
+	buf = appendCoupon(buf, &c)
+	if err := cb.Put(ck, cut(at)); err != nil {
+		return err
+	}
+	at = len(buf)
+	buf = appendKey(buf, c.Channel, c.OfferID)
+	stockKey := cut(at)
+	at = len(buf)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(issued+1))
+	if err := sb.Put(stockKey, cut(at)); err != nil {
+		return err
+	}
+	at = len(buf)
+	buf = appendKey(buf, c.Channel, c.ExtTransactionID)
+	txKey := cut(at)
+	at = len(buf)
+	buf = appendTxEntry(appendTxEntries(buf, entries), txEntry{Offer: c.OfferID, Key: ck})
+	if err := txb.Put(txKey, cut(at)); err != nil {
+		return err
+	}
+	t.seenOffer, t.seenIssued, t.seenOK = c.OfferID, issued+1, true
+	t.seenTx, t.seenList, t.seenTxOK = c.ExtTransactionID, append(entries[:len(entries):len(entries)], txEntry{Offer: c.OfferID, Key: ck}), true
+	return nil
 }
 
 // getCoupon decodes the coupon at key (bbolt's bytes are copied).

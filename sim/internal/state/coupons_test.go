@@ -225,3 +225,79 @@ func TestCoupons_issuedToCountsTheUsersRecords(t *testing.T) {
 		return nil
 	})
 }
+
+// Deliver counts and records right whether or not the call read the
+// offer's count and the extTransactionId's deliveries first (what it
+// read is reused), and when one extTransactionId delivers on several
+// offers, in one transaction or in several.
+func TestCoupons_deliverWithAndWithoutReadingFirst(t *testing.T) {
+	type step struct {
+		offer     string
+		readFirst bool // Issued and Deliveries before Deliver
+	}
+	tests := []struct {
+		name  string
+		calls [][]step // one transaction each
+	}{
+		{"read first, one offer per call", [][]step{{{"O", true}}, {{"P", true}}, {{"O", true}}}},
+		{"not read first", [][]step{{{"O", false}}, {{"P", false}}, {{"O", false}}}},
+		{"three offers in one call, read first", [][]step{{{"O", true}, {"P", true}, {"O", true}}}},
+		{"three offers in one call, not read first", [][]step{{{"O", false}, {"P", false}, {"O", false}}}},
+		{"mixed", [][]step{{{"O", true}, {"P", false}}, {{"O", false}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(t.TempDir(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var want []string // offers delivered to T, in order
+			for _, call := range tc.calls {
+				err := s.UpdateCoupons("C", func(tx *CouponTx) error {
+					for _, st := range call {
+						seq := 0
+						if st.readFirst {
+							if _, err := tx.Deliveries("T"); err != nil {
+								return err
+							}
+							seq = tx.Issued(st.offer) + 1
+						} else {
+							// The count, read on another transaction value, not this one's.
+							seq = (&CouponTx{tx: tx.tx, channel: "C"}).Issued(st.offer) + 1
+						}
+						if err := tx.Deliver(model.Coupon{Channel: "C", OfferID: st.offer, VirtualID: "U", ExtTransactionID: "T", Seq: seq}); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, st := range call {
+					want = append(want, st.offer)
+				}
+			}
+			_ = s.ViewCoupons("C", func(tx *CouponTx) error {
+				got, err := tx.Deliveries("T")
+				if err != nil || len(got) != len(want) {
+					t.Fatalf("Deliveries(T): %d coupons, %v; want %d", len(got), err, len(want))
+				}
+				perOffer := map[string]int{}
+				for i, c := range got {
+					perOffer[c.OfferID]++
+					if c.OfferID != want[i] || c.Seq != perOffer[c.OfferID] {
+						t.Errorf("delivery %d: offer %s seq %d, want offer %s seq %d", i, c.OfferID, c.Seq, want[i], perOffer[c.OfferID])
+					}
+				}
+				for offer, n := range perOffer {
+					if tx.Issued(offer) != n || tx.IssuedTo(offer, "U") != n {
+						t.Errorf("offer %s: issued %d, to U %d; want %d", offer, tx.Issued(offer), tx.IssuedTo(offer, "U"), n)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
