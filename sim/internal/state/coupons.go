@@ -28,6 +28,7 @@ var (
 type CouponTx struct {
 	tx      *bolt.Tx
 	channel string
+	h       *couponHandles
 	// What this call last read, so Deliver does not look again: a
 	// claim reads the extTransactionId's deliveries and the offer's
 	// count, then delivers.
@@ -38,6 +39,30 @@ type CouponTx struct {
 	seenIssued int       // its count
 	seenOK     bool      // seenOffer and seenIssued are set
 	scratch    []byte    // lookup keys (bbolt keeps no lookup key)
+}
+
+// couponHandles are one transaction's coupon buckets and a cursor on
+// each, for lookups: every claim of a group commit shares them, where
+// each Get looked the bucket up and grew a new cursor's stack.
+type couponHandles struct {
+	tx                         *bolt.Tx
+	stock, txs, coupons        *bolt.Bucket
+	stockCur, txCur, couponCur *bolt.Cursor
+}
+
+func newCouponHandles(tx *bolt.Tx) *couponHandles {
+	h := &couponHandles{tx: tx, stock: tx.Bucket(bucketCouponStock), txs: tx.Bucket(bucketCouponTx), coupons: tx.Bucket(bucketCoupons)}
+	h.stockCur, h.txCur, h.couponCur = h.stock.Cursor(), h.txs.Cursor(), h.coupons.Cursor()
+	return h
+}
+
+// get is Bucket.Get through a reused cursor (its Seek starts afresh from
+// the bucket's root, so it sees the transaction's own writes).
+func get(c *bolt.Cursor, k []byte) []byte {
+	if found, v := c.Seek(k); bytes.Equal(found, k) {
+		return v
+	}
+	return nil
 }
 
 // txEntry is one coupon an extTransactionId delivered: its offer and the
@@ -73,8 +98,10 @@ func (t *CouponTx) lookupKey(parts ...string) []byte {
 	return t.scratch
 }
 
-func getCount(b *bolt.Bucket, k []byte) int {
-	v := b.Get(k)
+func getCount(b *bolt.Bucket, k []byte) int { return count(b.Get(k)) }
+
+// count reads a counter's value (absent: 0).
+func count(v []byte) int {
 	if len(v) != 8 {
 		return 0
 	}
@@ -93,17 +120,25 @@ func (s *Store) UpdateCoupons(channel string, fn func(*CouponTx) error) error {
 	if channel == "" {
 		return errors.New("coupons: empty channel")
 	}
-	return s.groupUpdate(func(tx *bolt.Tx) error { return fn(&CouponTx{tx: tx, channel: channel}) })
+	return s.groupUpdate(func(tx *bolt.Tx) error {
+		// Only write transactions touch couponH, one at a time (bbolt's
+		// writer lock orders them). It keeps the last one's handles, a
+		// closed transaction's, until the next.
+		if s.couponH == nil || s.couponH.tx != tx {
+			s.couponH = newCouponHandles(tx)
+		}
+		return fn(&CouponTx{tx: tx, channel: channel, h: s.couponH})
+	})
 }
 
 // ViewCoupons runs fn in a read transaction over channel's coupons.
 func (s *Store) ViewCoupons(channel string, fn func(*CouponTx) error) error {
-	return s.db.View(func(tx *bolt.Tx) error { return fn(&CouponTx{tx: tx, channel: channel}) })
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&CouponTx{tx: tx, channel: channel, h: newCouponHandles(tx)}) })
 }
 
 // Deliveries lists the coupons an extTransactionId delivered, first first.
 func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
-	raw := t.tx.Bucket(bucketCouponTx).Get(t.lookupKey(t.channel, extTransactionID))
+	raw := get(t.h.txCur, t.lookupKey(t.channel, extTransactionID))
 	var entries []txEntry
 	if raw != nil {
 		var err error
@@ -117,7 +152,7 @@ func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
 	}
 	out := make([]model.Coupon, len(entries))
 	for i, e := range entries {
-		if err := getCoupon(t.tx.Bucket(bucketCoupons), e.Key, &out[i]); err != nil {
+		if err := getCoupon(t.h.coupons, e.Key, &out[i]); err != nil {
 			return nil, fmt.Errorf("coupon of extTransactionId %q on offer %s: %w", extTransactionID, e.Offer, err)
 		}
 	}
@@ -126,7 +161,7 @@ func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
 
 // Issued is how many coupons of an offer were delivered.
 func (t *CouponTx) Issued(offerID string) int {
-	n := getCount(t.tx.Bucket(bucketCouponStock), t.lookupKey(t.channel, offerID))
+	n := count(get(t.h.stockCur, t.lookupKey(t.channel, offerID)))
 	t.seenOffer, t.seenIssued, t.seenOK = offerID, n, true
 	return n
 }
@@ -139,7 +174,7 @@ func (t *CouponTx) Issued(offerID string) int {
 func (t *CouponTx) IssuedTo(offerID, virtualID string) int {
 	prefix := t.lookupKey(t.channel, offerID, virtualID)
 	n := 0
-	cur := t.tx.Bucket(bucketCoupons).Cursor()
+	cur := t.h.couponCur
 	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
 		if len(k) == len(prefix)+8 {
 			n++
@@ -155,15 +190,15 @@ func (t *CouponTx) Deliver(c model.Coupon) error {
 	if c.Channel != t.channel || c.OfferID == "" || c.ExtTransactionID == "" || c.Seq < 1 {
 		return errors.New("coupon without its channel, offer, extTransactionId or sequence")
 	}
-	sb, cb, txb := t.tx.Bucket(bucketCouponStock), t.tx.Bucket(bucketCoupons), t.tx.Bucket(bucketCouponTx)
+	sb, cb, txb := t.h.stock, t.h.coupons, t.h.txs
 	issued := t.seenIssued
 	if !t.seenOK || t.seenOffer != c.OfferID {
-		issued = getCount(sb, t.lookupKey(c.Channel, c.OfferID))
+		issued = count(get(t.h.stockCur, t.lookupKey(c.Channel, c.OfferID)))
 	}
 	entries := t.seenList
 	if !t.seenTxOK || t.seenTx != c.ExtTransactionID {
 		entries = nil
-		if raw := txb.Get(t.lookupKey(c.Channel, c.ExtTransactionID)); raw != nil {
+		if raw := get(t.h.txCur, t.lookupKey(c.Channel, c.ExtTransactionID)); raw != nil {
 			var err error
 			if entries, err = decodeTxEntries(raw); err != nil {
 				return err

@@ -264,7 +264,7 @@ func TestCoupons_deliverWithAndWithoutReadingFirst(t *testing.T) {
 							seq = tx.Issued(st.offer) + 1
 						} else {
 							// The count, read on another transaction value, not this one's.
-							seq = (&CouponTx{tx: tx.tx, channel: "C"}).Issued(st.offer) + 1
+							seq = (&CouponTx{tx: tx.tx, channel: "C", h: newCouponHandles(tx.tx)}).Issued(st.offer) + 1
 						}
 						if err := tx.Deliver(model.Coupon{Channel: "C", OfferID: st.offer, VirtualID: "U", ExtTransactionID: "T", Seq: seq}); err != nil {
 							return err
