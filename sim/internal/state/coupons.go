@@ -38,7 +38,6 @@ type CouponTx struct {
 	seenOffer  string    // offer Issued read
 	seenIssued int       // its count
 	seenOK     bool      // seenOffer and seenIssued are set
-	scratch    []byte    // lookup keys (bbolt keeps no lookup key)
 }
 
 // couponHandles are one transaction's coupon buckets and a cursor on
@@ -48,6 +47,7 @@ type couponHandles struct {
 	tx                         *bolt.Tx
 	stock, txs, coupons        *bolt.Bucket
 	stockCur, txCur, couponCur *bolt.Cursor
+	scratch                    []byte // lookup keys (bbolt keeps no lookup key)
 }
 
 func newCouponHandles(tx *bolt.Tx) *couponHandles {
@@ -94,8 +94,8 @@ func appendKey(b []byte, parts ...string) []byte {
 // lookupKey is key(parts...) in the transaction's scratch space, for a
 // Get or Seek only: the next lookup overwrites it.
 func (t *CouponTx) lookupKey(parts ...string) []byte {
-	t.scratch = appendKey(t.scratch[:0], parts...)
-	return t.scratch
+	t.h.scratch = appendKey(t.h.scratch[:0], parts...)
+	return t.h.scratch
 }
 
 func getCount(b *bolt.Bucket, k []byte) int { return count(b.Get(k)) }
