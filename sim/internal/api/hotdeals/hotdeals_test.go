@@ -3,6 +3,7 @@ package hotdeals
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -94,5 +95,16 @@ func TestParseCoins_quotedDigitsAgrees(t *testing.T) {
 	}
 	if fast < 1000 {
 		t.Fatalf("only %d inputs took the fast path", fast)
+	}
+}
+
+// isJSON agrees with the mime.ParseMediaType check it shortcuts.
+func TestIsJSON(t *testing.T) {
+	for _, ct := range []string{"application/json", "Application/JSON", "application/json; charset=utf-8", "application/json;", "application/jsonx",
+		"text/plain", "", "application/json; charset", " application/json", "application/json ", "multipart/form-data; boundary=x"} {
+		mt, _, err := mime.ParseMediaType(ct)
+		if want := err == nil && mt == "application/json"; isJSON(ct) != want {
+			t.Errorf("isJSON(%q) = %v, want %v", ct, !want, want)
+		}
 	}
 }
