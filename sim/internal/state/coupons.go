@@ -205,8 +205,9 @@ func (t *CouponTx) Deliver(c model.Coupon) error {
 			}
 		}
 	}
-	// Every key and value bbolt keeps until the commit, in one
-	// allocation: each is capped, so a growing append never moves one.
+	// The claim's keys and values (bbolt keeps each value until the
+	// commit) in one allocation: each is capped, so a growing append
+	// never moves one.
 	buf := make([]byte, 0, 384+2*len(c.URL))
 	cut := func(from int) []byte { return buf[from:len(buf):len(buf)] }
 	buf = appendKey(buf, c.Channel, c.OfferID, c.VirtualID)
