@@ -9,6 +9,8 @@ package coupons
 import (
 	"fmt"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
@@ -196,20 +198,39 @@ func duplicate(r ClaimRequest, c model.Coupon, policy string) Result {
 // newCoupon builds the seq-th coupon of an offer (1-based): its code,
 // order id and click-and-redirect URL.
 func newCoupon(r ClaimRequest, offer *scenario.Offer, seq int, now time.Time) model.Coupon {
-	order := fmt.Sprintf("ORD-%s-%06d", offer.ID, seq)
+	order := orderID(offer.ID, seq)
 	shown := "" // the URL shows the order id only where the answer does (CPN-7)
 	if r.Scenario.Switches.Coupons.OrderID {
 		shown = order
 	}
-	u := RedirectURL(r.BaseURL, r.Channel, offer.ID)
+	var u string
 	if q := offer.RedirectQuery(r.VirtualID, r.ExtTransactionID, shown); q != "" {
-		u += "?" + q
+		u = r.BaseURL + RedirectPrefix + url.PathEscape(r.Channel) + "/" + url.PathEscape(offer.ID) + "?" + q // RedirectURL's, with the query, in one string
+	} else {
+		u = RedirectURL(r.BaseURL, r.Channel, offer.ID)
 	}
 	return model.Coupon{
 		Channel: r.Channel, OfferID: offer.ID, VirtualID: r.VirtualID, ExtTransactionID: r.ExtTransactionID, Seq: seq,
 		Code: offer.Code(seq), OrderID: order, URL: u,
 		PurchasedAt: now, ValidUntil: offer.ValidUntil(now),
 	}
+}
+
+// orderID is fmt.Sprintf("ORD-%s-%06d", offerID, seq) for seq >= 0, in
+// one allocation (Sprintf took more, inside the claim's transaction).
+func orderID(offerID string, seq int) string {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], int64(seq), 10)
+	var b strings.Builder
+	b.Grow(len("ORD--000000") + len(offerID) + len(d))
+	b.WriteString("ORD-")
+	b.WriteString(offerID)
+	b.WriteByte('-')
+	for range 6 - len(d) {
+		b.WriteByte('0')
+	}
+	b.Write(d)
+	return b.String()
 }
 
 // RedirectURL is the click-and-redirect URL of an offer's coupons, without query.

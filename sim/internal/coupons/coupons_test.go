@@ -2,6 +2,7 @@ package coupons
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -283,5 +284,16 @@ func TestDuplicateSwitch_formerName(t *testing.T) {
 	_, err := scenario.Parse("t.yaml", []byte(y), set, scenario.Sources{Builtin: certs.FS})
 	if err == nil || !strings.Contains(err.Error(), "/switches/coupons/replay: replay is the former name of duplicate") {
 		t.Fatalf("contradicting replay and duplicate: %v", err)
+	}
+}
+
+// orderID writes what the fmt.Sprintf it replaced wrote.
+func TestOrderID_sameAsSprintf(t *testing.T) {
+	for _, offer := range []string{"OFFER-DEMO", "", "ü%20x"} {
+		for _, seq := range []int{0, 1, 9, 10, 99999, 100000, 999999, 1000000, 123456789, math.MaxInt} {
+			if got, want := orderID(offer, seq), fmt.Sprintf("ORD-%s-%06d", offer, seq); got != want {
+				t.Errorf("orderID(%q, %d) = %q, want %q", offer, seq, got, want)
+			}
+		}
 	}
 }

@@ -81,11 +81,14 @@ func appendStr(b []byte, s string) []byte {
 }
 
 func appendTime(b []byte, t time.Time) []byte {
-	tb, err := t.MarshalBinary()
+	at := len(b)
+	b = append(b, 0) // the length, set below: MarshalBinary allocated each time
+	out, err := t.AppendBinary(b)
 	if err != nil { // a zone offset that is not whole minutes: keep the instant
-		tb, _ = t.UTC().MarshalBinary()
+		out, _ = t.UTC().AppendBinary(b)
 	}
-	return append(append(b, byte(len(tb))), tb...)
+	out[at] = byte(len(out) - at - 1)
+	return out
 }
 
 // decodeCard reads a stored card, binary or (older builds) JSON.

@@ -21,8 +21,10 @@ const couponCodecV1 = 0x01
 
 var errCouponCodec = errors.New("state: corrupt coupon record")
 
-func encodeCoupon(c *model.Coupon) []byte {
-	b := make([]byte, 0, 192)
+func encodeCoupon(c *model.Coupon) []byte { return appendCoupon(make([]byte, 0, 192), c) }
+
+// appendCoupon appends the encoding of c to b.
+func appendCoupon(b []byte, c *model.Coupon) []byte {
 	b = append(b, couponCodecV1)
 	for _, s := range [...]string{c.Channel, c.OfferID, c.VirtualID, c.ExtTransactionID, c.Code, c.OrderID, c.URL, c.InvalidReason} {
 		b = appendStr(b, s)
@@ -61,12 +63,21 @@ func decodeCoupon(raw []byte, c *model.Coupon) error {
 }
 
 // encodeTxEntries writes an extTransactionId's deliveries.
-func encodeTxEntries(entries []txEntry) []byte {
-	b := []byte{couponCodecV1}
+func encodeTxEntries(entries []txEntry) []byte { return appendTxEntries(nil, entries) }
+
+// appendTxEntries appends the encoding of entries to b.
+func appendTxEntries(b []byte, entries []txEntry) []byte {
+	b = append(b, couponCodecV1)
 	for _, e := range entries {
-		b = appendStr(appendStr(b, e.Offer), string(e.Key))
+		b = appendTxEntry(b, e)
 	}
 	return b
+}
+
+// appendTxEntry appends one entry to an encoding appendTxEntries began.
+func appendTxEntry(b []byte, e txEntry) []byte {
+	b = appendStr(b, e.Offer)
+	return append(binary.AppendUvarint(b, uint64(len(e.Key))), e.Key...)
 }
 
 // decodeTxEntries reads what encodeTxEntries wrote, or (older builds) a

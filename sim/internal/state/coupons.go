@@ -16,7 +16,7 @@ import (
 // Coupon state, keyed per channel: every key starts with the channel name.
 var (
 	bucketCouponStock = bucket("coupon-stock")  // channel,offer -> coupons issued
-	bucketCouponUser  = bucket("coupon-user")   // channel,offer,virtualId -> coupons issued to the user
+	bucketCouponUser  = bucket("coupon-user")   // before issue 25: channel,offer,virtualId -> coupons issued to the user (no longer written; reset still clears it)
 	bucketCouponTx    = bucket("coupon-tx")     // channel,extTransactionId -> []txEntry
 	bucketCoupons     = bucket("coupons")       // channel,offer,virtualId + seq -> model.Coupon
 	bucketCouponClick = bucket("coupon-clicks") // channel,offer + n -> model.CouponClick
@@ -28,6 +28,41 @@ var (
 type CouponTx struct {
 	tx      *bolt.Tx
 	channel string
+	h       *couponHandles
+	// What this call last read, so Deliver does not look again: a
+	// claim reads the extTransactionId's deliveries and the offer's
+	// count, then delivers.
+	seenTx     string    // extTransactionId Deliveries read
+	seenTxOK   bool      // seenTx and seenList are set
+	seenList   []txEntry // its entries
+	seenOffer  string    // offer Issued read
+	seenIssued int       // its count
+	seenOK     bool      // seenOffer and seenIssued are set
+}
+
+// couponHandles are one transaction's coupon buckets and a cursor on
+// each, for lookups: every claim of a group commit shares them, where
+// each Get looked the bucket up and grew a new cursor's stack.
+type couponHandles struct {
+	tx                         *bolt.Tx
+	stock, txs, coupons        *bolt.Bucket
+	stockCur, txCur, couponCur *bolt.Cursor
+	scratch                    []byte // lookup keys (bbolt keeps no lookup key)
+}
+
+func newCouponHandles(tx *bolt.Tx) *couponHandles {
+	h := &couponHandles{tx: tx, stock: tx.Bucket(bucketCouponStock), txs: tx.Bucket(bucketCouponTx), coupons: tx.Bucket(bucketCoupons)}
+	h.stockCur, h.txCur, h.couponCur = h.stock.Cursor(), h.txs.Cursor(), h.coupons.Cursor()
+	return h
+}
+
+// get is Bucket.Get through a reused cursor (its Seek starts afresh from
+// the bucket's root, so it sees the transaction's own writes).
+func get(c *bolt.Cursor, k []byte) []byte {
+	if found, v := c.Seek(k); bytes.Equal(found, k) {
+		return v
+	}
+	return nil
 }
 
 // txEntry is one coupon an extTransactionId delivered: its offer and the
@@ -44,7 +79,11 @@ func key(parts ...string) []byte {
 	for _, p := range parts {
 		n += len(p) + 2 // a length under 16384 takes two bytes or one
 	}
-	b := make([]byte, 0, n)
+	return appendKey(make([]byte, 0, n), parts...)
+}
+
+// appendKey appends key(parts...) to b.
+func appendKey(b []byte, parts ...string) []byte {
 	for _, p := range parts {
 		b = binary.AppendUvarint(b, uint64(len(p)))
 		b = append(b, p...)
@@ -52,8 +91,17 @@ func key(parts ...string) []byte {
 	return b
 }
 
-func getCount(b *bolt.Bucket, k []byte) int {
-	v := b.Get(k)
+// lookupKey is key(parts...) in the transaction's scratch space, for a
+// Get or Seek only: the next lookup overwrites it.
+func (t *CouponTx) lookupKey(parts ...string) []byte {
+	t.h.scratch = appendKey(t.h.scratch[:0], parts...)
+	return t.h.scratch
+}
+
+func getCount(b *bolt.Bucket, k []byte) int { return count(b.Get(k)) }
+
+// count reads a counter's value (absent: 0).
+func count(v []byte) int {
 	if len(v) != 8 {
 		return 0
 	}
@@ -72,27 +120,39 @@ func (s *Store) UpdateCoupons(channel string, fn func(*CouponTx) error) error {
 	if channel == "" {
 		return errors.New("coupons: empty channel")
 	}
-	return s.groupUpdate(func(tx *bolt.Tx) error { return fn(&CouponTx{tx: tx, channel: channel}) })
+	return s.groupUpdate(func(tx *bolt.Tx) error {
+		// Only write transactions touch couponH, one at a time (bbolt's
+		// writer lock orders them). It keeps the last one's handles, a
+		// closed transaction's, until the next.
+		if s.couponH == nil || s.couponH.tx != tx {
+			s.couponH = newCouponHandles(tx)
+		}
+		return fn(&CouponTx{tx: tx, channel: channel, h: s.couponH})
+	})
 }
 
 // ViewCoupons runs fn in a read transaction over channel's coupons.
 func (s *Store) ViewCoupons(channel string, fn func(*CouponTx) error) error {
-	return s.db.View(func(tx *bolt.Tx) error { return fn(&CouponTx{tx: tx, channel: channel}) })
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&CouponTx{tx: tx, channel: channel, h: newCouponHandles(tx)}) })
 }
 
 // Deliveries lists the coupons an extTransactionId delivered, first first.
 func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
-	raw := t.tx.Bucket(bucketCouponTx).Get(key(t.channel, extTransactionID))
-	if raw == nil {
-		return nil, nil
+	raw := get(t.h.txCur, t.lookupKey(t.channel, extTransactionID))
+	var entries []txEntry
+	if raw != nil {
+		var err error
+		if entries, err = decodeTxEntries(raw); err != nil {
+			return nil, err
+		}
 	}
-	entries, err := decodeTxEntries(raw)
-	if err != nil {
-		return nil, err
+	t.seenTx, t.seenList, t.seenTxOK = extTransactionID, entries, true
+	if entries == nil {
+		return nil, nil
 	}
 	out := make([]model.Coupon, len(entries))
 	for i, e := range entries {
-		if err := getCoupon(t.tx.Bucket(bucketCoupons), e.Key, &out[i]); err != nil {
+		if err := getCoupon(t.h.coupons, e.Key, &out[i]); err != nil {
 			return nil, fmt.Errorf("coupon of extTransactionId %q on offer %s: %w", extTransactionID, e.Offer, err)
 		}
 	}
@@ -101,43 +161,82 @@ func (t *CouponTx) Deliveries(extTransactionID string) ([]model.Coupon, error) {
 
 // Issued is how many coupons of an offer were delivered.
 func (t *CouponTx) Issued(offerID string) int {
-	return getCount(t.tx.Bucket(bucketCouponStock), key(t.channel, offerID))
+	n := count(get(t.h.stockCur, t.lookupKey(t.channel, offerID)))
+	t.seenOffer, t.seenIssued, t.seenOK = offerID, n, true
+	return n
 }
 
-// IssuedTo is how many coupons of an offer were delivered to a user.
+// IssuedTo is how many coupons of an offer were delivered to a user:
+// the user's coupon records, which sit together under one prefix. A
+// per-user counter in a bucket of its own (builds before issue 25) was
+// one more leaf and branch page per group commit; it was written with
+// each record in the same transaction, so the records count the same.
 func (t *CouponTx) IssuedTo(offerID, virtualID string) int {
-	return getCount(t.tx.Bucket(bucketCouponUser), key(t.channel, offerID, virtualID))
+	prefix := t.lookupKey(t.channel, offerID, virtualID)
+	n := 0
+	cur := t.h.couponCur
+	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+		if len(k) == len(prefix)+8 {
+			n++
+		}
+	}
+	return n
 }
 
 // Deliver stores a new coupon of the transaction's channel under its
-// Seq, counts it against the offer and the user, and records it under
-// its extTransactionId.
+// Seq (the user's count is its records), counts it against the offer,
+// and records it under its extTransactionId.
 func (t *CouponTx) Deliver(c model.Coupon) error {
 	if c.Channel != t.channel || c.OfferID == "" || c.ExtTransactionID == "" || c.Seq < 1 {
 		return errors.New("coupon without its channel, offer, extTransactionId or sequence")
 	}
-	sb, ub, cb, txb := t.tx.Bucket(bucketCouponStock), t.tx.Bucket(bucketCouponUser), t.tx.Bucket(bucketCoupons), t.tx.Bucket(bucketCouponTx)
-	stockKey, userKey := key(c.Channel, c.OfferID), key(c.Channel, c.OfferID, c.VirtualID)
-	// In key's spare room: userKey's bytes stay as they are, and neither changes after.
-	ck := binary.BigEndian.AppendUint64(userKey, uint64(c.Seq))
-	if err := cb.Put(ck, encodeCoupon(&c)); err != nil {
-		return err
+	sb, cb, txb := t.h.stock, t.h.coupons, t.h.txs
+	issued := t.seenIssued
+	if !t.seenOK || t.seenOffer != c.OfferID {
+		issued = count(get(t.h.stockCur, t.lookupKey(c.Channel, c.OfferID)))
 	}
-	if err := putCount(sb, stockKey, getCount(sb, stockKey)+1); err != nil {
-		return err
-	}
-	if err := putCount(ub, userKey, getCount(ub, userKey)+1); err != nil {
-		return err
-	}
-	txKey := key(c.Channel, c.ExtTransactionID)
-	var entries []txEntry
-	if raw := txb.Get(txKey); raw != nil {
-		var err error
-		if entries, err = decodeTxEntries(raw); err != nil {
-			return err
+	entries := t.seenList
+	if !t.seenTxOK || t.seenTx != c.ExtTransactionID {
+		entries = nil
+		if raw := get(t.h.txCur, t.lookupKey(c.Channel, c.ExtTransactionID)); raw != nil {
+			var err error
+			if entries, err = decodeTxEntries(raw); err != nil {
+				return err
+			}
 		}
 	}
-	return txb.Put(txKey, encodeTxEntries(append(entries, txEntry{Offer: c.OfferID, Key: ck})))
+	// The claim's keys and values (bbolt keeps each value until the
+	// commit) in one allocation: each is capped, so a growing append
+	// never moves one.
+	buf := make([]byte, 0, 384+2*len(c.URL))
+	cut := func(from int) []byte { return buf[from:len(buf):len(buf)] }
+	buf = appendKey(buf, c.Channel, c.OfferID, c.VirtualID)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(c.Seq))
+	ck := cut(0)
+	at := len(buf)
+	buf = appendCoupon(buf, &c)
+	if err := cb.Put(ck, cut(at)); err != nil {
+		return err
+	}
+	at = len(buf)
+	buf = appendKey(buf, c.Channel, c.OfferID)
+	stockKey := cut(at)
+	at = len(buf)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(issued+1))
+	if err := sb.Put(stockKey, cut(at)); err != nil {
+		return err
+	}
+	at = len(buf)
+	buf = appendKey(buf, c.Channel, c.ExtTransactionID)
+	txKey := cut(at)
+	at = len(buf)
+	buf = appendTxEntry(appendTxEntries(buf, entries), txEntry{Offer: c.OfferID, Key: ck})
+	if err := txb.Put(txKey, cut(at)); err != nil {
+		return err
+	}
+	t.seenOffer, t.seenIssued, t.seenOK = c.OfferID, issued+1, true
+	t.seenTx, t.seenList, t.seenTxOK = c.ExtTransactionID, append(entries[:len(entries):len(entries)], txEntry{Offer: c.OfferID, Key: ck}), true
+	return nil
 }
 
 // getCoupon decodes the coupon at key (bbolt's bytes are copied).

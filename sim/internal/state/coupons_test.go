@@ -2,44 +2,75 @@ package state
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// BenchmarkClaimCoupon is the store alone: one durable claim per call,
-// many claims in flight, so the share of the HTTP stack in
-// BenchmarkFetchCouponCode can be told apart.
+// BenchmarkClaimCoupon is the store alone: one claim per call, a new
+// user and extTransactionId each (as make load's
+// fetchCouponCode-new-claim), many claims in flight into a store already
+// holding claims, so the share of the HTTP stack in
+// BenchmarkFetchCouponCode can be told apart. pages/claim is what each
+// claim writes to the file (bbolt's TxStats), the figure a layout change
+// moves.
 func BenchmarkClaimCoupon(b *testing.B) {
-	s, err := Open(b.TempDir(), Options{})
+	s, err := Open(b.TempDir(), Options{NoSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
 	var n atomic.Int64
-	b.SetParallelism(64)
+	claim := func() error {
+		i := n.Add(1)
+		user, txn := fmt.Sprint("CP-bench-", i), fmt.Sprint("CPT-bench-", i)
+		// What a claim reads and writes, in one transaction.
+		return s.UpdateCoupons("DEMOBANK", func(tx *CouponTx) error {
+			if _, err := tx.Deliveries(txn); err != nil {
+				return err
+			}
+			seq := tx.Issued("OFFER-DEMO") + 1
+			_ = tx.IssuedTo("OFFER-DEMO", user)
+			return tx.Deliver(model.Coupon{
+				Channel: "DEMOBANK", OfferID: "OFFER-DEMO", VirtualID: user, ExtTransactionID: txn, Seq: seq,
+				Code: fmt.Sprintf("DEMO-%06d", seq), OrderID: fmt.Sprintf("ORD-OFFER-DEMO-%06d", seq),
+				URL:         "http://127.0.0.1:8080/__sim/coupon/DEMOBANK/OFFER-DEMO?utm_source=rewardsim&vid=" + user,
+				PurchasedAt: time.Unix(1700000000, 0), ValidUntil: time.Unix(1800000000, 0),
+			})
+		})
+	}
+	// Filled in parallel: one claim at a time would take a commit each.
+	var fill sync.WaitGroup
+	for range 50 {
+		fill.Go(func() {
+			for range 200 {
+				if err := claim(); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	fill.Wait()
+	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), processCPU()
+	b.SetParallelism(16) // 32 in flight on 2 cores, as make load's 32 connections
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			i := n.Add(1)
-			user, txn := fmt.Sprint("U", i%1000), fmt.Sprint("T", i)
-			// What a claim reads and writes, in one transaction.
-			err := s.UpdateCoupons("C", func(tx *CouponTx) error {
-				if _, err := tx.Deliveries(txn); err != nil {
-					return err
-				}
-				seq := tx.Issued("O") + 1
-				_ = tx.IssuedTo("O", user)
-				return tx.Deliver(model.Coupon{Channel: "C", OfferID: "O", VirtualID: user, ExtTransactionID: txn, Seq: seq, Code: fmt.Sprint("X", seq)})
-			})
-			if err != nil {
+			if err := claim(); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+	b.StopTimer()
+	after := s.db.Stats()
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/claim")
+	b.ReportMetric(float64(after.TxStats.GetWrite()-before.TxStats.GetWrite())/float64(b.N), "pages/claim")
+	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "claims/commit")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
 }
 
@@ -155,5 +186,118 @@ func TestCouponTx_deliverRefusesIncompleteCoupons(t *testing.T) {
 	}
 	if err := s.UpdateCoupons("", func(*CouponTx) error { return nil }); err == nil {
 		t.Error("UpdateCoupons with no channel succeeded")
+	}
+}
+
+// IssuedTo counts a user's coupon records of an offer: never another
+// user's or another offer's, even where one name is a byte prefix of the
+// other, nor the user's coupons of the channel's other offers.
+func TestCoupons_issuedToCountsTheUsersRecords(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deliveries := []struct{ offer, user string }{
+		{"O", "U"}, {"O", "U"}, {"O", "UV"}, {"OP", "U"}, {"OP", "U"}, {"OP", "U"}, {"O", "V"},
+	}
+	for i, d := range deliveries {
+		err := s.UpdateCoupons("C", func(tx *CouponTx) error {
+			seq := tx.Issued(d.offer) + 1
+			return tx.Deliver(model.Coupon{Channel: "C", OfferID: d.offer, VirtualID: d.user, ExtTransactionID: fmt.Sprint("T", i), Seq: seq})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		offer, user string
+		want        int
+	}{
+		{"O", "U", 2}, {"O", "UV", 1}, {"O", "V", 1}, {"OP", "U", 3}, {"OP", "UV", 0}, {"O", "W", 0}, {"Q", "U", 0},
+	}
+	_ = s.ViewCoupons("C", func(tx *CouponTx) error {
+		for _, tc := range tests {
+			if got := tx.IssuedTo(tc.offer, tc.user); got != tc.want {
+				t.Errorf("IssuedTo(%s, %s) = %d, want %d", tc.offer, tc.user, got, tc.want)
+			}
+		}
+		return nil
+	})
+}
+
+// Deliver counts and records right whether or not the call read the
+// offer's count and the extTransactionId's deliveries first (what it
+// read is reused), and when one extTransactionId delivers on several
+// offers, in one transaction or in several.
+func TestCoupons_deliverWithAndWithoutReadingFirst(t *testing.T) {
+	type step struct {
+		offer     string
+		readFirst bool // Issued and Deliveries before Deliver
+	}
+	tests := []struct {
+		name  string
+		calls [][]step // one transaction each
+	}{
+		{"read first, one offer per call", [][]step{{{"O", true}}, {{"P", true}}, {{"O", true}}}},
+		{"not read first", [][]step{{{"O", false}}, {{"P", false}}, {{"O", false}}}},
+		{"three offers in one call, read first", [][]step{{{"O", true}, {"P", true}, {"O", true}}}},
+		{"three offers in one call, not read first", [][]step{{{"O", false}, {"P", false}, {"O", false}}}},
+		{"mixed", [][]step{{{"O", true}, {"P", false}}, {{"O", false}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(t.TempDir(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var want []string // offers delivered to T, in order
+			for _, call := range tc.calls {
+				err := s.UpdateCoupons("C", func(tx *CouponTx) error {
+					for _, st := range call {
+						seq := 0
+						if st.readFirst {
+							if _, err := tx.Deliveries("T"); err != nil {
+								return err
+							}
+							seq = tx.Issued(st.offer) + 1
+						} else {
+							// The count, read on another transaction value, not this one's.
+							seq = (&CouponTx{tx: tx.tx, channel: "C", h: newCouponHandles(tx.tx)}).Issued(st.offer) + 1
+						}
+						if err := tx.Deliver(model.Coupon{Channel: "C", OfferID: st.offer, VirtualID: "U", ExtTransactionID: "T", Seq: seq}); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, st := range call {
+					want = append(want, st.offer)
+				}
+			}
+			_ = s.ViewCoupons("C", func(tx *CouponTx) error {
+				got, err := tx.Deliveries("T")
+				if err != nil || len(got) != len(want) {
+					t.Fatalf("Deliveries(T): %d coupons, %v; want %d", len(got), err, len(want))
+				}
+				perOffer := map[string]int{}
+				for i, c := range got {
+					perOffer[c.OfferID]++
+					if c.OfferID != want[i] || c.Seq != perOffer[c.OfferID] {
+						t.Errorf("delivery %d: offer %s seq %d, want offer %s seq %d", i, c.OfferID, c.Seq, want[i], perOffer[c.OfferID])
+					}
+				}
+				for offer, n := range perOffer {
+					if tx.Issued(offer) != n || tx.IssuedTo(offer, "U") != n {
+						t.Errorf("offer %s: issued %d, to U %d; want %d", offer, tx.Issued(offer), tx.IssuedTo(offer, "U"), n)
+					}
+				}
+				return nil
+			})
+		})
 	}
 }

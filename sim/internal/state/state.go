@@ -45,6 +45,8 @@ type Store struct {
 	sweepMu sync.Mutex
 	sweepAt sweepCursor
 	sweep   sweepIdle
+	// couponH: the current write transaction's coupon handles (coupons.go).
+	couponH *couponHandles
 }
 
 // Options tune Open.
