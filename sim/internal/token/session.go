@@ -16,7 +16,7 @@ import (
 // IssueSession makes, stores and returns a session of virtualID in
 // channel; a ttl of 0 never lapses.
 func (s *Service) IssueSession(channel, virtualID string, ttl time.Duration) (model.Session, error) {
-	id, err := NewOpaque(s.rand, 32)
+	id, err := s.sessionRuns.opaque(s.rand)
 	if err != nil {
 		return model.Session{}, err
 	}

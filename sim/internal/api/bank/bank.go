@@ -11,6 +11,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
@@ -52,6 +53,14 @@ type sessionRequest struct {
 // sessionAnswer is the session's BDATA (a struct: no map encoder).
 type sessionAnswer struct {
 	SessionID string `json:"sessionId"`
+}
+
+// AppendJSON writes the answer as encoding/json does (TestSessionAnswerAppendJSON):
+// sealed without reflection (envelope.Appender).
+func (a sessionAnswer) AppendJSON(b []byte) []byte {
+	b = append(b, `{"sessionId":`...)
+	b = jsonw.AppendString(b, a.SessionID)
+	return append(b, '}')
 }
 
 func (h *handlers) session(c echo.Context, call *frontdoor.Call, req *sessionRequest) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
@@ -82,6 +83,25 @@ type (
 		Token      string `json:"token"`
 	}
 )
+
+// AppendJSON writes the answer as encoding/json does (TestTokenAnswersAppendJSON):
+// sealed without reflection (envelope.Appender).
+func (a referenceTokenAnswer) AppendJSON(b []byte) []byte {
+	b = append(b, `{"expireDate":`...)
+	b = jsonw.AppendString(b, a.ExpireDate)
+	b = append(b, `,"referenceKey":`...)
+	b = jsonw.AppendString(b, a.ReferenceKey)
+	return append(b, '}')
+}
+
+// AppendJSON: as referenceTokenAnswer's.
+func (a authTokenAnswer) AppendJSON(b []byte) []byte {
+	b = append(b, `{"expireDate":`...)
+	b = jsonw.AppendString(b, a.ExpireDate)
+	b = append(b, `,"token":`...)
+	b = jsonw.AppendString(b, a.Token)
+	return append(b, '}')
+}
 
 // referenceToken is getSecuredReferenceToken (TOK-1).
 func (h *handlers) referenceToken(c echo.Context, call *frontdoor.Call, req *tokenRequest) error {
