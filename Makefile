@@ -12,6 +12,11 @@ FUZZ_TARGETS := FuzzSignedEndpoints FuzzPlainJSONEndpoints
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# Read once: a recursive ?= ran git describe at every use, so an edit made
+# while `make test` ran labelled the image -dirty beside a clean binary.
+VERSION := $(VERSION)
+COMMIT  := $(COMMIT)
+DATE    := $(DATE)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 # Build-only tools (image, dist, OpenAPI validation) live in their own module.
 TOOLS   := .ci/tools
