@@ -58,9 +58,10 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./sim/ ./sim/internal/envelope/ ./sim/internal/state/
 
-# Load a real `rewardsim serve` on loopback beside same-run baselines and
-# print issue 14's ratios (docs/performance.md). LOADFLAGS: -duration,
-# -conns, -mixed, -only (see .ci/load/main.go).
+# Load a real `rewardsim serve` on loopback, each target right after a run
+# of its baseline, and print issues 14 and 25's ratios (docs/performance.md).
+# LOADFLAGS: -duration, -conns, -mixed, -only, -adjacent, -profile (see
+# .ci/load/main.go).
 LOADFLAGS ?=
 load: crypto-deps build
 	$(GO) vet ./.ci/load

@@ -22,6 +22,13 @@
 // targets, so its own cost cancels out of the ratios). Beside requests/s
 // it reports the server's CPU per request (utime+stime from /proc), which
 // is steadier than wall-clock throughput on a shared machine.
+//
+// Each target with a goal is measured right after a run of its own
+// baseline (-adjacent, the default), and its ratio is to that run: on
+// the shared VM the same echo baseline ran at 46k/s and 30k/s minutes
+// apart, and a ratio to a baseline measured minutes before the target
+// moved with that drift. The spread of each baseline's runs is printed:
+// a wide one says the machine was not quiet.
 package main
 
 import (
@@ -64,6 +71,7 @@ var (
 	baseline = flag.String("baseline", "", "internal: serve the baseline handlers with this crypto back end")
 	baseData = flag.String("baseline-data", "", "internal: folder of the durable-write baseline's bbolt file")
 	profiles = flag.String("profile", "", "folder to write each rewardsim target's CPU profile to (serve --debug-pprof; read with go tool pprof)")
+	adjacent = flag.Bool("adjacent", true, "run each target's baseline again right before it and take the target's ratio to that run (false: to the baseline's first run)")
 )
 
 func main() {
@@ -474,10 +482,22 @@ func run() error {
 		return err
 	}
 	results := map[string]result{}
+	beside := map[string]result{}     // target -> the run of its baseline right before it
+	baseRuns := map[string][]result{} // baseline -> all its runs
+	baselines := map[string]target{}  // baseline name -> how to run it
+	baseProcs := map[string]*proc{}   // baseline name -> its process
 	signBody := sealed(c, map[string]string{"bName": "DEMOBANK"})
-	runOne := func(t target, p *proc) {
+	var runOne func(t target, p *proc)
+	runOne = func(t target, p *proc) {
 		if !chosen(t.name) {
 			return
+		}
+		if b := baselineOf(t.name); *adjacent && b != "" {
+			bt := baselines[b]
+			r := measure(bt, baseProcs[b], *duration)
+			beside[t.name] = r
+			baseRuns[b] = append(baseRuns[b], r)
+			fmt.Printf("  %-24s %9.0f req/s  %7.0f server-cpu-µs/req  (the baseline of %s)\n", b, r.rate, r.serverCPU, t.name)
 		}
 		prof := profile(t.name, p, *duration)
 		r := measure(t, p, *duration)
@@ -485,6 +505,9 @@ func run() error {
 			fmt.Fprintf(os.Stderr, "load: profile of %s: %v\n", t.name, err)
 		}
 		results[t.name] = r
+		if _, ok := baselines[t.name]; ok {
+			baseRuns[t.name] = append(baseRuns[t.name], r)
+		}
 		errNote := ""
 		if r.errs > 0 {
 			errNote = fmt.Sprintf("  %d errors, first: %s", r.errs, r.firstErr)
@@ -492,13 +515,23 @@ func run() error {
 		fmt.Printf("%-26s %9.0f req/s  %7.0f server-cpu-µs/req  p50 %6.2f ms  p99 %6.2f ms  (n=%d)%s\n",
 			t.name, r.rate, r.serverCPU, ms(r.p50), ms(r.p99), r.n, errNote)
 	}
-	runOne(target{name: "echo", next: func(int) *http.Request { return get(baseGo.urls["baseline"]+"/echo", "") }, want: `"pad"`}, baseGo)
-	runOne(target{name: "sign-go", next: func(int) *http.Request { return post(baseGo.urls["baseline"]+"/sign", "", signBody, nil) }, want: `"SIGN"`}, baseGo)
-	runOne(target{name: "sign-libcrypto", next: func(int) *http.Request { return post(baseLC.urls["baseline"]+"/sign", "", signBody, nil) }, want: `"SIGN"`}, baseLC)
 	tag := strconv.FormatInt(time.Now().UnixNano(), 36)
-	runOne(target{name: "durable-write", want: `"pad"`, next: func(i int) *http.Request {
-		return post(baseGo.urls["baseline"]+"/durable", "", fmt.Appendf(nil, `{"channelName":"DEMOBANK","virtualId":"DW-%s-%d","triggerEventType":"UPI","extTransactionId":"DWT-%s-%d","amount":100.00,"dateandtime":"15012026100000"}`, tag, i, tag, i), nil)
-	}}, baseGo)
+	var written atomic.Int64 // durable-write's keys, unique across its runs
+	for _, b := range []struct {
+		t target
+		p *proc
+	}{
+		{target{name: "echo", next: func(int) *http.Request { return get(baseGo.urls["baseline"]+"/echo", "") }, want: `"pad"`}, baseGo},
+		{target{name: "sign-go", next: func(int) *http.Request { return post(baseGo.urls["baseline"]+"/sign", "", signBody, nil) }, want: `"SIGN"`}, baseGo},
+		{target{name: "sign-libcrypto", next: func(int) *http.Request { return post(baseLC.urls["baseline"]+"/sign", "", signBody, nil) }, want: `"SIGN"`}, baseLC},
+		{target{name: "durable-write", want: `"pad"`, next: func(int) *http.Request {
+			i := written.Add(1)
+			return post(baseGo.urls["baseline"]+"/durable", "", fmt.Appendf(nil, `{"channelName":"DEMOBANK","virtualId":"DW-%s-%d","triggerEventType":"UPI","extTransactionId":"DWT-%s-%d","amount":100.00,"dateandtime":"15012026100000"}`, tag, i, tag, i), nil)
+		}}, baseGo},
+	} {
+		baselines[b.t.name], baseProcs[b.t.name] = b.t, b.p
+		runOne(b.t, b.p)
+	}
 	for _, t := range targets {
 		runOne(t, srv)
 	}
@@ -514,8 +547,51 @@ func run() error {
 	if *mixed > 0 && *only == "" {
 		rssMax, rssEnd = mixedLoad(targets, srv)
 	}
-	report(results, startupMean, startupWorst, rssMax, rssEnd)
+	report(results, beside, startupMean, startupWorst, rssMax, rssEnd)
+	spread(baseRuns)
 	return nil
+}
+
+// extent is the least and the greatest of f over rs (not empty).
+func extent(rs []result, f func(result) float64) (lo, hi float64) {
+	lo, hi = f(rs[0]), f(rs[0])
+	for _, r := range rs[1:] {
+		lo, hi = min(lo, f(r)), max(hi, f(r))
+	}
+	return lo, hi
+}
+
+// baselineOf is the baseline a target's goal is a ratio to ("": none).
+func baselineOf(name string) string {
+	switch {
+	case strings.HasSuffix(name, "-disk"):
+		return "durable-write"
+	case slices.Contains([]string{"GetReward-new-card", "fetchCouponCode-new-claim", "listing-10-cards", "microsite-page"}, name):
+		return "echo"
+	case slices.Contains([]string{"getSecuredReferenceToken", "GetAuthToken", "GenerateSessionInfoV2", "FetchRewardInfo", "GetScratchCardForBank"}, name):
+		return "sign-libcrypto"
+	}
+	return ""
+}
+
+// spread prints each baseline's runs, slowest to fastest: how much the
+// machine drifted during the run.
+func spread(runs map[string][]result) {
+	for _, b := range []string{"echo", "sign-libcrypto", "durable-write"} {
+		rs := runs[b]
+		if len(rs) < 2 {
+			continue
+		}
+		rate := func(r result) float64 { return r.rate }
+		cpu := func(r result) float64 { return r.serverCPU }
+		lo, hi := extent(rs, rate)
+		cpuLo, cpuHi := extent(rs, cpu)
+		note := ""
+		if lo > 0 && hi/lo > 1.2 {
+			note = " (over 1.2x apart: the machine was not quiet; each ratio above is to the run beside its target)"
+		}
+		fmt.Printf("%s, %d runs: %.0f to %.0f req/s, cpu %.0f to %.0f µs%s\n", b, len(rs), lo, hi, cpuLo, cpuHi, note)
+	}
 }
 
 // profile starts a CPU profile of p's next d (a rewardsim process with
@@ -789,7 +865,15 @@ func chosen(target string) bool {
 	return *only == "" || slices.Contains(strings.Split(*only, ","), target)
 }
 
-func report(r map[string]result, startupMean, startupWorst time.Duration, rssMax, rssEnd int64) {
+func report(r, beside map[string]result, startupMean, startupWorst time.Duration, rssMax, rssEnd int64) {
+	// baseOf is the baseline run target's ratio is to: the one right
+	// before it, or the baseline's first run.
+	baseOf := func(target string) result {
+		if b, ok := beside[target]; ok {
+			return b
+		}
+		return r[baselineOf(target)]
+	}
 	fmt.Println()
 	fmt.Println("| target | measured | ratio | goal | met |")
 	fmt.Println("|---|---|---|---|---|")
@@ -803,34 +887,41 @@ func report(r map[string]result, startupMean, startupWorst time.Duration, rssMax
 		}
 		fmt.Printf("| %s | %s | %.2fx | %s | %s |\n", name, measured, ratio, goal, verdict)
 	}
-	echo, sgo, slc := r["echo"], r["sign-go"], r["sign-libcrypto"]
+	sgo, slc := r["sign-go"], r["sign-libcrypto"]
 	if slc.rate > 0 && sgo.rate > 0 {
 		row("sign-libcrypto vs sign-go", fmt.Sprintf("%.0f vs %.0f/s (cpu %.0f vs %.0f µs)", slc.rate, sgo.rate, slc.serverCPU, sgo.serverCPU),
 			slc.rate/sgo.rate, ">= 2x", slc.rate/sgo.rate >= 2)
 	}
+	// measured is a target's figures beside its baseline run's.
+	measured := func(t, b result) string {
+		return fmt.Sprintf("%.0f/s (cpu %.0f µs) beside %s %.0f/s (cpu %.0f µs)", t.rate, t.serverCPU, baselineOf(t.name), b.rate, b.serverCPU)
+	}
 	for _, n := range []string{"getSecuredReferenceToken", "GetAuthToken", "GenerateSessionInfoV2", "FetchRewardInfo", "GetScratchCardForBank"} {
-		if t, ok := r[n]; ok && slc.rate > 0 {
-			row(n, fmt.Sprintf("%.0f/s (cpu %.0f µs)", t.rate, t.serverCPU), t.rate/slc.rate, ">= 0.9x sign-libcrypto", t.rate/slc.rate >= 0.9)
+		if t, ok := r[n]; ok && baseOf(n).rate > 0 {
+			b := baseOf(n)
+			row(n, measured(t, b), t.rate/b.rate, ">= 0.9x sign-libcrypto", t.rate/b.rate >= 0.9)
 		}
 	}
 	for _, n := range []string{"GetReward-new-card", "fetchCouponCode-new-claim"} {
-		if t, ok := r[n]; ok && echo.rate > 0 {
-			row(n+" (process)", fmt.Sprintf("%.0f/s (cpu %.0f µs)", t.rate, t.serverCPU), t.rate/echo.rate, ">= 0.25x echo", t.rate/echo.rate >= 0.25)
+		if t, ok := r[n]; ok && baseOf(n).rate > 0 {
+			b := baseOf(n)
+			row(n+" (process)", measured(t, b), t.rate/b.rate, ">= 0.25x echo", t.rate/b.rate >= 0.25)
 		}
 	}
-	dw := r["durable-write"]
 	for _, n := range []string{"GetReward-new-card-disk", "fetchCouponCode-new-claim-disk"} {
-		if t, ok := r[n]; ok && dw.rate > 0 {
+		if t, ok := r[n]; ok && baseOf(n).rate > 0 {
+			b := baseOf(n)
 			goal, met := "", false
 			if strings.HasPrefix(n, "GetReward") {
-				goal, met = ">= 0.8x durable-write", t.rate/dw.rate >= 0.8
+				goal, met = ">= 0.8x durable-write", t.rate/b.rate >= 0.8
 			}
-			row(n, fmt.Sprintf("%.0f/s (cpu %.0f µs)", t.rate, t.serverCPU), t.rate/dw.rate, goal, met)
+			row(n, measured(t, b), t.rate/b.rate, goal, met)
 		}
 	}
 	for _, n := range []string{"listing-10-cards", "microsite-page"} {
-		if t, ok := r[n]; ok && echo.rate > 0 {
-			row(n, fmt.Sprintf("%.0f/s (cpu %.0f µs)", t.rate, t.serverCPU), t.rate/echo.rate, ">= 0.5x echo", t.rate/echo.rate >= 0.5)
+		if t, ok := r[n]; ok && baseOf(n).rate > 0 {
+			b := baseOf(n)
+			row(n, measured(t, b), t.rate/b.rate, ">= 0.5x echo", t.rate/b.rate >= 0.5)
 		}
 	}
 	// Issue 25's CPU budget: server CPU per request against the
@@ -844,7 +935,7 @@ func report(r map[string]result, startupMean, startupWorst time.Duration, rssMax
 		{"listing-10-cards", "echo", 2}, {"getSecuredReferenceToken", "sign-libcrypto", 1.15},
 	} {
 		t, ok := r[b.name]
-		base := r[b.base]
+		base := baseOf(b.name)
 		if !ok || base.serverCPU <= 0 {
 			continue
 		}
@@ -860,6 +951,13 @@ func report(r map[string]result, startupMean, startupWorst time.Duration, rssMax
 		row("start-up, exec to first health answer", fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(startupMean), ms(startupWorst)),
 			float64(startupMean)/float64(50*time.Millisecond), "<= 50 ms", startupWorst <= 50*time.Millisecond)
 	}
-	fmt.Printf("\nbaselines: echo %.0f/s (cpu %.0f µs), sign-go %.0f/s (cpu %.0f µs), sign-libcrypto %.0f/s (cpu %.0f µs), durable-write %.0f/s (cpu %.0f µs)\n",
-		echo.rate, echo.serverCPU, sgo.rate, sgo.serverCPU, slc.rate, slc.serverCPU, dw.rate, dw.serverCPU)
+	var firsts []string
+	for _, b := range []string{"echo", "sign-go", "sign-libcrypto", "durable-write"} {
+		if br, ok := r[b]; ok {
+			firsts = append(firsts, fmt.Sprintf("%s %.0f/s (cpu %.0f µs)", b, br.rate, br.serverCPU))
+		}
+	}
+	if len(firsts) > 0 {
+		fmt.Printf("\nbaselines, first runs: %s\n", strings.Join(firsts, ", "))
+	}
 }
