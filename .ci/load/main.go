@@ -139,13 +139,46 @@ func serveBaseline(backend string) error {
 		return c.JSON(http.StatusOK, ans)
 	})
 	if *baseData != "" {
-		db, err := bolt.Open(filepath.Join(*baseData, "ceiling.db"), 0o600, nil)
-		if err != nil {
+		// Each run of the ceiling starts on an empty file (POST
+		// /durable/fresh between runs), as the first did: its runs then
+		// differ by what the machine and its disk were doing, not by
+		// how many writes the file already held.
+		var (
+			mu    sync.Mutex
+			g     *groupCommit
+			fresh int
+		)
+		open := func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			if g != nil {
+				if err := g.db.Close(); err != nil {
+					return err
+				}
+				os.Remove(g.db.Path())
+			}
+			fresh++
+			db, err := bolt.Open(filepath.Join(*baseData, fmt.Sprintf("ceiling-%d.db", fresh)), 0o600, nil)
+			if err != nil {
+				return err
+			}
+			g = &groupCommit{db: db}
+			return nil
+		}
+		if err := open(); err != nil {
 			return err
 		}
-		defer db.Close()
-		g := &groupCommit{db: db}
+		defer func() { g.db.Close() }()
+		e.POST("/durable/fresh", func(c echo.Context) error {
+			if err := open(); err != nil {
+				return err
+			}
+			return c.NoContent(http.StatusNoContent)
+		})
 		e.POST("/durable", func(c echo.Context) error {
+			mu.Lock()
+			g := g
+			mu.Unlock()
 			var body struct {
 				VirtualID        string `json:"virtualId"`
 				ExtTransactionID string `json:"extTransactionId"`
@@ -488,17 +521,36 @@ func run() error {
 	baseProcs := map[string]*proc{}   // baseline name -> its process
 	signBody := sealed(c, map[string]string{"bName": "DEMOBANK"})
 	var runOne func(t target, p *proc)
+	// Each run of the durable-write ceiling starts on an empty file, as
+	// its first did: a yardstick that stays the same length.
+	freshCeiling := func(name string) {
+		if name != "durable-write" {
+			return
+		}
+		res, err := client.Post(baseGo.urls["baseline"]+"/durable/fresh", "", nil)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode != http.StatusNoContent {
+				err = fmt.Errorf("HTTP %d", res.StatusCode)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "load: a fresh durable-write file: %v\n", err)
+		}
+	}
 	runOne = func(t target, p *proc) {
 		if !chosen(t.name) {
 			return
 		}
 		if b := baselineOf(t.name); *adjacent && b != "" {
 			bt := baselines[b]
+			freshCeiling(b)
 			r := measure(bt, baseProcs[b], *duration)
 			beside[t.name] = r
 			baseRuns[b] = append(baseRuns[b], r)
 			fmt.Printf("  %-24s %9.0f req/s  %7.0f server-cpu-µs/req  (the baseline of %s)\n", b, r.rate, r.serverCPU, t.name)
 		}
+		freshCeiling(t.name)
 		prof := profile(t.name, p, *duration)
 		r := measure(t, p, *duration)
 		if err := prof(); err != nil {
