@@ -58,9 +58,9 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./sim/ ./sim/internal/envelope/ ./sim/internal/state/
 
-# Load a real `rewardsim serve` on loopback, each target right after a run
-# of its baseline, and print issues 14 and 25's ratios (docs/performance.md).
-# LOADFLAGS: -duration, -conns, -mixed, -only, -adjacent, -profile (see
+# Load a real `rewardsim serve` on loopback, each target alternating with
+# its baseline, and print issues 14 and 25's ratios (docs/performance.md).
+# LOADFLAGS: -duration, -conns, -mixed, -only, -adjacent, -stretches, -profile (see
 # .ci/load/main.go).
 LOADFLAGS ?=
 load: crypto-deps build

@@ -23,12 +23,14 @@
 // it reports the server's CPU per request (utime+stime from /proc), which
 // is steadier than wall-clock throughput on a shared machine.
 //
-// Each target with a goal is measured right after a run of its own
-// baseline (-adjacent, the default), and its ratio is to that run: on
-// the shared VM the same echo baseline ran at 46k/s and 30k/s minutes
-// apart, and a ratio to a baseline measured minutes before the target
-// moved with that drift. The spread of each baseline's runs is printed:
-// a wide one says the machine was not quiet.
+// Each target with a goal is measured alternately with its own baseline
+// (-adjacent, the default): -stretches stretches of each, baseline then
+// target, and its ratio is to the baseline's stretches. On the shared VM
+// the same echo baseline ran at 46k/s and 30k/s minutes apart, and a
+// ratio to a baseline measured minutes before the target moved with that
+// drift; alternating in one-second stretches, both see the same machine.
+// The spread of each baseline's runs is printed: a wide one says the
+// machine was not quiet.
 package main
 
 import (
@@ -62,16 +64,17 @@ import (
 )
 
 var (
-	bin      = flag.String("bin", "bin/rewardsim", "the rewardsim binary to load")
-	certs    = flag.String("certs", "certs", "folder of the development keys (publisher-dev, service-dev)")
-	duration = flag.Duration("duration", 5*time.Second, "how long each target runs")
-	conns    = flag.Int("conns", 32, "keep-alive connections per target (wrk -c)")
-	mixed    = flag.Duration("mixed", 60*time.Second, "mixed load before reading RssAnon (0: skip)")
-	only     = flag.String("only", "", "comma-separated target names to run, start-up among them (default: all)")
-	baseline = flag.String("baseline", "", "internal: serve the baseline handlers with this crypto back end")
-	baseData = flag.String("baseline-data", "", "internal: folder of the durable-write baseline's bbolt file")
-	profiles = flag.String("profile", "", "folder to write each rewardsim target's CPU profile to (serve --debug-pprof; read with go tool pprof)")
-	adjacent = flag.Bool("adjacent", true, "run each target's baseline again right before it and take the target's ratio to that run (false: to the baseline's first run)")
+	bin       = flag.String("bin", "bin/rewardsim", "the rewardsim binary to load")
+	certs     = flag.String("certs", "certs", "folder of the development keys (publisher-dev, service-dev)")
+	duration  = flag.Duration("duration", 5*time.Second, "how long each target runs")
+	conns     = flag.Int("conns", 32, "keep-alive connections per target (wrk -c)")
+	mixed     = flag.Duration("mixed", 60*time.Second, "mixed load before reading RssAnon (0: skip)")
+	only      = flag.String("only", "", "comma-separated target names to run, start-up among them (default: all)")
+	baseline  = flag.String("baseline", "", "internal: serve the baseline handlers with this crypto back end")
+	baseData  = flag.String("baseline-data", "", "internal: folder of the durable-write baseline's bbolt file")
+	profiles  = flag.String("profile", "", "folder to write each rewardsim target's CPU profile to (serve --debug-pprof; read with go tool pprof)")
+	adjacent  = flag.Bool("adjacent", true, "measure each target alternately with its baseline and take the target's ratio to those stretches (false: to the baseline's first run)")
+	stretches = flag.Int("stretches", 5, "with -adjacent, how many stretches of -duration/stretches each the target and its baseline alternate in")
 )
 
 func main() {
@@ -348,7 +351,42 @@ var client = &http.Client{Transport: &http.Transport{
 	MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256, DisableCompression: true,
 }}
 
+// sample is one or more timed stretches of load on a target.
+type sample struct {
+	n, errs  int
+	el, cpu  time.Duration
+	lat      []time.Duration
+	firstErr string
+	next     int // the request index the next stretch starts from
+}
+
+// add appends stretch b to a.
+func (a *sample) add(b sample) {
+	a.n, a.errs, a.el, a.cpu, a.next = a.n+b.n, a.errs+b.errs, a.el+b.el, a.cpu+b.cpu, b.next
+	a.lat = append(a.lat, b.lat...)
+	if a.firstErr == "" {
+		a.firstErr = b.firstErr
+	}
+}
+
+func (s sample) result(name string) result {
+	r := result{name: name, n: s.n, errs: s.errs, firstErr: s.firstErr}
+	if r.n > 0 {
+		slices.Sort(s.lat)
+		r.rate = float64(r.n) / s.el.Seconds()
+		r.serverCPU = float64(s.cpu.Microseconds()) / float64(r.n+r.errs)
+		r.p50, r.p99 = s.lat[r.n/2], s.lat[r.n*99/100]
+	}
+	return r
+}
+
 func measure(t target, server *proc, d time.Duration) result {
+	return stretch(t, server, d, 0).result(t.name)
+}
+
+// stretch loads t for d, its requests numbered from from on (a target
+// measured in stretches makes new users and transactions in each).
+func stretch(t target, server *proc, d time.Duration, from int) sample {
 	var (
 		idx      atomic.Int64
 		errs     atomic.Int64
@@ -357,6 +395,7 @@ func measure(t target, server *proc, d time.Duration) result {
 		lat      []time.Duration
 		wg       sync.WaitGroup
 	)
+	idx.Store(int64(from))
 	deadline := time.Now().Add(d)
 	cpu0, t0 := server.cpu(), time.Now()
 	for range *conns {
@@ -393,18 +432,14 @@ func measure(t target, server *proc, d time.Duration) result {
 		}()
 	}
 	wg.Wait()
-	el, cpu := time.Since(t0), server.cpu()-cpu0
-	r := result{name: t.name, n: len(lat), errs: int(errs.Load())}
+	s := sample{n: len(lat), errs: int(errs.Load()), el: time.Since(t0), cpu: server.cpu() - cpu0, lat: lat, next: int(idx.Load())}
+	if t.limit > 0 {
+		s.next = min(s.next, t.limit)
+	}
 	if fe, ok := firstErr.Load().(string); ok {
-		r.firstErr = fe
+		s.firstErr = fe
 	}
-	if r.n > 0 {
-		slices.Sort(lat)
-		r.rate = float64(r.n) / el.Seconds()
-		r.serverCPU = float64(cpu.Microseconds()) / float64(r.n+r.errs)
-		r.p50, r.p99 = lat[r.n/2], lat[r.n*99/100]
-	}
-	return r
+	return s
 }
 
 func post(url, bearer string, body []byte, header http.Header) *http.Request {
@@ -542,19 +577,37 @@ func run() error {
 		if !chosen(t.name) {
 			return
 		}
+		var r result
 		if b := baselineOf(t.name); *adjacent && b != "" {
-			bt := baselines[b]
+			bt, bp := baselines[b], baseProcs[b]
 			freshCeiling(b)
-			r := measure(bt, baseProcs[b], *duration)
-			beside[t.name] = r
-			baseRuns[b] = append(baseRuns[b], r)
-			fmt.Printf("  %-24s %9.0f req/s  %7.0f server-cpu-µs/req  (the baseline of %s)\n", b, r.rate, r.serverCPU, t.name)
-		}
-		freshCeiling(t.name)
-		prof := profile(t.name, p, *duration)
-		r := measure(t, p, *duration)
-		if err := prof(); err != nil {
-			fmt.Fprintf(os.Stderr, "load: profile of %s: %v\n", t.name, err)
+			prof := profile(t.name, p, 2**duration)
+			step := *duration / time.Duration(max(1, *stretches))
+			var bs, ts sample
+			for range max(1, *stretches) {
+				bOne := stretch(bt, bp, step, bs.next)
+				tOne := stretch(t, p, step, ts.next)
+				if tOne.n+tOne.errs == 0 { // a bounded target used up
+					break
+				}
+				bs.add(bOne)
+				ts.add(tOne)
+			}
+			if err := prof(); err != nil {
+				fmt.Fprintf(os.Stderr, "load: profile of %s: %v\n", t.name, err)
+			}
+			br := bs.result(b)
+			beside[t.name] = br
+			baseRuns[b] = append(baseRuns[b], br)
+			fmt.Printf("  %-24s %9.0f req/s  %7.0f server-cpu-µs/req  (the baseline of %s, alternating with it)\n", b, br.rate, br.serverCPU, t.name)
+			r = ts.result(t.name)
+		} else {
+			freshCeiling(t.name)
+			prof := profile(t.name, p, *duration)
+			r = measure(t, p, *duration)
+			if err := prof(); err != nil {
+				fmt.Fprintf(os.Stderr, "load: profile of %s: %v\n", t.name, err)
+			}
 		}
 		results[t.name] = r
 		if _, ok := baselines[t.name]; ok {
