@@ -550,12 +550,11 @@ func run() error {
 		return err
 	}
 	results := map[string]result{}
-	beside := map[string]result{}     // target -> the run of its baseline right before it
+	beside := map[string]result{}     // target -> its baseline's stretches, alternating with it
 	baseRuns := map[string][]result{} // baseline -> all its runs
 	baselines := map[string]target{}  // baseline name -> how to run it
 	baseProcs := map[string]*proc{}   // baseline name -> its process
 	signBody := sealed(c, map[string]string{"bName": "DEMOBANK"})
-	var runOne func(t target, p *proc)
 	// Each run of the durable-write ceiling starts on an empty file, as
 	// its first did: a yardstick that stays the same length.
 	freshCeiling := func(name string) {
@@ -573,7 +572,7 @@ func run() error {
 			fmt.Fprintf(os.Stderr, "load: a fresh durable-write file: %v\n", err)
 		}
 	}
-	runOne = func(t target, p *proc) {
+	runOne := func(t target, p *proc) {
 		if !chosen(t.name) {
 			return
 		}
@@ -693,7 +692,7 @@ func spread(runs map[string][]result) {
 		cpuLo, cpuHi := extent(rs, cpu)
 		note := ""
 		if lo > 0 && hi/lo > 1.2 {
-			note = " (over 1.2x apart: the machine was not quiet; each ratio above is to the run beside its target)"
+			note = " (over 1.2x apart: the machine was not quiet; each ratio above is to the baseline measured alongside its target)"
 		}
 		fmt.Printf("%s, %d runs: %.0f to %.0f req/s, cpu %.0f to %.0f µs%s\n", b, len(rs), lo, hi, cpuLo, cpuHi, note)
 	}
@@ -971,8 +970,8 @@ func chosen(target string) bool {
 }
 
 func report(r, beside map[string]result, startupMean, startupWorst time.Duration, rssMax, rssEnd int64) {
-	// baseOf is the baseline run target's ratio is to: the one right
-	// before it, or the baseline's first run.
+	// baseOf is the baseline run target's ratio is to: its stretches
+	// alternating with target, or (-adjacent=false) its first run.
 	baseOf := func(target string) result {
 		if b, ok := beside[target]; ok {
 			return b
