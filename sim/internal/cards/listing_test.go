@@ -2,12 +2,12 @@ package cards
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
@@ -17,18 +17,7 @@ import (
 // without the encoder's newline.
 func wireJSON(t testing.TB, base string, sc *scenario.Scenario, cards []model.Card) []byte {
 	wire, _ := Wire(base, sc, cards)
-	return encodeJSON(t, wire)
-}
-
-// encodeJSON is v as httpx.JSONSerializer writes it, without the newline.
-func encodeJSON(t testing.TB, v any) []byte {
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+	return golden.Encode(t, wire)
 }
 
 // Pieces of generated strings: HTML characters, quotes and backslashes,
@@ -79,7 +68,7 @@ func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want)
 		}
 		_, clicks := Wire(base, sc, cards)
-		if got, want := AppendClickTrack([]byte("prefix:"), base, cards), encodeJSON(t, clicks); !bytes.Equal(got[len("prefix:"):], want) {
+		if got, want := AppendClickTrack([]byte("prefix:"), base, cards), golden.Encode(t, clicks); !bytes.Equal(got[len("prefix:"):], want) {
 			t.Fatalf("round %d clicks:\n got %s\nwant %s", round, got, want)
 		}
 	}

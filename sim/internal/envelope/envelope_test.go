@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"bytes"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,11 +9,12 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 )
 
 func mustKey(t testing.TB, name string) *rsa.PrivateKey {
@@ -192,18 +192,13 @@ func TestAppendJSONAgrees(t *testing.T) {
 		for _, sign := range fields {
 			for _, bdata := range fields {
 				env := Envelope{CHANNELID: id, SIGN: sign, BDATA: bdata}
-				var want bytes.Buffer
-				enc := json.NewEncoder(&want)
-				enc.SetEscapeHTML(false)
-				if err := enc.Encode(env); err != nil {
-					t.Fatal(err)
-				}
+				want := string(golden.Encode(t, env))
 				got, ok := env.AppendJSON([]byte("x"))
 				switch {
 				case !ok && string(got) != "x":
 					t.Errorf("%+v: refused, but appended %q", env, got)
-				case ok && string(got) != "x"+strings.TrimSuffix(want.String(), "\n"):
-					t.Errorf("%+v: AppendJSON %q, encoding/json %q", env, got[1:], want.String())
+				case ok && string(got) != "x"+want:
+					t.Errorf("%+v: AppendJSON %q, encoding/json %q", env, got[1:], want)
 				case ok:
 					appended++
 				}

@@ -50,6 +50,21 @@ func Check(t testing.TB, name string, got []byte) {
 	}
 }
 
+// Encode is v as the simulator's serializer (httpx.JSONSerializer:
+// encoding/json without HTML escaping) writes it, compact and without
+// the trailing newline: what each answer written by hand is compared
+// with.
+func Encode(t testing.TB, v any) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+}
+
 // Mask replaces the values of the named top-level JSON fields with
 // "<masked>", so golden files pin shapes and not random values.
 func Mask(t testing.TB, raw []byte, fields ...string) []byte {

@@ -2,8 +2,9 @@ package jsonw
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 )
 
 // pieces are strings the answers carry, and the ones encoding/json
@@ -23,11 +24,7 @@ func TestAppendString(t *testing.T) {
 		all = append(all, string([]byte{byte(b)}))
 	}
 	for _, s := range all {
-		var out bytes.Buffer
-		enc := json.NewEncoder(&out)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(s)
-		want := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+		want := golden.Encode(t, s)
 		if got := AppendString(nil, s); !bytes.Equal(got, want) {
 			t.Errorf("%q: got %s, want %s", s, got, want)
 		}

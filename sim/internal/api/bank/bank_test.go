@@ -1,9 +1,9 @@
 package bank
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 )
 
 // sessionAnswer's AppendJSON writes what encoding/json without HTML
@@ -15,14 +15,9 @@ func TestSessionAnswerAppendJSON(t *testing.T) {
 	for _, p := range pieces {
 		for _, q := range pieces {
 			a := sessionAnswer{SessionID: p + q}
-			var want bytes.Buffer
-			enc := json.NewEncoder(&want)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(a); err != nil {
-				t.Fatal(err)
-			}
-			if got := a.AppendJSON([]byte("x")); string(got) != "x"+string(bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
-				t.Fatalf("%q:\n got %s\nwant %s", a.SessionID, got[1:], want.Bytes())
+			want := golden.Encode(t, a)
+			if got := a.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+				t.Fatalf("%q:\n got %s\nwant %s", a.SessionID, got[1:], want)
 			}
 		}
 	}

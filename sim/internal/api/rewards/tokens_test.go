@@ -1,10 +1,10 @@
 package rewards
 
 import (
-	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/golden"
 )
 
 // The token answers' AppendJSON writes what encoding/json without HTML
@@ -26,14 +26,9 @@ func TestTokenAnswersAppendJSON(t *testing.T) {
 			referenceTokenAnswer{ExpireDate: gen(), ReferenceKey: gen()},
 			authTokenAnswer{ExpireDate: gen(), Token: gen()},
 		} {
-			var want bytes.Buffer
-			enc := json.NewEncoder(&want)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(a); err != nil {
-				t.Fatal(err)
-			}
-			if got := a.AppendJSON([]byte("x")); string(got) != "x"+string(bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
-				t.Fatalf("%#v:\n got %s\nwant %s", a, got[1:], want.Bytes())
+			want := golden.Encode(t, a)
+			if got := a.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+				t.Fatalf("%#v:\n got %s\nwant %s", a, got[1:], want)
 			}
 		}
 	}
