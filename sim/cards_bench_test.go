@@ -19,10 +19,10 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 	"github.com/rewardsim/rewardsim/sim/publisher"
@@ -40,22 +40,14 @@ func benchParallelism() int {
 	return 128
 }
 
-// benchCPUTime is the process's user+system CPU time so far. Per-op CPU time
-// is robust where wall-clock throughput is not: the machine is shared.
-func benchCPUTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // benchMeasure runs fn's timed region and reports throughput and CPU per op.
 func benchMeasure(b *testing.B, unit string, fn func()) {
 	b.ResetTimer()
-	cpu := benchCPUTime()
+	cpu := cputime.Process()
 	fn()
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
-	b.ReportMetric(float64((benchCPUTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 }
 
 func benchClient() *http.Client {

@@ -5,20 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkJournal measures what journaling costs through the real HTTP
 // stack, with parallel clients: the RSA-dominated getSecuredReferenceToken
@@ -43,7 +36,7 @@ func BenchmarkJournal(b *testing.B) {
 				url := s.RewardsURL + "/api/getSecuredReferenceToken"
 				client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 				b.ReportAllocs()
-				cpu0 := cpuTime()
+				cpu0 := cputime.Process()
 				b.ResetTimer()
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
@@ -64,7 +57,7 @@ func BenchmarkJournal(b *testing.B) {
 				// The process's CPU time per request (client, server and
 				// journal writer together) is far steadier than ns/op on
 				// a shared machine.
-				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+				b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 				res, err := http.Get(s.ControlURL + "/__sim/journal?limit=1")
 				if err != nil {
 					b.Fatal(err)

@@ -5,21 +5,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkMiddleware is what journaling an exchange costs (issue 25):
 // the request goroutine's share and the writer's, its commits included,
@@ -102,7 +95,7 @@ func BenchmarkMiddleware(b *testing.B) {
 				})
 				w := httptest.NewRecorder()
 				b.ReportAllocs()
-				cpu := processCPU()
+				cpu := cputime.Process()
 				for b.Loop() {
 					req := size.newReq()
 					w.Body.Reset()
@@ -113,7 +106,7 @@ func BenchmarkMiddleware(b *testing.B) {
 				}
 				// The process's CPU: the request goroutine's and the writer's
 				// (its commits included), whatever runs where.
-				b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/1000/float64(b.N), "cpu-µs/op")
+				b.ReportMetric(float64((cputime.Process()-cpu).Nanoseconds())/1000/float64(b.N), "cpu-µs/op")
 			})
 		}
 	}

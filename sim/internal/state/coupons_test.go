@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -56,7 +57,7 @@ func BenchmarkClaimCoupon(b *testing.B) {
 		})
 	}
 	fill.Wait()
-	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), processCPU()
+	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), cputime.Process()
 	b.SetParallelism(16) // 32 in flight on 2 cores, as make load's 32 connections
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -68,7 +69,7 @@ func BenchmarkClaimCoupon(b *testing.B) {
 	})
 	b.StopTimer()
 	after := s.db.Stats()
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/claim")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/claim")
 	b.ReportMetric(float64(after.TxStats.GetWrite()-before.TxStats.GetWrite())/float64(b.N), "pages/claim")
 	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "claims/commit")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")

@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -139,7 +139,7 @@ func BenchmarkPutToken(b *testing.B) {
 		})
 	}
 	fill.Wait()
-	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), processCPU()
+	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), cputime.Process()
 	b.SetParallelism(16)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -151,7 +151,7 @@ func BenchmarkPutToken(b *testing.B) {
 	})
 	b.StopTimer()
 	after := s.db.Stats()
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
 	b.ReportMetric(float64(after.TxStats.GetWrite()-before.TxStats.GetWrite())/float64(b.N), "pages/token")
 	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "tokens/commit")
 }
@@ -175,7 +175,7 @@ func BenchmarkPutTokenPaced(b *testing.B) {
 		binary.BigEndian.PutUint64(v, uint64(n.Add(1)/32)*0x9e3779b97f4a7c15)
 		return model.Token{Value: base64.RawURLEncoding.EncodeToString(v), Kind: model.ReferenceToken, Channel: "DEMOBANK", IssuedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
 	}
-	commits, cpu := s.group.commits.Load(), processCPU()
+	commits, cpu := s.group.commits.Load(), cputime.Process()
 	b.ResetTimer()
 	var left atomic.Int64
 	left.Store(int64(b.N))
@@ -192,17 +192,8 @@ func BenchmarkPutTokenPaced(b *testing.B) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
 	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "tokens/commit")
-}
-
-// processCPU is the process's CPU time so far, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // A store written before issue 25 (tokens and sessions as JSON, indexed

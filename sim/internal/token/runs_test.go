@@ -5,11 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
@@ -136,7 +136,7 @@ func BenchmarkIssueStored(b *testing.B) {
 				})
 			}
 			fill.Wait()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			b.SetParallelism(16)
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
@@ -145,15 +145,7 @@ func BenchmarkIssueStored(b *testing.B) {
 				}
 			})
 			b.StopTimer()
-			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
+			b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
 		})
 	}
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
