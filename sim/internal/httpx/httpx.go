@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -120,13 +121,19 @@ func Indented(c echo.Context) bool {
 }
 
 // WriteJSON answers 200 with the JSON appendTo appends, newline included,
-// as JSONSerializer would write it: the busiest answers are written by
-// hand, without reflection (issue 25), in a pooled buffer. A response
-// writer that keeps the answer (AnswerKeeper: the journal's) is handed
+// as JSONSerializer would write it, and with its Content-Length: the
+// busiest answers are written by hand, without reflection (issue 25), in
+// a pooled buffer, whole. A response writer that keeps the answer (AnswerKeeper: the journal's) is handed
 // that buffer, where it would copy the answer.
 func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
 	buf := answerBufs.Get().(*[]byte)
 	*buf = appendTo((*buf)[:0])
+	if !c.Response().Committed {
+		// The whole answer is known: say its length. net/http chunks an
+		// answer of over 2 KB whose length it was not told, and the
+		// listing's page of cards is larger than that.
+		c.Response().Header()["Content-Length"] = []string{strconv.Itoa(len(*buf))}
+	}
 	kept := false
 	if k, ok := c.Response().Writer.(AnswerKeeper); ok {
 		kept = k.KeepAnswer(buf)
