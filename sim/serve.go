@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/onewrite"
 )
 
 // ServerOptions bound every listener's connections and requests. Zero
@@ -94,8 +97,15 @@ func (s *Sim) newServer(h Host, o ServerOptions, live *inFlight) *http.Server {
 		ReadTimeout:       o.ReadTimeout,
 		WriteTimeout:      o.WriteTimeout,
 		IdleTimeout:       o.IdleTimeout,
-		ConnState:         g.state,
-		ConnContext:       g.connContext,
+		// onewrite's hooks send what a connection held back once an
+		// answer is done, and let WriteJSON find the connection.
+		ConnState: func(c net.Conn, st http.ConnState) {
+			onewrite.State(c, st)
+			g.state(c, st)
+		},
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return onewrite.Context(g.connContext(ctx, c), c)
+		},
 	}
 	return srv
 }

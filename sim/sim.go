@@ -29,6 +29,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/metrics"
+	"github.com/rewardsim/rewardsim/sim/internal/onewrite"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
@@ -429,7 +430,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 			return fmt.Errorf("%s listener: %w", h, err)
 		}
 		bound[h] = ln.Addr().String()
-		servers[h], lns[h] = s.newServer(h, o, live), ln
+		servers[h], lns[h] = s.newServer(h, o, live), onewrite.Listener(ln)
 		// Open dashboards end their event streams, so shutdown need not wait for them.
 		servers[h].RegisterOnShutdown(s.EndStreams)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/onewrite"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
@@ -134,6 +135,7 @@ func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
 		// listing's page of cards is larger than that.
 		c.Response().Header()["Content-Length"] = []string{strconv.Itoa(len(*buf))}
 	}
+	onewrite.Expect(c.Request(), len(*buf))
 	kept := false
 	if k, ok := c.Response().Writer.(AnswerKeeper); ok {
 		kept = k.KeepAnswer(buf)
