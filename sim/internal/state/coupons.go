@@ -122,10 +122,13 @@ func (s *Store) UpdateCoupons(channel string, fn func(*CouponTx) error) error {
 	}
 	return s.groupUpdate(func(tx *bolt.Tx) error {
 		// Only write transactions touch couponH, one at a time (bbolt's
-		// writer lock orders them). It keeps the last one's handles, a
-		// closed transaction's, until the next.
+		// writer lock orders them, and a commit's handlers run in the
+		// committing goroutine before the next group starts). The
+		// handles hold their transaction's nodes, so they go with its
+		// commit; a failed transaction's are replaced by the next one's.
 		if s.couponH == nil || s.couponH.tx != tx {
 			s.couponH = newCouponHandles(tx)
+			tx.OnCommit(func() { s.couponH = nil })
 		}
 		return fn(&CouponTx{tx: tx, channel: channel, h: s.couponH})
 	})

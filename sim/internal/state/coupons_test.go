@@ -302,3 +302,32 @@ func TestCoupons_deliverWithAndWithoutReadingFirst(t *testing.T) {
 		})
 	}
 }
+
+// A group commit's coupon handles end with its transaction: nothing of
+// a committed transaction stays reachable from the store, and the next
+// claims, in groups of their own, see what the first committed.
+func TestUpdateCoupons_handlesEndWithTheirCommit(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 3 {
+		err := s.UpdateCoupons("DEMOBANK", func(tx *CouponTx) error {
+			if s.couponH == nil || s.couponH.tx == nil {
+				t.Fatal("no handles inside the transaction")
+			}
+			if got := tx.Issued("OFFER-T"); got != i {
+				t.Fatalf("claim %d: offer issued %d before it", i, got)
+			}
+			return tx.Deliver(model.Coupon{Channel: "DEMOBANK", OfferID: "OFFER-T", VirtualID: fmt.Sprint("U", i),
+				ExtTransactionID: fmt.Sprint("T", i), Code: fmt.Sprint("CODE-", i), Seq: i + 1})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.couponH != nil {
+			t.Fatalf("after commit %d the store still holds its coupon handles", i)
+		}
+	}
+}

@@ -45,7 +45,8 @@ type Store struct {
 	sweepMu sync.Mutex
 	sweepAt sweepCursor
 	sweep   sweepIdle
-	// couponH: the current write transaction's coupon handles (coupons.go).
+	// couponH: the running write transaction's coupon handles, nil
+	// between commits (coupons.go).
 	couponH *couponHandles
 }
 
