@@ -1,10 +1,12 @@
 package journal
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -16,12 +18,14 @@ import (
 
 // BenchmarkMiddleware is what journaling an exchange costs (issue 25):
 // the request goroutine's share and the writer's, its commits included,
-// read as the process's CPU per request with the journal on and off. Two
-// sizes: a GetReward (a 150-byte request, a 300-byte answer) and the
-// listing of 10 cards (a GET with a bearer token, a 3 KB answer, the same
-// each time, as a client polling it sees), written by c.JSONBlob or, as
-// the listing's handler writes it, by httpx.WriteJSON (listing-written:
-// the journal keeps that answer by reference); journal=full is the journal
+// read as the process's CPU per request with the journal on and off. The
+// exchanges: a GetReward (a 150-byte request, a 300-byte answer), a
+// signed call (signed: its answer hands out a new credential and
+// signature, which the journal learns to mask) and the listing of 10
+// cards (a GET with a bearer token, a 3 KB answer, the same each time, as
+// a client polling it sees), written by c.JSONBlob or, as the listing's
+// handler writes it, by httpx.WriteJSON (listing-written: the journal
+// keeps that answer by reference); journal=full is the journal
 // at its bound. The observers the writer feeds
 // are in BenchmarkObserver (package sim).
 func BenchmarkMiddleware(b *testing.B) {
@@ -32,6 +36,24 @@ func BenchmarkMiddleware(b *testing.B) {
 		cards = append(cards, fmt.Sprintf(`{"rewardId":%d,"isAlreadyRewarded":true,"createdDateTime":"2026-01-15 10:00:00.000","trackLink":["http://rewards.test/track/impression?channel=DEMOBANK&from=card&rewardId=%d"],"offerTitle":"Heavy","description":"","terms":"T","couponCode":"H-%04d","endDate":"","couponType":"CODE","couponImage":"https://img/h.png","redeemSteps":"R","bannerDisplayUrl":"","iconImage":"","details":"","siteId":"","siteName":"","coverImage":"","promoLink":"https://go/h","bgColor":"","isSeen":true}`, i+1, i+1, i+1))
 	}
 	listing := []byte(`{"status":true,"message":"success","page":1,"limit":10,"total":10,"rewards":[` + strings.Join(cards, ",") + `]}`)
+	// A signed call as make load's getSecuredReferenceToken sends it (the
+	// same sealed body each time) and its answer: a new reference key and
+	// signature each call, which the journal learns to mask.
+	sig := func(seed int) string {
+		b := make([]byte, 256)
+		for i := range b {
+			b[i] = byte(seed*31 + i*7)
+		}
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	signedReq := `{"CHANNELID":"DEMOBANK","BDATA":"` + base64.StdEncoding.EncodeToString([]byte(`{"bName":"DEMOBANK"}`)) + `","SIGN":"` + sig(0) + `"}`
+	var calls atomic.Int64
+	signedAnswer := func() []byte {
+		n := calls.Add(1)
+		key := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("reference-key-%022d", n)))
+		bdata := base64.StdEncoding.EncodeToString([]byte(`{"referenceKey":"` + key + `","expireDate":"2026-11-25 10:00:00"}`))
+		return []byte(`{"CHANNELID":"REWARDSIM","SIGN":"` + sig(int(n)) + `","BDATA":"` + bdata + `"}`)
+	}
 	hdr := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer 9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE"},
 		"User-Agent": {"Java-http-client/17"}, "Accept": {"application/json"}, "X-Request-Id": {"abc-123"}, "Content-Length": {"150"}}
 	getHdr := http.Header{"Authorization": {"Bearer 9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE"},
@@ -48,6 +70,11 @@ func BenchmarkMiddleware(b *testing.B) {
 		{"listing", func() *http.Request {
 			req := httptest.NewRequest(http.MethodGet, "/api/GetAllScratchCardsByUserId?page=1&limit=10", nil)
 			req.Header = getHdr.Clone()
+			return req
+		}},
+		{"signed", func() *http.Request {
+			req := httptest.NewRequest(http.MethodPost, "/api/getSecuredReferenceToken", strings.NewReader(signedReq))
+			req.Header = hdr.Clone()
 			return req
 		}},
 		{"listing-written", func() *http.Request {
@@ -86,6 +113,12 @@ func BenchmarkMiddleware(b *testing.B) {
 					n, _ := c.Request().Body.Read(buf)
 					_ = buf[:n]
 					return c.JSONBlob(http.StatusOK, answer)
+				})
+				e.POST("/api/getSecuredReferenceToken", func(c echo.Context) error {
+					buf := make([]byte, 1024)
+					n, _ := c.Request().Body.Read(buf)
+					_ = buf[:n]
+					return c.JSONBlob(http.StatusOK, signedAnswer())
 				})
 				e.GET("/api/GetAllScratchCardsByUserId", func(c echo.Context) error {
 					if _, ok := c.QueryParams()["written"]; ok {
