@@ -124,8 +124,10 @@ func Indented(c echo.Context) bool {
 // WriteJSON answers 200 with the JSON appendTo appends, newline included,
 // as JSONSerializer would write it, and with its Content-Length: the
 // busiest answers are written by hand, without reflection (issue 25), in
-// a pooled buffer, whole. A response writer that keeps the answer (AnswerKeeper: the journal's) is handed
-// that buffer, where it would copy the answer.
+// a pooled buffer, whole, and the connection is told an answer is coming
+// (onewrite.Expect) so it leaves in one write. A response writer that
+// keeps the answer (AnswerKeeper: the journal's) is handed that buffer,
+// where it would copy the answer.
 func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
 	buf := answerBufs.Get().(*[]byte)
 	*buf = appendTo((*buf)[:0])

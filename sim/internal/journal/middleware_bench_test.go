@@ -40,11 +40,11 @@ func BenchmarkMiddleware(b *testing.B) {
 	// same sealed body each time) and its answer: a new reference key and
 	// signature each call, which the journal learns to mask.
 	sig := func(seed int) string {
-		b := make([]byte, 256)
-		for i := range b {
-			b[i] = byte(seed*31 + i*7)
+		raw := make([]byte, 256)
+		for i := range raw {
+			raw[i] = byte(seed*31 + i*7)
 		}
-		return base64.StdEncoding.EncodeToString(b)
+		return base64.StdEncoding.EncodeToString(raw)
 	}
 	signedReq := `{"CHANNELID":"DEMOBANK","BDATA":"` + base64.StdEncoding.EncodeToString([]byte(`{"bName":"DEMOBANK"}`)) + `","SIGN":"` + sig(0) + `"}`
 	var calls atomic.Int64

@@ -5,8 +5,8 @@
 // larger than that with its headers (the listing's page of ten cards is
 // 5.2 KB) leaves as a full 4 KB write while the handler writes it and the
 // rest when the response ends. That is two write calls, two TCP segments
-// and two wake-ups of the client, and 13 to 15% of the listing's cost
-// end to end. A Conn told that an answer is coming (Expect) holds such a
+// and two wake-ups of the client: sending it in one gave the listing 5 to
+// 10% more throughput under make load. A Conn told that an answer is coming (Expect) holds such a
 // full buffer back and sends it with the next write in one writev.
 //
 // What it holds is always sent: with the next write, when the server
@@ -43,14 +43,16 @@ func (l listener) Accept() (net.Conn, error) {
 }
 
 // Conn is a TCP connection that can hold back one full buffer of an
-// answer until the rest of it is written.
+// answer until the rest of it is written. Its lock guards what is held,
+// never a system call, so a Close from another goroutine (a server cutting
+// its connections) is never kept waiting by a write to a client that does
+// not read.
 type Conn struct {
 	*net.TCPConn
 	mu     sync.Mutex
-	expect bool      // an answer is being written: a full buffer may wait
-	held   *[]byte   // the full buffer waiting, from heldBufs
-	vec    [2][]byte // the writev's two parts, kept to spare an allocation
-	sends  int       // write system calls made (writev counts one), for tests
+	expect bool    // an answer is being written: a full buffer may wait
+	held   *[]byte // the full buffer waiting, from heldBufs
+	sends  int     // write system calls made (writev counts one), for tests
 }
 
 var heldBufs = sync.Pool{New: func() any { b := make([]byte, 0, bufSize); return &b }}
@@ -59,58 +61,54 @@ var heldBufs = sync.Pool{New: func() any { b := make([]byte, 0, bufSize); return
 // answer. A write that follows a held buffer sends both in one writev.
 func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held != nil {
-		return c.sendWithHeld(p)
-	}
-	if c.expect && len(p) == bufSize {
+	held := c.held
+	if held == nil && c.expect && len(p) == bufSize {
 		c.held = heldBufs.Get().(*[]byte)
 		*c.held = append((*c.held)[:0], p...)
+		c.mu.Unlock()
 		return len(p), nil
 	}
+	if held != nil {
+		// The answer is on its way: anything further is not held.
+		c.held, c.expect = nil, false
+	}
 	c.sends++
-	return c.TCPConn.Write(p)
-}
-
-func (c *Conn) sendWithHeld(p []byte) (int, error) {
-	h := len(*c.held)
-	c.vec = [2][]byte{*c.held, p}
-	bufs := net.Buffers(c.vec[:])
-	c.sends++
+	c.mu.Unlock()
+	if held == nil {
+		return c.TCPConn.Write(p)
+	}
+	defer heldBufs.Put(held)
+	bufs := net.Buffers{*held, p}
 	n, err := bufs.WriteTo(c.TCPConn)
-	c.dropHeld()
-	c.expect = false // the answer is on its way: anything further is not held
-	return max(0, int(n)-h), err
+	return max(0, int(n)-len(*held)), err
 }
 
-func (c *Conn) dropHeld() {
-	heldBufs.Put(c.held)
-	c.held, c.vec = nil, [2][]byte{}
+// take ends the expected answer and hands over what is held, if anything.
+func (c *Conn) take() *[]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	held := c.held
+	c.held, c.expect = nil, false
+	if held != nil {
+		c.sends++
+	}
+	return held
 }
 
 // Flush sends what is held and ends the expected answer.
 func (c *Conn) Flush() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.flushLocked()
-}
-
-func (c *Conn) flushLocked() error {
-	c.expect = false
-	if c.held == nil {
+	held := c.take()
+	if held == nil {
 		return nil
 	}
-	c.sends++
-	_, err := c.TCPConn.Write(*c.held)
-	c.dropHeld()
+	defer heldBufs.Put(held)
+	_, err := c.TCPConn.Write(*held)
 	return err
 }
 
 // Close sends what is held, then closes.
 func (c *Conn) Close() error {
-	c.mu.Lock()
-	_ = c.flushLocked() // closing anyway
-	c.mu.Unlock()
+	_ = c.Flush() // closing anyway
 	return c.TCPConn.Close()
 }
 

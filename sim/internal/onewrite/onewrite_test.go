@@ -276,3 +276,51 @@ func TestConn_heldSentBeforeClosingOrCopying(t *testing.T) {
 		})
 	}
 }
+
+// A Close from another goroutine is not kept waiting by a write blocked
+// on a client that does not read (a server cutting its connections at
+// the end of its shutdown): the write fails and Close returns at once.
+func TestConn_closeDoesNotWaitForABlockedWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	peer, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close() // never reads
+	nc, err := Listener(ln).Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := nc.(*Conn)
+	c.SetWriteBuffer(4096) //nolint:errcheck // fills sooner
+	c.expect = true
+	if _, err := c.Write(bytes.Repeat([]byte("h"), bufSize)); err != nil || c.held == nil {
+		t.Fatalf("hold: %v", err)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		// With what is held, far more than the socket buffers take: blocks.
+		_, err := c.Write(bytes.Repeat([]byte("b"), 64<<20))
+		wrote <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the write is blocked by now
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(3 * time.Second):
+		t.Fatal("Close waited for a blocked write")
+	}
+	select {
+	case err := <-wrote:
+		if err == nil {
+			t.Fatal("the blocked write succeeded on a closed connection")
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the blocked write did not end with Close")
+	}
+}
