@@ -37,8 +37,8 @@ const maxMaskMemo = 256
 // maxCreds bounds the owners remembered: they serve the CHANNELID of a
 // bearer call and the owner of a token the bearer check refused (an
 // admitted token's owner comes from the check itself). It was 50,000
-// fingerprint strings, cleared all at once, and 5.5 MB of a heap under a
-// 40 MiB limit.
+// fingerprint strings, cleared all at once, and 5.5 MB of a heap under
+// the then 40 MiB memory limit.
 const maxCreds = 1 << 13
 
 // Build makes the entry of x (Seq is left 0).
