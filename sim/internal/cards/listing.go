@@ -11,18 +11,17 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// ListPage is List for the listing, which only renders its cards: they
-// come from state.Store.ListUserCards (times in UTC, strings sharing one
-// copy of the records).
-func (s *Service) ListPage(channel, user string, offset, limit int) (cards []model.Card, total int, err error) {
-	return s.Store.ListUserCards(channel, user, offset, limit)
+// ViewPage shows a page of user's cards, in listing order, with how
+// many they have, as state.Store.ViewUserCards does: inside the read
+// transaction, as views of the stored records that show must not keep.
+func (s *Service) ViewPage(channel, user string, offset, limit int, show func(total int, page []model.CardView[[]byte]) error) error {
+	return s.Store.ViewUserCards(channel, user, offset, limit, show)
 }
 
 // ListingCmp is the listing order: unscratched first, then revealed, each
@@ -45,67 +44,87 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 		cards = slices.Clone(cards)
 		slices.SortStableFunc(cards, ListingCmp)
 	}
-	var scratch [256]byte
-	u := scratch[:0] // each URL, made absolute, before it is escaped
-	channel, escaped := "", ""
+	w := wireWriter{base: base, loc: loc}
 	b = append(b, '[')
 	for i := range cards {
-		c := &cards[i]
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"rewardId":`...)
-		b = strconv.AppendUint(b, c.RewardID, 10)
-		b = append(b, `,"isAlreadyRewarded":`...)
-		b = strconv.AppendBool(b, c.Revealed())
-		b = append(b, `,"createdDateTime":"`...)
-		b = appendDateTimeMs(b, c.CreatedAt.In(loc)) // digits and separators only
-		b = append(b, `","trackLink":[`...)
-		if c.Channel != channel || i == 0 {
-			channel, escaped = c.Channel, url.QueryEscape(c.Channel)
-		}
-		// TrackURL(base, ImpressionPath, c.Channel, c.RewardID, FromCard)
-		u = append(append(u[:0], base...), ImpressionPath+"?channel="...)
-		u = append(append(u, escaped...), "&from="+FromCard+"&rewardId="...)
-		u = strconv.AppendUint(u, c.RewardID, 10)
-		b = jsonw.AppendString(b, u)
-		b = append(b, ']')
-		if r := c.Reward; r != nil {
-			o := &r.Offer
-			for _, f := range [...]struct {
-				key, value string
-				url        bool // made absolute on base (AbsoluteOffer)
-			}{
-				{`,"offerTitle":`, o.OfferTitle, false},
-				{`,"description":`, o.Description, false},
-				{`,"terms":`, o.Terms, false},
-				{`,"couponCode":`, o.CouponCode, false},
-				{`,"endDate":`, o.EndDate, false},
-				{`,"couponType":`, o.CouponType, false},
-				{`,"couponImage":`, o.CouponImage, true},
-				{`,"redeemSteps":`, o.RedeemSteps, false},
-				{`,"bannerDisplayUrl":`, o.BannerDisplayURL, true},
-				{`,"iconImage":`, o.IconImage, true},
-				{`,"details":`, o.Details, false},
-				{`,"siteId":`, o.SiteID, false},
-				{`,"siteName":`, o.SiteName, false},
-				{`,"coverImage":`, o.CoverImage, true},
-				{`,"promoLink":`, o.PromoLink, true},
-				{`,"bgColor":`, o.BgColor, false},
-			} {
-				b = append(b, f.key...)
-				if f.url && strings.HasPrefix(f.value, "/") && !strings.HasPrefix(f.value, "//") {
-					u = append(append(u[:0], base...), f.value...)
-					b = jsonw.AppendString(b, u)
-				} else {
-					b = jsonw.AppendString(b, f.value)
-				}
-			}
-			b = append(b, `,"isSeen":true`...)
-		}
-		b = append(b, '}')
+		v := model.ViewOf(&cards[i])
+		b = appendWireCard(b, &w, &v)
 	}
 	return append(b, ']')
+}
+
+// AppendViews is AppendWire of the cards page shows, which are in
+// listing order (state.Store.ViewUserCards).
+func AppendViews(b []byte, base string, loc *time.Location, page []model.CardView[[]byte]) []byte {
+	w := wireWriter{base: base, loc: loc}
+	b = append(b, '[')
+	for i := range page {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendWireCard(b, &w, &page[i])
+	}
+	return append(b, ']')
+}
+
+// wireWriter is what rendering a page's cards keeps from one to the next.
+type wireWriter struct {
+	base             string
+	loc              *time.Location
+	scratch          [256]byte
+	channel, escaped string // the last channel, and it query-escaped
+	seen             bool
+}
+
+// offerKeys are the JSON keys of model.Offer's strings, in its field
+// order (Offer.Strings), and whether each is a URL made absolute on the
+// base (AbsoluteOffer).
+var offerKeys = [model.OfferFields]struct {
+	key string
+	url bool
+}{
+	{`,"offerTitle":`, false}, {`,"description":`, false}, {`,"terms":`, false}, {`,"couponCode":`, false},
+	{`,"endDate":`, false}, {`,"couponType":`, false}, {`,"couponImage":`, true}, {`,"redeemSteps":`, false},
+	{`,"bannerDisplayUrl":`, true}, {`,"iconImage":`, true}, {`,"details":`, false}, {`,"siteId":`, false},
+	{`,"siteName":`, false}, {`,"coverImage":`, true}, {`,"promoLink":`, true}, {`,"bgColor":`, false},
+}
+
+// appendWireCard appends the JSON object of one card of Wire.
+func appendWireCard[S string | []byte](b []byte, w *wireWriter, c *model.CardView[S]) []byte {
+	u := w.scratch[:0] // each URL, made absolute, before it is escaped
+	b = append(b, `{"rewardId":`...)
+	b = strconv.AppendUint(b, c.RewardID, 10)
+	b = append(b, `,"isAlreadyRewarded":`...)
+	b = strconv.AppendBool(b, c.Revealed)
+	b = append(b, `,"createdDateTime":"`...)
+	b = appendDateTimeMs(b, c.CreatedAt.In(w.loc)) // digits and separators only
+	b = append(b, `","trackLink":[`...)
+	if !w.seen || string(c.Channel) != w.channel {
+		w.channel, w.seen = string(c.Channel), true
+		w.escaped = url.QueryEscape(w.channel)
+	}
+	// TrackURL(base, ImpressionPath, c.Channel, c.RewardID, FromCard)
+	u = append(append(u, w.base...), ImpressionPath+"?channel="...)
+	u = append(append(u, w.escaped...), "&from="+FromCard+"&rewardId="...)
+	u = strconv.AppendUint(u, c.RewardID, 10)
+	b = jsonw.AppendString(b, u)
+	b = append(b, ']')
+	if c.Revealed {
+		for i, f := range offerKeys {
+			b = append(b, f.key...)
+			if v := c.Offer[i]; f.url && len(v) > 0 && v[0] == '/' && (len(v) == 1 || v[1] != '/') {
+				u = append(append(u[:0], w.base...), v...)
+				b = jsonw.AppendString(b, u)
+			} else {
+				b = jsonw.AppendString(b, v)
+			}
+		}
+		b = append(b, `,"isSeen":true`...)
+	}
+	return append(b, '}')
 }
 
 // AppendClickTrack appends the JSON array of Wire(base, sc, cards)'s

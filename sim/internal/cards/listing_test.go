@@ -3,6 +3,7 @@ package cards
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,8 +35,9 @@ func listingString(r *rand.Rand) string {
 	return b.String()
 }
 
-// AppendWire and AppendClickTrack write the very bytes encoding/json
-// wrote for Wire's cards and clicks: unscratched and revealed cards in
+// AppendWire, AppendViews (of the same cards in listing order) and
+// AppendClickTrack write the very bytes encoding/json wrote for Wire's
+// cards and clicks: unscratched and revealed cards in
 // any order, every string field drawn from awkward pieces (empty
 // included), relative and absolute URLs, channels that need query
 // escaping, bases with and without a path, several zones.
@@ -66,6 +68,15 @@ func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 		got := AppendWire([]byte("prefix:"), base, sc.Location, cards)
 		if !bytes.Equal(got[len("prefix:"):], want) || string(got[:len("prefix:")]) != "prefix:" {
 			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want)
+		}
+		// The same cards as the store shows them: in listing order, views.
+		sorted := slices.SortedStableFunc(slices.Values(cards), ListingCmp)
+		views := make([]model.CardView[[]byte], len(sorted))
+		for i := range sorted {
+			views[i] = model.BytesView(model.ViewOf(&sorted[i]))
+		}
+		if got := AppendViews([]byte("prefix:"), base, sc.Location, views); !bytes.Equal(got[len("prefix:"):], want) {
+			t.Fatalf("round %d, views:\n got %s\nwant %s", round, got, want)
 		}
 		_, clicks := Wire(base, sc, cards)
 		if got, want := AppendClickTrack([]byte("prefix:"), base, cards), golden.Encode(t, clicks); !bytes.Equal(got[len("prefix:"):], want) {

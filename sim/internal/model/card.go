@@ -75,3 +75,44 @@ type TrackEvent struct {
 	At       time.Time `json:"at"`
 	RewardID uint64    `json:"rewardId"`
 }
+
+// OfferFields is how many strings an Offer has.
+const OfferFields = 16
+
+// CardView is what the card listing shows of a card, its strings as S:
+// string for a decoded Card (ViewOf), []byte for a stored record read in
+// place (state.Store.ViewUserCards), so one encoder renders both.
+type CardView[S string | []byte] struct {
+	RewardID  uint64
+	Channel   S
+	CreatedAt time.Time
+	Revealed  bool
+	// Offer is the reward's offer, Offer's strings in their field order;
+	// all empty while the card is unscratched.
+	Offer [OfferFields]S
+}
+
+// ViewOf is c as the listing shows it.
+func ViewOf(c *Card) CardView[string] {
+	v := CardView[string]{RewardID: c.RewardID, Channel: c.Channel, CreatedAt: c.CreatedAt, Revealed: c.Revealed()}
+	if r := c.Reward; r != nil {
+		v.Offer = r.Offer.Strings()
+	}
+	return v
+}
+
+// Strings are o's strings in their field order.
+func (o *Offer) Strings() [OfferFields]string {
+	return [...]string{o.OfferTitle, o.Description, o.Terms, o.CouponCode, o.EndDate, o.CouponType, o.CouponImage, o.RedeemSteps,
+		o.BannerDisplayURL, o.IconImage, o.Details, o.SiteID, o.SiteName, o.CoverImage, o.PromoLink, o.BgColor}
+}
+
+// BytesView is v with its strings copied to byte slices: a card decoded
+// from JSON shown as a stored record is.
+func BytesView(v CardView[string]) CardView[[]byte] {
+	out := CardView[[]byte]{RewardID: v.RewardID, Channel: []byte(v.Channel), CreatedAt: v.CreatedAt, Revealed: v.Revealed}
+	for i, s := range v.Offer {
+		out.Offer[i] = []byte(s)
+	}
+	return out
+}

@@ -66,11 +66,10 @@ func encodeCard(c *model.Card) []byte {
 	b = appendTime(b, c.CreatedAt)
 	b = appendTime(b, c.ExpiresAt)
 	if r := c.Reward; r != nil {
-		o := &r.Offer
-		for _, s := range [...]string{o.OfferTitle, o.Description, o.Terms, o.CouponCode, o.EndDate, o.CouponType, o.CouponImage, o.RedeemSteps,
-			o.BannerDisplayURL, o.IconImage, o.Details, o.SiteID, o.SiteName, o.CoverImage, o.PromoLink, o.BgColor, r.EntryID} {
+		for _, s := range r.Offer.Strings() { // in field order: cardDecoder.view reads them by index
 			b = appendStr(b, s)
 		}
+		b = appendStr(b, r.EntryID)
 		b = appendTime(b, r.RevealedAt)
 	}
 	return b
@@ -112,7 +111,8 @@ func (d *cardDecoder) card(c *model.Card) error {
 	}
 	flags := d.byte()
 	if flags&cardHasAmount != 0 {
-		c.Amount = d.amount(math.Float64frombits(d.uint64()))
+		a := math.Float64frombits(d.uint64())
+		c.Amount = &a
 	}
 	if n := d.uvarint(); n > 0 {
 		if n > uint64(len(d.b)) {
@@ -127,7 +127,7 @@ func (d *cardDecoder) card(c *model.Card) error {
 	c.CreatedAt = d.time()
 	c.ExpiresAt = d.time()
 	if flags&cardHasReward != 0 {
-		r := d.reward()
+		r := new(model.Reward)
 		r.Fallback = flags&cardFallback != 0
 		o := &r.Offer
 		for _, s := range [...]*string{&o.OfferTitle, &o.Description, &o.Terms, &o.CouponCode, &o.EndDate, &o.CouponType, &o.CouponImage, &o.RedeemSteps,
@@ -143,48 +143,51 @@ func (d *cardDecoder) card(c *model.Card) error {
 	return nil
 }
 
+// view reads a binary record as the listing shows it, every string a
+// slice of the record itself (no copy: the view lives only as long as
+// the transaction), the times it does not show skipped.
+func (d *cardDecoder) view(v *model.CardView[[]byte]) error {
+	if d.byte() != cardCodecV1 {
+		return errCardCodec
+	}
+	v.RewardID = d.uvarint()
+	v.Channel = d.bytes()
+	for range 8 { // VirtualID to DateAndTime, as card reads them
+		d.bytes()
+	}
+	flags := d.byte()
+	if flags&cardHasAmount != 0 {
+		d.uint64()
+	}
+	if n := d.uvarint(); n > uint64(len(d.b)) {
+		return errCardCodec
+	} else {
+		for range 2 * n { // Params' keys and values
+			d.bytes()
+		}
+	}
+	v.CreatedAt = d.instant()
+	d.bytes() // ExpiresAt (a length byte, as a time's)
+	v.Revealed = flags&cardHasReward != 0
+	v.Offer = [model.OfferFields][]byte{}
+	if v.Revealed {
+		for i := range v.Offer {
+			v.Offer[i] = d.bytes()
+		}
+		d.bytes() // EntryID
+		d.bytes() // RevealedAt
+	}
+	if d.err || len(d.b) != 0 {
+		return errCardCodec
+	}
+	return nil
+}
+
 // cardDecoder reads what encodeCard wrote; the first error sticks.
 type cardDecoder struct {
 	b   []byte
 	s   string // a copy of the whole record (bbolt's bytes die with the transaction)
 	err bool
-	// instants decodes times as instants in UTC, without their zone: a
-	// zone other than UTC or Local costs an allocation per time
-	// (time.FixedZone), and the listing renders times in the scenario's zone.
-	instants bool
-	// left is how many cards the decoder has still to decode, this one
-	// included (0: unknown). amounts and rewards then hold what those
-	// cards point to: a page of cards costs two allocations for them,
-	// not one per amount and one per reward (the listing, issue 25).
-	// Their elements are only appended, so a pointer taken stays valid.
-	left    int
-	amounts []float64
-	rewards []model.Reward
-}
-
-func (d *cardDecoder) amount(a float64) *float64 {
-	if len(d.amounts) == cap(d.amounts) {
-		if d.left <= 1 {
-			p := new(float64) // not &a: a would move to the heap on every call
-			*p = a
-			return p
-		}
-		d.amounts = make([]float64, 0, d.left)
-	}
-	d.amounts = append(d.amounts, a)
-	return &d.amounts[len(d.amounts)-1]
-}
-
-func (d *cardDecoder) reward() *model.Reward {
-	if len(d.rewards) == cap(d.rewards) {
-		if d.left <= 1 {
-			return new(model.Reward)
-		}
-		// Revealed cards come last in a page: most often, all that are left.
-		d.rewards = make([]model.Reward, 0, d.left)
-	}
-	d.rewards = append(d.rewards, model.Reward{})
-	return &d.rewards[len(d.rewards)-1]
 }
 
 func (d *cardDecoder) fail() { d.err, d.b = true, nil }
@@ -219,6 +222,20 @@ func (d *cardDecoder) uvarint() uint64 {
 	return v
 }
 
+// bytes reads a string or a time (each a length, then that many bytes:
+// a time's length is one byte, below 128, so the same varint) as a slice
+// of the record.
+func (d *cardDecoder) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
 // str is a slice of the record's copy.
 func (d *cardDecoder) str() string {
 	n := d.uvarint()
@@ -232,27 +249,23 @@ func (d *cardDecoder) str() string {
 }
 
 func (d *cardDecoder) time() time.Time {
-	n := int(d.byte())
-	if n > len(d.b) {
-		d.fail()
-		return time.Time{}
-	}
+	raw := d.bytes()
 	var t time.Time
-	if d.instants {
-		at, ok := instant(d.b[:n])
-		if !ok {
-			d.fail()
-			return time.Time{}
-		}
-		d.b = d.b[n:]
-		return at
-	}
-	if err := t.UnmarshalBinary(d.b[:n]); err != nil {
+	if err := t.UnmarshalBinary(raw); err != nil && !d.err {
 		d.fail()
-		return time.Time{}
 	}
-	d.b = d.b[n:]
 	return t
+}
+
+// instant reads a time as the instant it names, in UTC: a zone other
+// than UTC or Local costs an allocation per time (time.FixedZone), and
+// the listing renders times in the scenario's zone.
+func (d *cardDecoder) instant() time.Time {
+	at, ok := instant(d.bytes())
+	if !ok && !d.err {
+		d.fail()
+	}
+	return at
 }
 
 // unixToInternal is the seconds from January 1, year 1 (the epoch of

@@ -80,6 +80,22 @@ func TestCardCodec_everyField(t *testing.T) {
 		if err := decodeCard(bad, &model.Card{}); err == nil {
 			t.Errorf("decodeCard(%d bytes) accepted a corrupt record", len(bad))
 		}
+		if err := viewCard(bad, &model.CardView[[]byte]{}); err == nil {
+			t.Errorf("viewCard(%d bytes) accepted a corrupt record", len(bad))
+		}
+	}
+	// The listing's view of a record is ViewOf the card, whether stored in
+	// binary or as JSON, revealed or not.
+	for _, card := range []model.Card{c, small} {
+		for _, raw := range [][]byte{encodeCard(&card), func() []byte { j, _ := json.Marshal(card); return j }()} {
+			var v model.CardView[[]byte]
+			if err := viewCard(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			if want := model.BytesView(model.ViewOf(&card)); !sameView(v, want) {
+				t.Errorf("viewCard:\n got %+v\nwant %+v", v, want)
+			}
+		}
 	}
 }
 

@@ -58,9 +58,9 @@ func TestCards_BothLayouts(t *testing.T) {
 			users := func(ch string) (n int) {
 				t.Helper()
 				for _, user := range []string{"U", "V"} {
-					cards, total, err := s.ListUserCards(ch, user, 0, 10)
+					cards, total, err := viewAll(s, ch, user, 0, 10)
 					if err != nil || len(cards) != total {
-						t.Fatalf("ListUserCards(%s, %s): %d cards, total %d, %v", ch, user, len(cards), total, err)
+						t.Fatalf("ViewUserCards(%s, %s): %d cards, total %d, %v", ch, user, len(cards), total, err)
 					}
 					n += total
 				}

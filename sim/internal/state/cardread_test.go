@@ -1,9 +1,9 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"testing"
 	"time"
 
@@ -12,12 +12,12 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// ListUserCards reads what UserCards reads, page by page, with every
-// time the same instant: over users with a mix of unscratched and
-// revealed cards, every optional field set or not, times in several
-// zones (a whole-minute offset, an offset with seconds, UTC, zero), and a
-// card stored as JSON by an older build.
-func TestListUserCards_sameAsUserCards(t *testing.T) {
+// ViewUserCards shows what UserCards reads, page by page, each card as
+// ViewOf shows it with every time the same instant: over users with a mix
+// of unscratched and revealed cards, every optional field set or not,
+// times in several zones (a whole-minute offset, an offset with seconds,
+// UTC, zero), and a card stored as JSON by an older build.
+func TestViewUserCards_sameAsUserCards(t *testing.T) {
 	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,9 @@ func TestListUserCards_sameAsUserCards(t *testing.T) {
 				c.ExpiresAt = at.Add(time.Hour)
 			}
 			if i%3 == 1 {
-				c.Reward = &model.Reward{Offer: model.Offer{OfferTitle: "T\u2028", CouponCode: "CODE"}, EntryID: "E", Fallback: i%2 == 1, RevealedAt: at.Add(time.Minute)}
+				c.Reward = &model.Reward{Offer: model.Offer{OfferTitle: "T\u2028", Description: "D", Terms: "Te", CouponCode: "CODE",
+					EndDate: "E", CouponType: "CT", CouponImage: "/ci", RedeemSteps: "R", BannerDisplayURL: "/b", IconImage: "/i", Details: "De", SiteID: "S",
+					SiteName: "SN", CoverImage: "/co", PromoLink: "https://p", BgColor: "#fff"}, EntryID: "E", Fallback: i%2 == 1, RevealedAt: at.Add(time.Minute)}
 			}
 			if err := tx.InsertCard(&c); err != nil {
 				return err
@@ -75,7 +77,7 @@ func TestListUserCards_sameAsUserCards(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, total, err := s.ListUserCards("C", user, page[0], page[1])
+			got, total, err := viewAll(s, "C", user, page[0], page[1])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,35 +85,61 @@ func TestListUserCards_sameAsUserCards(t *testing.T) {
 				t.Fatalf("%s %v: %d cards of %d, want %d of %d", user, page, len(got), total, len(want), wantTotal)
 			}
 			for i := range want {
-				if !sameCard(got[i], want[i]) {
-					t.Errorf("%s %v card %d:\n got %+v\nwant %+v", user, page, i, got[i], want[i])
+				w := model.BytesView(model.ViewOf(&want[i]))
+				if !got[i].CreatedAt.Equal(w.CreatedAt) {
+					t.Errorf("%s %v card %d: created %v, want %v", user, page, i, got[i].CreatedAt, w.CreatedAt)
+				}
+				if !sameView(got[i], w) {
+					t.Errorf("%s %v card %d:\n got %+v\nwant %+v", user, page, i, got[i], w)
 				}
 			}
 		}
 	}
-	if got, total, err := s.ListUserCards("no-such-channel", "U0", 0, 10); err != nil || total != 0 || len(got) != 0 {
+	if got, total, err := viewAll(s, "no-such-channel", "U0", 0, 10); err != nil || total != 0 || len(got) != 0 {
 		t.Errorf("a channel without cards: %v %d %v", got, total, err)
+	}
+	// A record that does not decode is an error, not a page without it.
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b := openCards(tx, "C").sub(subCard)
+		raw := b.Get(cardKey64(jsonID + 1))
+		return b.Put(cardKey64(jsonID+1), append(append([]byte{}, raw...), 0))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := viewAll(s, "C", "U2", 0, 100); err == nil {
+		t.Error("a corrupt record was shown")
 	}
 }
 
-// sameCard: equal, times compared as instants.
-func sameCard(a, b model.Card) bool {
-	if !a.CreatedAt.Equal(b.CreatedAt) || !a.ExpiresAt.Equal(b.ExpiresAt) || a.ExpiresAt.IsZero() != b.ExpiresAt.IsZero() {
+// sameView: equal, times compared as instants, an empty string nil or not.
+func sameView(a, b model.CardView[[]byte]) bool {
+	if a.RewardID != b.RewardID || a.Revealed != b.Revealed || !a.CreatedAt.Equal(b.CreatedAt) || !bytes.Equal(a.Channel, b.Channel) {
 		return false
 	}
-	a.CreatedAt, a.ExpiresAt, b.CreatedAt, b.ExpiresAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
-	if (a.Reward == nil) != (b.Reward == nil) {
-		return false
-	}
-	if a.Reward != nil {
-		ra, rb := *a.Reward, *b.Reward
-		if !ra.RevealedAt.Equal(rb.RevealedAt) {
+	for i := range a.Offer {
+		if !bytes.Equal(a.Offer[i], b.Offer[i]) {
 			return false
 		}
-		ra.RevealedAt, rb.RevealedAt = time.Time{}, time.Time{}
-		a.Reward, b.Reward = &ra, &rb
 	}
-	return reflect.DeepEqual(a, b)
+	return true
+}
+
+// viewAll is ViewUserCards' page, its views' bytes copied out.
+func viewAll(s *Store, channel, user string, offset, limit int) (page []model.CardView[[]byte], total int, err error) {
+	err = s.ViewUserCards(channel, user, offset, limit, func(n int, views []model.CardView[[]byte]) error {
+		total = n
+		for _, v := range views {
+			c := v
+			c.Channel = bytes.Clone(v.Channel)
+			for i := range c.Offer {
+				c.Offer[i] = bytes.Clone(v.Offer[i])
+			}
+			page = append(page, c)
+		}
+		return nil
+	})
+	return page, total, err
 }
 
 // instant reads the instant of every binary time, and refuses what

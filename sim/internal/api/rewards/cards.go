@@ -363,26 +363,32 @@ func (h *handlers) checkList(c echo.Context, call *frontdoor.Call, req *listRequ
 
 // listCards is GetAllScratchCardsByUserId (LIST-1, REV-4): the token's
 // user's cards, unscratched first. The answer is written without
-// reflection (appendListAnswer); echo's indented form (?pretty, debug
-// mode) still goes through c.JSON.
+// reflection, from the stored records in place (appendListAnswer); echo's
+// indented form (?pretty, debug mode) still goes through c.JSON.
 func (h *handlers) listCards(c echo.Context, call *frontdoor.Call, req *listRequest) error {
-	list, total, err := h.Cards.ListPage(call.Channel.Name, call.Token.VirtualID, (req.page-1)*req.limit, req.limit)
-	if err != nil {
-		return err
-	}
+	channel, user, offset := call.Channel.Name, call.Token.VirtualID, (req.page-1)*req.limit
 	base := httpx.BaseURL(c, h.PublicURL)
 	if httpx.Indented(c) {
+		list, total, err := h.Cards.List(channel, user, offset, req.limit)
+		if err != nil {
+			return err
+		}
 		wire, _ := cards.Wire(base, call.Scenario, list)
 		return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: req.page, Limit: req.limit, Total: total, Rewards: wire})
 	}
-	return httpx.WriteJSON(c, func(b []byte) []byte {
-		return appendListAnswer(b, req.page, req.limit, total, base, call.Scenario.Location, list)
+	loc := call.Scenario.Location
+	return httpx.WriteJSONFrom(c, func(b []byte) ([]byte, error) {
+		err := h.Cards.ViewPage(channel, user, offset, req.limit, func(total int, page []model.CardView[[]byte]) error {
+			b = appendListAnswer(b, req.page, req.limit, total, base, loc, page)
+			return nil
+		})
+		return b, err
 	})
 }
 
 // appendListAnswer appends what c.JSON wrote for the listAnswer of a
 // successful listing, newline included; TestAppendListAnswer compares them.
-func appendListAnswer(b []byte, page, limit, total int, base string, loc *time.Location, list []model.Card) []byte {
+func appendListAnswer(b []byte, page, limit, total int, base string, loc *time.Location, list []model.CardView[[]byte]) []byte {
 	b = append(b, `{"status":true,"message":"success","page":`...)
 	b = strconv.AppendInt(b, int64(page), 10)
 	b = append(b, `,"limit":`...)
@@ -390,7 +396,7 @@ func appendListAnswer(b []byte, page, limit, total int, base string, loc *time.L
 	b = append(b, `,"total":`...)
 	b = strconv.AppendInt(b, int64(total), 10)
 	b = append(b, `,"rewards":`...)
-	b = cards.AppendWire(b, base, loc, list)
+	b = cards.AppendViews(b, base, loc, list)
 	return append(b, "}\n"...)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 
 // appendListAnswer writes the bytes c.JSON wrote for a successful
 // listing (the simulator's serializer, newline included) for pages of
-// none to many cards, unscratched and revealed, in any order. The cards'
+// none to many cards, unscratched and revealed, in listing order. The cards'
 // own encoding is compared on generated cards in package cards.
 func TestAppendListAnswer(t *testing.T) {
 	e := echo.New()
@@ -33,17 +34,26 @@ func TestAppendListAnswer(t *testing.T) {
 		all = append(all, c)
 	}
 	for _, p := range []struct{ page, limit, total, n int }{{1, 10, 0, 0}, {1, 10, 1, 1}, {1, 10, 12, 10}, {2, 10, 12, 2}, {1_000_000, 1, 12, 0}, {3, 5, 12, 12}} {
-		list := all[:p.n]
+		list := slices.SortedStableFunc(slices.Values(all[:p.n]), cards.ListingCmp) // as the store gives them
 		wire, _ := cards.Wire(base, sc, list)
 		rec := httptest.NewRecorder()
 		c := e.NewContext(httptest.NewRequest(http.MethodGet, "/", nil), rec)
 		if err := c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: p.page, Limit: p.limit, Total: p.total, Rewards: wire}); err != nil {
 			t.Fatal(err)
 		}
-		if got := appendListAnswer(nil, p.page, p.limit, p.total, base, sc.Location, list); string(got) != rec.Body.String() {
+		if got := appendListAnswer(nil, p.page, p.limit, p.total, base, sc.Location, viewsOf(list)); string(got) != rec.Body.String() {
 			t.Errorf("%+v:\n got %s\nwant %s", p, got, rec.Body)
 		}
 	}
+}
+
+// viewsOf is cards as the store shows them to the listing.
+func viewsOf(list []model.Card) []model.CardView[[]byte] {
+	out := make([]model.CardView[[]byte], len(list))
+	for i := range list {
+		out[i] = model.BytesView(model.ViewOf(&list[i]))
+	}
+	return out
 }
 
 // appendGetRewardAnswer writes the bytes c.JSON wrote for GetReward's
