@@ -25,6 +25,9 @@ func AppendString[S []byte | string](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i = skipPlain8(s, i); i == len(s) {
+			break
+		}
 		if jsonPlain[s[i]] {
 			i++
 			continue
@@ -68,4 +71,26 @@ func AppendString[S []byte | string](b []byte, s S) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// skipPlain8 returns the index from i on of the first 8 bytes of s that
+// are not all written as they are (jsonPlain), or of the last few, testing
+// 8 at once: most of an answer's strings are plain ASCII, and a byte at a
+// time was most of the listing's rendering. Each test is exact for "some
+// byte is": below 0x20, 0x80 or above, '"', '\\' (the bit tricks of "Bit
+// Twiddling Hacks", haszero and hasless).
+func skipPlain8[S []byte | string](s S, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		_ = s[i+7] // one bounds check for the eight
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		control := (w - ones*0x20) &^ w
+		quote := w ^ ones*'"'
+		backslash := w ^ ones*'\\'
+		if (control|w|(quote-ones)&^quote|(backslash-ones)&^backslash)&highs != 0 {
+			break
+		}
+	}
+	return i
 }

@@ -2,6 +2,8 @@ package jsonw
 
 import (
 	"bytes"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/internal/golden"
@@ -13,7 +15,8 @@ var pieces = []string{"", "DEMOBANK", "Offer <1> & more", "a\"b\\c", "\b\f\n\r\t
 	"\xff", "\xe6\x97", "\xed\xa0\x80", "/", "https://rewardsim.invalid/go?a=1&b=2", " ", "\ufffd"}
 
 // Every string survives AppendString as encoding/json writes it, one
-// piece at a time and byte by byte through all the runes below U+3000.
+// piece at a time, byte by byte through all the runes below U+3000, each
+// byte value at each place of a long string, and long mixes of pieces.
 func TestAppendString(t *testing.T) {
 	var all []string
 	all = append(all, pieces...)
@@ -22,6 +25,22 @@ func TestAppendString(t *testing.T) {
 	}
 	for b := range 256 {
 		all = append(all, string([]byte{byte(b)}))
+		// Every byte at every place of strings longer than the 8 bytes
+		// tested at once (plain8), and the plain bytes around it.
+		for at := range 19 {
+			long := []byte("abcdefghijklmnopqrs")
+			long[at] = byte(b)
+			all = append(all, string(long), string(long[:at+1]))
+		}
+	}
+	// Long strings of the pieces in random order.
+	r := rand.New(rand.NewPCG(25, 3))
+	for range 3000 {
+		var s strings.Builder
+		for range r.IntN(12) {
+			s.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		all = append(all, s.String())
 	}
 	for _, s := range all {
 		want := golden.Encode(t, s)
@@ -31,5 +50,16 @@ func TestAppendString(t *testing.T) {
 		if got := AppendString(nil, []byte(s)); !bytes.Equal(got, want) {
 			t.Errorf("%q as bytes: got %s, want %s", s, got, want)
 		}
+	}
+}
+
+// BenchmarkAppendString: a listing's strings, plain ASCII, of an offer's
+// lengths.
+func BenchmarkAppendString(b *testing.B) {
+	s := "Half price on any handcrafted beverage at participating stores."
+	b.SetBytes(int64(len(s)))
+	var buf []byte
+	for b.Loop() {
+		buf = AppendString(buf[:0], s)
 	}
 }
