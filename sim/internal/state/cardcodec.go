@@ -159,12 +159,12 @@ func (d *cardDecoder) view(v *model.CardView[[]byte]) error {
 	if flags&cardHasAmount != 0 {
 		d.uint64()
 	}
-	if n := d.uvarint(); n > uint64(len(d.b)) {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
 		return errCardCodec
-	} else {
-		for range 2 * n { // Params' keys and values
-			d.bytes()
-		}
+	}
+	for range 2 * n { // Params' keys and values
+		d.bytes()
 	}
 	v.CreatedAt = d.instant()
 	d.bytes() // ExpiresAt (a length byte, as a time's)
