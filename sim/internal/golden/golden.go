@@ -78,11 +78,5 @@ func Mask(t testing.TB, raw []byte, fields ...string) []byte {
 			m[f] = "<masked>"
 		}
 	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
+	return append(Encode(t, m), '\n')
 }
