@@ -6,8 +6,9 @@
 // 5.2 KB) leaves as a full 4 KB write while the handler writes it and the
 // rest when the response ends. That is two write calls, two TCP segments
 // and two wake-ups of the client: sending it in one gave the listing 5 to
-// 10% more throughput under make load. A Conn told that an answer is coming (Expect) holds such a
-// full buffer back and sends it with the next write in one writev.
+// 10% more throughput under make load. A Conn told that an answer is
+// coming (Expect) holds such a full buffer back and sends it with the
+// next write in one writev.
 //
 // What it holds is always sent: with the next write, when the server
 // marks the connection idle, hijacked or closed (State, called from the
