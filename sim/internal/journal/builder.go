@@ -27,7 +27,7 @@ type ident struct{ channel, channelID, virtualID string }
 
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
-	return &Builder{creds: oldestFirst[uint64, ident]{max: maxCreds}, masked: maskMemo{oldestFirst[string, string]{max: maxMaskMemo}}}
+	return &Builder{creds: oldestFirst[uint64, ident]{max: maxCreds}, masked: maskMemo{m: oldestFirst[string, string]{max: maxMaskMemo}}}
 }
 
 // maxMaskMemo bounds the masked header values remembered (at most

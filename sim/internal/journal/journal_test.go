@@ -339,7 +339,7 @@ func TestMaskedPairs_asMaskHeader(t *testing.T) {
 	names := []string{"Authorization", "authorization", "Content-Type", "X-Sec-Key", "x-sec-key", "Cookie", "X-Request-Id", "set-cookie", "X-Api-Token"}
 	values := []string{"", "Bearer 9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE", "application/json", "a=b", "Basic  x ", "k"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	memo := &maskMemo{oldestFirst[string, string]{max: 4}}
+	memo := &maskMemo{m: oldestFirst[string, string]{max: 4}}
 	for range 2000 {
 		h := http.Header{}
 		for range rng.IntN(6) {
@@ -378,6 +378,27 @@ func TestMaskedPairs_asMaskHeader(t *testing.T) {
 				t.Fatalf("binarySize %d under the encoding's %d", r.binarySize(), n)
 			}
 		}
+	}
+}
+
+// A memo full of names still masks and renames the names it could not
+// keep: a client inventing a header name each call must not slip a
+// secret past it.
+func TestMaskedPairs_namesPastTheMemo(t *testing.T) {
+	memo := &maskMemo{m: oldestFirst[string, string]{max: 4}}
+	for i := range maxMemoNames + 50 {
+		h := http.Header{fmt.Sprintf("x-filler-%d", i): {"v"}}
+		if got := pairsOf(h).maskedPairs(memo); got[0] != fmt.Sprintf("X-Filler-%d", i) {
+			t.Fatalf("name %d renamed %q", i, got[0])
+		}
+	}
+	if len(memo.names) != maxMemoNames {
+		t.Fatalf("memo holds %d names, want its bound %d", len(memo.names), maxMemoNames)
+	}
+	h := http.Header{"x-new-api-token": {"s3cr3t-value-that-must-not-show"}, "x-plain-new": {"shown"}}
+	got := pairsOf(h).maskedPairs(memo).toMap()
+	if want := MaskHeader(h); !reflect.DeepEqual(got, want) || got["X-New-Api-Token"] == "s3cr3t-value-that-must-not-show" {
+		t.Fatalf("past the bound: %v, MaskHeader %v", got, want)
 	}
 }
 

@@ -253,11 +253,12 @@ func (p headerPairs) maskedPairs(memo *maskMemo) headerPairs {
 	renamed := false
 	for i := 0; i+1 < len(p); i += 2 {
 		k, v := p[i], p[i+1]
-		if secretHeader(k) {
+		n := memo.name(k)
+		if n.secret {
 			v = memo.mask(v)
 		}
-		if ck := http.CanonicalHeaderKey(k); ck != k {
-			k, renamed = ck, true
+		if n.canonical != k {
+			k, renamed = n.canonical, true
 		}
 		out = append(out, k, v)
 	}
@@ -299,9 +300,42 @@ func (p headerPairs) toMap() map[string]string {
 
 // maskMemo remembers the masked form of the last secret header values
 // (MaskValue hashes each: a SHA-256 and two strings per call, and a
-// client sends the same bearer token call after call). It is bounded and
-// belongs to one goroutine (the journal's writer).
-type maskMemo struct{ m oldestFirst[string, string] }
+// client sends the same bearer token call after call), and what it read
+// of the header names it met. It is bounded and belongs to one goroutine
+// (the journal's writer).
+type maskMemo struct {
+	m     oldestFirst[string, string]
+	names map[string]headerName
+}
+
+// headerName is what masking reads of a header's name: a dozen names
+// each lower-cased and searched four times, and made canonical, were half
+// of masking an exchange's headers (issue 25).
+type headerName struct {
+	secret    bool
+	canonical string
+}
+
+// maxMemoNames bounds the names remembered: a client that sends new
+// names call after call fills it once, and further names are read each
+// time.
+const maxMemoNames = 512
+
+func (m *maskMemo) name(k string) headerName {
+	if m != nil {
+		if n, ok := m.names[k]; ok {
+			return n
+		}
+	}
+	n := headerName{secret: secretHeader(k), canonical: http.CanonicalHeaderKey(k)}
+	if m != nil && len(m.names) < maxMemoNames {
+		if m.names == nil {
+			m.names = make(map[string]headerName)
+		}
+		m.names[k] = n
+	}
+	return n
+}
 
 // maxMemoValue is the longest value the memo keeps.
 const maxMemoValue = 512
