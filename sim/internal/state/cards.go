@@ -83,6 +83,18 @@ type CardTx struct {
 	// nested is the channel's bucket under "cards" in a store written
 	// before the flat layout (header comment), nil otherwise.
 	nested *bolt.Bucket
+	// opened are the sub buckets found so far (sub): a read transaction
+	// finds a bucket anew on every lookup, from the root, with its name
+	// built and a Bucket allocated, and a listing looked its card bucket
+	// up twice (issue 25). Only a bucket found is kept: one missing may
+	// be created later in the transaction (writeCards).
+	opened  [8]openedSub
+	nOpened int
+}
+
+type openedSub struct {
+	name []byte
+	b    *bolt.Bucket
 }
 
 // UpdateCards runs fn in one write transaction over channel's cards.
@@ -224,10 +236,22 @@ func (s *Store) ResetCards(channel string) error {
 }
 
 func (t *CardTx) sub(name []byte) *bolt.Bucket {
-	if t.nested != nil {
-		return t.nested.Bucket(name)
+	for _, o := range t.opened[:t.nOpened] {
+		if string(o.name) == string(name) {
+			return o.b
+		}
 	}
-	return t.tx.Bucket(flatCardsName(t.channel, name))
+	var b *bolt.Bucket
+	if t.nested != nil {
+		b = t.nested.Bucket(name)
+	} else {
+		b = t.tx.Bucket(flatCardsName(t.channel, name))
+	}
+	if b != nil && t.nOpened < len(t.opened) {
+		t.opened[t.nOpened] = openedSub{name, b}
+		t.nOpened++
+	}
+	return b
 }
 
 func cardKey64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
