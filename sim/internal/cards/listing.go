@@ -60,6 +60,9 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 // listing order (state.Store.ViewUserCards).
 func AppendViews(b []byte, base string, loc *time.Location, page []model.CardView[[]byte]) []byte {
 	w := wireWriter{base: base, loc: loc}
+	// Room for the page at once: a buffer new from the pool grew by
+	// doubling, five copies for a page of ten (issue 25).
+	b = slices.Grow(b, 1+len(page)*wireCardSize)
 	b = append(b, '[')
 	for i := range page {
 		if i > 0 {
@@ -69,6 +72,9 @@ func AppendViews(b []byte, base string, loc *time.Location, page []model.CardVie
 	}
 	return append(b, ']')
 }
+
+// wireCardSize is about what a card with a revealed reward renders to.
+const wireCardSize = 640
 
 // wireWriter is what rendering a page's cards keeps from one to the next.
 type wireWriter struct {
