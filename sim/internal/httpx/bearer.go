@@ -14,8 +14,6 @@ type TokenChecker interface {
 	Check(value string, want model.TokenKind) (model.Token, error)
 }
 
-const tokenKey = "rewardsim.token"
-
 // Bearer admits only requests carrying a live token of kind (AUTH-1,
 // AUTH-2, TOK-3). Anything else is HTTP 401 with a body saying why; the
 // contract shows only the status, the body is the simulator's reading.
@@ -33,9 +31,8 @@ func Bearer(check TokenChecker, kind model.TokenKind) echo.MiddlewareFunc {
 			default:
 				t, err := check.Check(strings.TrimSpace(value), kind)
 				if err == nil {
-					c.Set(tokenKey, t)
 					o := OutcomeOf(c)
-					o.Channel, o.VirtualID = t.Channel, t.VirtualID
+					o.token, o.Channel, o.VirtualID = t, t.Channel, t.VirtualID
 					return next(c)
 				}
 				reason = err.Error()
@@ -57,6 +54,5 @@ func Unauthorized(reason string) *Error {
 
 // TokenFrom returns the token Bearer admitted.
 func TokenFrom(c echo.Context) model.Token {
-	t, _ := c.Get(tokenKey).(model.Token)
-	return t
+	return OutcomeOf(c).token
 }
