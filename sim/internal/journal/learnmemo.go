@@ -65,8 +65,9 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) (_ []Mask, _ *l
 		m.seed, m.seeded = maphash.MakeSeed(), true
 	}
 	// The slots are compared before the body is hashed: comparing a
-	// listing's 5 KB answer with the one slot of its length costs a
-	// tenth of hashing it (issue 25), and a slot keeps its body's hash.
+	// listing's 5 KB answer with the one slot of its length costs about
+	// a sixth of hashing it (0.12 against 0.75 µs, issue 25), and a slot
+	// keeps its body's hash.
 	if s := m.holding(body); s != nil {
 		if allRemembered(s.ms, s.keys) {
 			m.skips++
