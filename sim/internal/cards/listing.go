@@ -121,7 +121,7 @@ func appendWireCard[S string | []byte](b []byte, w *wireWriter, c *model.CardVie
 	if c.Revealed {
 		for i, f := range offerKeys {
 			b = append(b, f.key...)
-			if v := c.Offer[i]; f.url && len(v) > 0 && v[0] == '/' && (len(v) == 1 || v[1] != '/') {
+			if v := c.Offer[i]; f.url && rootRelative(v) {
 				u = append(append(u[:0], w.base...), v...)
 				b = jsonw.AppendString(b, u)
 			} else {

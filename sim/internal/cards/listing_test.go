@@ -127,3 +127,25 @@ func BenchmarkAppendWire(b *testing.B) {
 		}
 	})
 }
+
+// Only a path on this host is made absolute: a URL of its own, or one on
+// another host ("//cdn..."), is handed over as the scenario wrote it. The
+// listing renders offers with the same rule (rootRelative) as Absolute.
+func TestAbsolute_onlyRootRelative(t *testing.T) {
+	const base = "http://127.0.0.1:8080"
+	for _, tc := range []struct{ in, want string }{
+		{"/assets/img/a.svg", base + "/assets/img/a.svg"},
+		{"/", base + "/"},
+		{"//cdn.example/x.svg", "//cdn.example/x.svg"},
+		{"https://rewardsim.invalid/a", "https://rewardsim.invalid/a"},
+		{"assets/a.svg", "assets/a.svg"},
+		{"", ""},
+	} {
+		if got := Absolute(base, tc.in); got != tc.want {
+			t.Errorf("Absolute(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got, want := rootRelative([]byte(tc.in)), tc.want != tc.in; got != want {
+			t.Errorf("rootRelative(%q) = %v, want %v", tc.in, got, want)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -122,10 +121,16 @@ func Banner(sc *scenario.Scenario, card model.Card) string {
 // URLs pass unchanged. The simulator serves its own resources (assets,
 // tracking, coupon redirects) on every public host, so any base works.
 func Absolute(base, u string) string {
-	if strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") {
+	if rootRelative(u) {
 		return base + u
 	}
 	return u
+}
+
+// rootRelative reports whether u is a path on this host ("/assets/..."),
+// not a URL of its own or one on another host ("//cdn/...").
+func rootRelative[S string | []byte](u S) bool {
+	return len(u) > 0 && u[0] == '/' && (len(u) == 1 || u[1] != '/')
 }
 
 // AbsoluteOffer makes the offer's image and link URLs absolute on base:
