@@ -83,6 +83,9 @@ type wireWriter struct {
 	scratch          [256]byte
 	channel, escaped string // the last channel, and it query-escaped
 	seen             bool
+	// baseVerbatim: base needs no JSON escapes; trackVerbatim: nor does
+	// a trackLink of the last channel (set with it).
+	baseVerbatim, trackVerbatim bool
 }
 
 // offerKeys are the JSON keys of model.Offer's strings, in its field
@@ -111,20 +114,34 @@ func appendWireCard[S string | []byte](b []byte, w *wireWriter, c *model.CardVie
 	if !w.seen || string(c.Channel) != w.channel {
 		w.channel, w.seen = string(c.Channel), true
 		w.escaped = url.QueryEscape(w.channel)
+		w.baseVerbatim = jsonw.Verbatim(w.base)
+		w.trackVerbatim = w.baseVerbatim && jsonw.Verbatim(w.escaped) && jsonw.Verbatim(trackParts)
 	}
 	// TrackURL(base, ImpressionPath, c.Channel, c.RewardID, FromCard)
-	u = append(append(u, w.base...), ImpressionPath+"?channel="...)
-	u = append(append(u, w.escaped...), "&from="+FromCard+"&rewardId="...)
-	u = strconv.AppendUint(u, c.RewardID, 10)
-	b = jsonw.AppendString(b, u)
+	if w.trackVerbatim { // the URL needs no escapes: written in place
+		b = append(append(append(b, '"'), w.base...), ImpressionPath+"?channel="...)
+		b = append(append(b, w.escaped...), "&from="+FromCard+"&rewardId="...)
+		b = append(strconv.AppendUint(b, c.RewardID, 10), '"')
+	} else {
+		u = append(append(u, w.base...), ImpressionPath+"?channel="...)
+		u = append(append(u, w.escaped...), "&from="+FromCard+"&rewardId="...)
+		u = strconv.AppendUint(u, c.RewardID, 10)
+		b = jsonw.AppendString(b, u)
+	}
 	b = append(b, ']')
 	if c.Revealed {
 		for i, f := range offerKeys {
 			b = append(b, f.key...)
-			if v := c.Offer[i]; f.url && rootRelative(v) {
+			v := c.Offer[i]
+			switch absolute := f.url && rootRelative(v); {
+			case c.OfferVerbatim && !absolute:
+				b = append(append(append(b, '"'), v...), '"')
+			case c.OfferVerbatim && w.baseVerbatim:
+				b = append(append(append(append(b, '"'), w.base...), v...), '"')
+			case absolute:
 				u = append(append(u[:0], w.base...), v...)
 				b = jsonw.AppendString(b, u)
-			} else {
+			default:
 				b = jsonw.AppendString(b, v)
 			}
 		}
@@ -132,6 +149,9 @@ func appendWireCard[S string | []byte](b []byte, w *wireWriter, c *model.CardVie
 	}
 	return append(b, '}')
 }
+
+// trackParts are the constant parts of a card's trackLink.
+const trackParts = ImpressionPath + "?channel=&from=" + FromCard + "&rewardId="
 
 // AppendClickTrack appends the JSON array of Wire(base, sc, cards)'s
 // clicks, as AppendWire appends its cards: GetReward's clicktrack[].

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/golden"
+	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
@@ -27,10 +28,13 @@ func wireJSON(t testing.TB, base string, sc *scenario.Scenario, cards []model.Ca
 var listingPieces = []string{"", "a", "Coffee 50% off", "<b>&amp;</b>", `"`, `\`, "\b\f\n\r\t", "\x00\x01\x1f\x7f", "é", "日本語", "🎟", "\u2028", "\u2029",
 	"\xff", "\xe6\x97", "\xed\xa0\x80", "/", "//cdn.example/x.svg", "/assets/img/a.svg", "https://rewardsim.invalid/go?a=1&b=2", " ", "#6F4E37", "\ufffd"}
 
-func listingString(r *rand.Rand) string {
+// verbatimPieces are those written in JSON as they are.
+var verbatimPieces = slices.DeleteFunc(slices.Clone(listingPieces), func(s string) bool { return !jsonw.Verbatim(s) })
+
+func listingString(r *rand.Rand, from []string) string {
 	var b strings.Builder
 	for range r.IntN(4) {
-		b.WriteString(listingPieces[r.IntN(len(listingPieces))])
+		b.WriteString(from[r.IntN(len(from))])
 	}
 	return b.String()
 }
@@ -44,8 +48,14 @@ func listingString(r *rand.Rand) string {
 func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 1))
 	zones := []*time.Location{time.UTC, time.FixedZone("IST", 5*3600+1800), time.FixedZone("", -(7*3600 + 59))}
-	bases := []string{"http://127.0.0.1:8080", "https://rewards.example/prefix", "http://<host>", ""}
+	bases := []string{"http://127.0.0.1:8080", "https://rewards.example/prefix", "http://<host>", "", `http://a"b\\c`}
 	channels := []string{"DEMOBANK", "A B&C/é", "DEMOBANK"}
+	marked := 0
+	defer func() {
+		if marked == 0 {
+			t.Error("no card was marked verbatim: the copying path went untested")
+		}
+	}()
 	for round := range 2000 {
 		sc := &scenario.Scenario{Location: zones[round%len(zones)]}
 		base := bases[r.IntN(len(bases))]
@@ -56,6 +66,13 @@ func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 			c.Channel = channels[r.IntN(len(channels))]
 			c.CreatedAt = time.Date(1990+r.IntN(60), time.Month(1+r.IntN(12)), 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60), r.IntN(1e9), zones[r.IntN(len(zones))])
 			if r.IntN(2) == 0 {
+				// Half the offers need no escapes: the store marks those
+				// (OfferVerbatim), and they are rendered by copying.
+				from := listingPieces
+				if r.IntN(2) == 0 {
+					from = verbatimPieces
+				}
+				listingString := func(r *rand.Rand) string { return listingString(r, from) }
 				c.Reward = &model.Reward{Offer: model.Offer{
 					OfferTitle: listingString(r), Description: listingString(r), Terms: listingString(r), CouponCode: listingString(r),
 					EndDate: listingString(r), CouponType: listingString(r), CouponImage: listingString(r), RedeemSteps: listingString(r),
@@ -69,7 +86,8 @@ func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got[len("prefix:"):], want) || string(got[:len("prefix:")]) != "prefix:" {
 			t.Fatalf("round %d:\n got %s\nwant %s", round, got, want)
 		}
-		// The same cards as the store shows them: in listing order, views.
+		// The same cards as the store shows them: in listing order, views,
+		// without and with the mark of offers that need no escapes.
 		sorted := slices.SortedStableFunc(slices.Values(cards), ListingCmp)
 		views := make([]model.CardView[[]byte], len(sorted))
 		for i := range sorted {
@@ -77,6 +95,15 @@ func TestAppendWire_sameAsEncodingJSON(t *testing.T) {
 		}
 		if got := AppendViews([]byte("prefix:"), base, sc.Location, views); !bytes.Equal(got[len("prefix:"):], want) {
 			t.Fatalf("round %d, views:\n got %s\nwant %s", round, got, want)
+		}
+		for i := range views {
+			views[i].OfferVerbatim = views[i].Revealed && !slices.ContainsFunc(views[i].Offer[:], func(s []byte) bool { return !jsonw.Verbatim(s) })
+			if views[i].OfferVerbatim {
+				marked++
+			}
+		}
+		if got := AppendViews([]byte("prefix:"), base, sc.Location, views); !bytes.Equal(got[len("prefix:"):], want) {
+			t.Fatalf("round %d, views marked verbatim:\n got %s\nwant %s", round, got, want)
 		}
 		_, clicks := Wire(base, sc, cards)
 		if got, want := AppendClickTrack([]byte("prefix:"), base, cards), golden.Encode(t, clicks); !bytes.Equal(got[len("prefix:"):], want) {

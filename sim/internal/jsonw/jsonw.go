@@ -73,6 +73,31 @@ func AppendString[S []byte | string](b []byte, s S) []byte {
 	return append(b, '"')
 }
 
+// Verbatim reports whether AppendString writes s as it is between its
+// quotes: no byte escaped, nothing replaced. A card's offer strings are
+// tested once, when the card is stored, so the listing copies them
+// instead of scanning them on every call (issue 25).
+func Verbatim[S []byte | string](s S) bool {
+	for i := 0; i < len(s); {
+		if i = skipPlain8(s, i); i == len(s) {
+			return true
+		}
+		if jsonPlain[s[i]] {
+			i++
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			return false
+		}
+		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
 // skipPlain8 returns the index from i on of the first 8 bytes of s that
 // are not all written as they are (jsonPlain), or of the last few, testing
 // 8 at once: most of an answer's strings are plain ASCII, and a byte at a

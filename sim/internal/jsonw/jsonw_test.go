@@ -50,6 +50,10 @@ func TestAppendString(t *testing.T) {
 		if got := AppendString(nil, []byte(s)); !bytes.Equal(got, want) {
 			t.Errorf("%q as bytes: got %s, want %s", s, got, want)
 		}
+		// Verbatim says exactly when the quotes hold s as it is.
+		if got, want := Verbatim(s), string(want) == `"`+s+`"`; got != want || Verbatim([]byte(s)) != want {
+			t.Errorf("Verbatim(%q) = %v, want %v", s, got, want)
+		}
 	}
 }
 

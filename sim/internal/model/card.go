@@ -90,6 +90,11 @@ type CardView[S string | []byte] struct {
 	// Offer is the reward's offer, Offer's strings in their field order;
 	// all empty while the card is unscratched.
 	Offer [OfferFields]S
+	// OfferVerbatim says every string of Offer is written in JSON as it
+	// is, between quotes (jsonw.Verbatim): the store keeps that with a
+	// card it writes, and the listing then copies the strings instead
+	// of scanning them for escapes. False says nothing.
+	OfferVerbatim bool
 }
 
 // ViewOf is c as the listing shows it.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -31,6 +32,10 @@ const (
 	cardHasAmount = 1 << iota
 	cardHasReward
 	cardFallback
+	// cardOfferVerbatim: every string of the offer is written in JSON as
+	// it is (model.CardView.OfferVerbatim). A record of an older build
+	// lacks it and renders as before, scanned; older builds ignore it.
+	cardOfferVerbatim
 )
 
 func encodeCard(c *model.Card) []byte {
@@ -48,6 +53,9 @@ func encodeCard(c *model.Card) []byte {
 		flags |= cardHasReward
 		if c.Reward.Fallback {
 			flags |= cardFallback
+		}
+		if offerVerbatim(&c.Reward.Offer) {
+			flags |= cardOfferVerbatim
 		}
 	}
 	b = append(b, flags)
@@ -73,6 +81,15 @@ func encodeCard(c *model.Card) []byte {
 		b = appendTime(b, r.RevealedAt)
 	}
 	return b
+}
+
+func offerVerbatim(o *model.Offer) bool {
+	for _, s := range o.Strings() {
+		if !jsonw.Verbatim(s) {
+			return false
+		}
+	}
+	return true
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -169,6 +186,7 @@ func (d *cardDecoder) view(v *model.CardView[[]byte]) error {
 	v.CreatedAt = d.instant()
 	d.bytes() // ExpiresAt (a length byte, as a time's)
 	v.Revealed = flags&cardHasReward != 0
+	v.OfferVerbatim = v.Revealed && flags&cardOfferVerbatim != 0
 	v.Offer = [model.OfferFields][]byte{}
 	if v.Revealed {
 		for i := range v.Offer {

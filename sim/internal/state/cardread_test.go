@@ -37,7 +37,11 @@ func TestViewUserCards_sameAsUserCards(t *testing.T) {
 				c.ExpiresAt = at.Add(time.Hour)
 			}
 			if i%3 == 1 {
-				c.Reward = &model.Reward{Offer: model.Offer{OfferTitle: "T\u2028", Description: "D", Terms: "Te", CouponCode: "CODE",
+				title := "T ₹50" // needs no escapes: the record says so (OfferVerbatim)
+				if i%4 == 1 {
+					title = "T\u2028"
+				}
+				c.Reward = &model.Reward{Offer: model.Offer{OfferTitle: title, Description: "D", Terms: "Te", CouponCode: "CODE",
 					EndDate: "E", CouponType: "CT", CouponImage: "/ci", RedeemSteps: "R", BannerDisplayURL: "/b", IconImage: "/i", Details: "De", SiteID: "S",
 					SiteName: "SN", CoverImage: "/co", PromoLink: "https://p", BgColor: "#fff"}, EntryID: "E", Fallback: i%2 == 1, RevealedAt: at.Add(time.Minute)}
 			}
@@ -66,6 +70,7 @@ func TestViewUserCards_sameAsUserCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	marked := 0
 	for _, user := range []string{"U0", "U1", "U2", "U", "nobody"} {
 		for _, page := range [][2]int{{0, 10}, {0, 100}, {3, 4}, {10, 10}, {12, 1}, {50, 10}} {
 			var want []model.Card
@@ -92,8 +97,20 @@ func TestViewUserCards_sameAsUserCards(t *testing.T) {
 				if !sameView(got[i], w) {
 					t.Errorf("%s %v card %d:\n got %+v\nwant %+v", user, page, i, got[i], w)
 				}
+				// Marked when the offer needs no escapes, unless stored as
+				// JSON by an older build (then not marked, and scanned).
+				wantMark := w.Revealed && string(w.Offer[0]) != "T\u2028" && want[i].RewardID != jsonID
+				if got[i].OfferVerbatim != wantMark {
+					t.Errorf("%s %v card %d (%q): OfferVerbatim %v, want %v", user, page, i, w.Offer[0], got[i].OfferVerbatim, wantMark)
+				}
+				if got[i].OfferVerbatim {
+					marked++
+				}
 			}
 		}
+	}
+	if marked == 0 {
+		t.Error("no card was marked as needing no escapes")
 	}
 	if got, total, err := viewAll(s, "no-such-channel", "U0", 0, 10); err != nil || total != 0 || len(got) != 0 {
 		t.Errorf("a channel without cards: %v %d %v", got, total, err)
