@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +95,30 @@ func TestCardCodec_everyField(t *testing.T) {
 			}
 			if want := model.BytesView(model.ViewOf(&card)); !sameView(v, want) {
 				t.Errorf("viewCard:\n got %+v\nwant %+v", v, want)
+			}
+		}
+	}
+}
+
+// The listing's view reads a string's length of one byte in place and a
+// longer one as a varint: lengths on both sides of 128 read back as they
+// were, and every truncation of the record is refused, never half-read.
+func TestViewCard_lengthsAroundOneByte(t *testing.T) {
+	for _, n := range []int{0, 1, 126, 127, 128, 129, 255, 300, 16383, 16384} {
+		s := strings.Repeat("x", n)
+		c := model.Card{RewardID: 300, Channel: s, VirtualID: s, CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+			Reward: &model.Reward{Offer: model.Offer{OfferTitle: s, Terms: s + "y", BgColor: "#fff"}, EntryID: s}}
+		raw := encodeCard(&c)
+		var v model.CardView[[]byte]
+		if err := viewCard(raw, &v); err != nil {
+			t.Fatalf("length %d: %v", n, err)
+		}
+		if want := model.BytesView(model.ViewOf(&c)); !sameView(v, want) {
+			t.Errorf("length %d:\n got %+v\nwant %+v", n, v, want)
+		}
+		for cut := range len(raw) {
+			if err := viewCard(raw[:cut], &model.CardView[[]byte]{}); err == nil {
+				t.Fatalf("length %d: a record cut to %d of %d bytes was read", n, cut, len(raw))
 			}
 		}
 	}
