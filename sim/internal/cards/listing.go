@@ -44,7 +44,7 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 		cards = slices.Clone(cards)
 		slices.SortStableFunc(cards, ListingCmp)
 	}
-	w := wireWriter{base: base, loc: loc}
+	w := newWireWriter(base, loc)
 	b = append(b, '[')
 	for i := range cards {
 		if i > 0 {
@@ -59,7 +59,7 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 // AppendViews is AppendWire of the cards page shows, which are in
 // listing order (state.Store.ViewUserCards).
 func AppendViews(b []byte, base string, loc *time.Location, page []model.CardView[[]byte]) []byte {
-	w := wireWriter{base: base, loc: loc}
+	w := newWireWriter(base, loc)
 	// Room for the page at once: a buffer new from the pool grew by
 	// doubling, five copies for a page of ten (issue 25).
 	b = slices.Grow(b, 1+len(page)*wireCardSize)
@@ -83,9 +83,13 @@ type wireWriter struct {
 	scratch          [256]byte
 	channel, escaped string // the last channel, and it query-escaped
 	seen             bool
-	// baseVerbatim: base needs no JSON escapes; trackVerbatim: nor does
-	// a trackLink of the last channel (set with it).
-	baseVerbatim, trackVerbatim bool
+	// baseVerbatim: base needs no JSON escapes (jsonw.Verbatim), and so
+	// neither does a URL made of it and parts that need none.
+	baseVerbatim bool
+}
+
+func newWireWriter(base string, loc *time.Location) wireWriter {
+	return wireWriter{base: base, loc: loc, baseVerbatim: jsonw.Verbatim(base)}
 }
 
 // offerKeys are the JSON keys of model.Offer's strings, in its field
@@ -114,44 +118,28 @@ func appendWireCard[S string | []byte](b []byte, w *wireWriter, c *model.CardVie
 	if !w.seen || string(c.Channel) != w.channel {
 		w.channel, w.seen = string(c.Channel), true
 		w.escaped = url.QueryEscape(w.channel)
-		w.baseVerbatim = jsonw.Verbatim(w.base)
-		w.trackVerbatim = w.baseVerbatim && jsonw.Verbatim(w.escaped) && jsonw.Verbatim(trackParts)
 	}
-	// TrackURL(base, ImpressionPath, c.Channel, c.RewardID, FromCard)
-	if w.trackVerbatim { // the URL needs no escapes: written in place
-		b = append(append(append(b, '"'), w.base...), ImpressionPath+"?channel="...)
-		b = append(append(b, w.escaped...), "&from="+FromCard+"&rewardId="...)
-		b = append(strconv.AppendUint(b, c.RewardID, 10), '"')
-	} else {
-		u = append(append(u, w.base...), ImpressionPath+"?channel="...)
-		u = append(append(u, w.escaped...), "&from="+FromCard+"&rewardId="...)
-		u = strconv.AppendUint(u, c.RewardID, 10)
-		b = jsonw.AppendString(b, u)
-	}
+	// TrackURL(base, ImpressionPath, c.Channel, c.RewardID, FromCard):
+	// query escaping leaves nothing JSON escapes, so only base may.
+	u = append(append(u, w.base...), ImpressionPath+"?channel="...)
+	u = append(append(u, w.escaped...), "&from="+FromCard+"&rewardId="...)
+	u = strconv.AppendUint(u, c.RewardID, 10)
+	b = jsonw.AppendStringKnown(b, u, w.baseVerbatim)
 	b = append(b, ']')
 	if c.Revealed {
 		for i, f := range offerKeys {
 			b = append(b, f.key...)
-			v := c.Offer[i]
-			switch absolute := f.url && rootRelative(v); {
-			case c.OfferVerbatim && !absolute:
-				b = append(append(append(b, '"'), v...), '"')
-			case c.OfferVerbatim && w.baseVerbatim:
-				b = append(append(append(append(b, '"'), w.base...), v...), '"')
-			case absolute:
+			if v := c.Offer[i]; f.url && rootRelative(v) {
 				u = append(append(u[:0], w.base...), v...)
-				b = jsonw.AppendString(b, u)
-			default:
-				b = jsonw.AppendString(b, v)
+				b = jsonw.AppendStringKnown(b, u, c.OfferVerbatim && w.baseVerbatim)
+			} else {
+				b = jsonw.AppendStringKnown(b, v, c.OfferVerbatim)
 			}
 		}
 		b = append(b, `,"isSeen":true`...)
 	}
 	return append(b, '}')
 }
-
-// trackParts are the constant parts of a card's trackLink.
-const trackParts = ImpressionPath + "?channel=&from=" + FromCard + "&rewardId="
 
 // AppendClickTrack appends the JSON array of Wire(base, sc, cards)'s
 // clicks, as AppendWire appends its cards: GetReward's clicktrack[].

@@ -93,7 +93,7 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) (_ []Mask, _ *l
 func (m *learnMemo) holding(body []byte) *learnSlot {
 	for i := range m.slots {
 		s := &m.slots[i]
-		if s.body != nil && len(s.body) == len(body) && bytes.Equal(s.body, body) {
+		if s.body != nil && bytes.Equal(s.body, body) {
 			return s
 		}
 	}

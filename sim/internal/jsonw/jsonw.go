@@ -98,6 +98,15 @@ func Verbatim[S []byte | string](s S) bool {
 	return true
 }
 
+// AppendStringKnown is AppendString, told whether s is Verbatim: then s
+// is copied between quotes without being scanned.
+func AppendStringKnown[S []byte | string](b []byte, s S, verbatim bool) []byte {
+	if verbatim {
+		return append(append(append(b, '"'), s...), '"')
+	}
+	return AppendString(b, s)
+}
+
 // skipPlain8 returns the index from i on of the first 8 bytes of s that
 // are not all written as they are (jsonPlain), or of the last few, testing
 // 8 at once: most of an answer's strings are plain ASCII, and a byte at a
