@@ -100,12 +100,13 @@ func namesAt(v *verb, path, key string) func(*cobra.Command, []string, string) (
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		var l map[string][]struct{ Name, Description string }
-		if json.Unmarshal(out, &l) != nil {
+		var l map[string]json.RawMessage
+		var items []struct{ Name, Description string }
+		if json.Unmarshal(out, &l) != nil || json.Unmarshal(l[key], &items) != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var names []string
-		for _, it := range l[key] {
+		for _, it := range items {
 			names = append(names, strings.TrimRight(it.Name+"\t"+firstLine(it.Description), "\t"))
 		}
 		return starting(names, prefix), cobra.ShellCompDirectiveNoFileComp

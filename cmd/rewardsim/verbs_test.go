@@ -117,6 +117,33 @@ func TestControlVerbs(t *testing.T) {
 
 	// An armed one-shot fault shows on the publisher's next call, and
 	// journal tail shows that exchange in one line.
+	// A story: applied, it shows on the next claim; cleared, the claim is served.
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"story", "ls"}, 0, "stock-out             Every coupon claim answers COUPON_EXHAUSTED"},
+		{[]string{"__complete", "story", "apply", "sto"}, 0, "stock-out\tEvery coupon claim answers COUPON_EXHAUSTED"},
+		{[]string{"story", "apply", "stock-out", "--channel", "DEMOBANK"}, 0, "applied stock-out to channel DEMOBANK: Every coupon claim"},
+		{[]string{"story", "apply", "stock-out"}, 1, "refused (HTTP 409): story stock-out is already applied to channel DEMOBANK"},
+		{[]string{"story", "ls", "--json"}, 0, `"DEMOBANK": [`},
+	} {
+		out, errOut, code := verbRun(t, bin, env, c.args...)
+		if code != c.code || !strings.Contains(out+errOut, c.want) {
+			t.Errorf("rewardsim %s: exit %d, want %d with %q\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), code, c.code, c.want, out, errOut)
+		}
+	}
+	if got := claim(t, urls["all"], "TX-S1"); !strings.Contains(got, "COUPON_EXHAUSTED") {
+		t.Fatalf("the claim after story apply stock-out answered %s", got)
+	}
+	if out, errOut, code := verbRun(t, bin, env, "story", "clear"); code != 0 || !strings.Contains(out, "cleared stock-out from channel DEMOBANK") {
+		t.Fatalf("story clear: exit %d %s%s", code, out, errOut)
+	}
+	if got := claim(t, urls["all"], "TX-S2"); !strings.Contains(got, "Fetched Successfully") {
+		t.Fatalf("the claim after story clear answered %s", got)
+	}
+
 	verbRun(t, bin, env, "fault", "add", "--endpoint", "fetchCouponCode", "--kind", "coupon-error", "--code", "COUPON_EXHAUSTED", "--times", "1")
 	if got := claim(t, urls["all"], "TX-V1"); !strings.Contains(got, "COUPON_EXHAUSTED") {
 		t.Fatalf("the claim after fault add answered %s", got)
@@ -125,7 +152,7 @@ func TestControlVerbs(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "DEMOBANK") || !strings.Contains(out, "fetchCouponCode") || !strings.Contains(out, "COUPON_EXHAUSTED") || strings.Count(out, "\n") != 1 {
 		t.Fatalf("journal tail: exit %d\n%s%s", code, out, errOut)
 	}
-	out, _, _ = verbRun(t, bin, env, "journal", "tail", "--json", "--channel", "DEMOBANK")
+	out, _, _ = verbRun(t, bin, env, "journal", "tail", "-n", "1", "--json", "--channel", "DEMOBANK")
 	var e struct{ Endpoint, Fault string }
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &e); err != nil || e.Endpoint != "fetchCouponCode" || e.Fault != "coupon-error" {
 		t.Fatalf("journal tail --json: %v %+v\n%s", err, e, out)

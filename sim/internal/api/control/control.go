@@ -28,6 +28,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/story"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
@@ -62,6 +63,8 @@ type Options struct {
 	// WebhookDeadline is the deadline in force when a scenario sets none,
 	// so the dashboard shows the value that applies.
 	WebhookDeadline time.Duration
+	// Stories is the book of named failure stories applied to channels.
+	Stories *story.Book
 }
 
 // API is the control API's handlers. It translates requests and answers;
@@ -85,6 +88,7 @@ type API struct {
 	deadline       time.Duration
 	heavy          chan struct{} // slots of MaxHeavyReaders
 	coupons        *coupons.Service
+	stories        *story.Book
 }
 
 // New returns the control API's handlers.
@@ -94,6 +98,7 @@ func New(o Options) *API {
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
 		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI, openAPIControl: o.OpenAPIControl,
 		live: o.Live, deadline: o.WebhookDeadline, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
+		stories: o.Stories,
 	}
 }
 
@@ -109,6 +114,7 @@ func (a *API) Health(c echo.Context) error {
 		"time":       a.plane.Clock().Now(),
 		"crypto":     envelope.Backend(),
 		"durability": a.durable,
+		"stories":    a.stories.All(),
 	})
 }
 
