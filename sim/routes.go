@@ -123,8 +123,10 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/certs/service.pem", auth(ctl.ServiceCert)},
 		{Control, http.MethodGet, "/__sim/certs/", auth(ctl.ListCerts)},
 		{Control, http.MethodGet, "/__sim/certs/:name", auth(ctl.CertFile)},
-		{Control, http.MethodGet, "/__sim/", heavy(ctl.Dashboard)},
-		{Control, http.MethodGet, "/__sim/dashboard", heavy(ctl.Dashboard)},
+		// The dashboard asks for the token itself (a page, not a 401).
+		{Control, http.MethodGet, "/__sim/", ctl.LoginGate(ctl.Heavy(ctl.Dashboard))},
+		{Control, http.MethodGet, "/__sim/dashboard", ctl.LoginGate(ctl.Heavy(ctl.Dashboard))},
+		{Control, http.MethodPost, "/__sim/login", ctl.Login},
 		{Control, http.MethodGet, "/__sim/scenarios", auth(ctl.ListScenarios)},
 		{Control, http.MethodPost, "/__sim/scenarios", auth(ctl.LoadScenario)},
 		{Control, http.MethodGet, "/__sim/scenarios/active", auth(ctl.ActiveScenario)},

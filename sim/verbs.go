@@ -1,12 +1,11 @@
 package sim
 
 import (
-	"encoding/json"
 	"slices"
 
-	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // FaultEndpoints lists the operations a fault rule can name (those that
@@ -31,30 +30,6 @@ func FaultKinds(endpoint string) []string {
 	return fault.Shown(endpoint)
 }
 
-// ErrorCodes lists the coupon errorCodes a coupon-error fault may carry,
-// read from the scenario schema's enum so the two never drift apart.
-func ErrorCodes() []string {
-	raw, err := schemas.FS.ReadFile("scenario.json")
-	if err != nil {
-		return nil
-	}
-	var s struct {
-		Defs struct {
-			Fault struct {
-				Properties struct {
-					Action struct {
-						Properties struct {
-							ErrorCode struct {
-								Enum []string `json:"enum"`
-							} `json:"errorCode"`
-						} `json:"properties"`
-					} `json:"action"`
-				} `json:"properties"`
-			} `json:"fault"`
-		} `json:"$defs"`
-	}
-	if json.Unmarshal(raw, &s) != nil {
-		return nil
-	}
-	return s.Defs.Fault.Properties.Action.Properties.ErrorCode.Enum
-}
+// ErrorCodes lists the coupon errorCodes a coupon-error fault may carry
+// (the scenario schema's enum).
+func ErrorCodes() []string { return schema.FaultErrorCodes() }
