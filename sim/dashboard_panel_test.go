@@ -82,7 +82,7 @@ func TestDashboard_tokenSessionCSRFAndPanel(t *testing.T) {
 		headers []string
 		want    int
 	}{
-		{[]string{"Cookie", cookie}, http.StatusForbidden},                                               // the cookie alone
+		{[]string{"Cookie", cookie}, http.StatusForbidden},                                              // the cookie alone
 		{[]string{"Cookie", cookie, "X-Rewardsim-CSRF", strings.Repeat("0", 64)}, http.StatusForbidden}, // a guessed CSRF token
 		{[]string{"Cookie", "rewardsim_control=forged", "X-Rewardsim-CSRF", m[1]}, http.StatusUnauthorized},
 		{[]string{"Cookie", cookie, "X-Rewardsim-CSRF", m[1], "Sec-Fetch-Site", "same-origin", "Origin", s.ControlURL}, http.StatusCreated},

@@ -67,7 +67,10 @@ var storyCases = []storyCase{
 				t.Fatalf("reference token: %v, want HTTP 503", err)
 			}
 		},
-		normal: func(t *testing.T, e *storyEnv) { _, err := e.c.ReferenceToken(e.ctx); wantOK(t, "reference token", err) }},
+		normal: func(t *testing.T, e *storyEnv) {
+			_, err := e.c.ReferenceToken(e.ctx)
+			wantOK(t, "reference token", err)
+		}},
 	{name: "signature-mismatch",
 		effect: func(t *testing.T, e *storyEnv) {
 			_, err := e.c.UserToken(e.ctx, "VU-1")
@@ -76,14 +79,20 @@ var storyCases = []storyCase{
 				t.Fatalf("GetAuthToken: %v, want the bare failure of a signature that did not verify", err)
 			}
 		},
-		normal: func(t *testing.T, e *storyEnv) { _, err := e.c.UserToken(e.ctx, "VU-1"); wantOK(t, "GetAuthToken", err) }},
+		normal: func(t *testing.T, e *storyEnv) {
+			_, err := e.c.UserToken(e.ctx, "VU-1")
+			wantOK(t, "GetAuthToken", err)
+		}},
 	{name: "token-expires-now",
 		effect: func(t *testing.T, e *storyEnv) {
 			if _, _, err := e.c.ListCards(e.ctx, e.token, ""); err == nil || !strings.Contains(err.Error(), "401") {
 				t.Fatalf("cards with a token issued before the story: %v, want HTTP 401 (expired)", err)
 			}
 		},
-		normal: func(t *testing.T, e *storyEnv) { _, _, err := e.c.ListCards(e.ctx, e.token, ""); wantOK(t, "cards", err) }},
+		normal: func(t *testing.T, e *storyEnv) {
+			_, _, err := e.c.ListCards(e.ctx, e.token, "")
+			wantOK(t, "cards", err)
+		}},
 	{name: "slow-partner",
 		effect: func(t *testing.T, e *storyEnv) {
 			start := time.Now()
