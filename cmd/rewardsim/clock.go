@@ -39,37 +39,18 @@ func (c clockAnswer) String() string {
 var printClock = decoded(func(c clockAnswer) string { return c.String() })
 
 func newClockCmd() *cobra.Command {
-	var (
-		v       verb
-		channel string
-	)
-	cmd := &cobra.Command{
-		Use:   "clock [--channel C]",
-		Short: "Show, move, set or release the simulated clock, global or one channel's own (/__sim/clock)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	cmd := channelVerb("clock [--channel C]", "Show, move, set or release the simulated clock, global or one channel's own (/__sim/clock)",
+		"that channel's time (its own clock, or the global one it follows)", cobra.NoArgs,
+		func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
 			return v.run(cmd, http.MethodGet, "/__sim/clock", channelQuery(channel), nil, printClock)
-		},
-	}
-	cmd.Flags().StringVar(&channel, "channel", "", "that channel's time (its own clock, or the global one it follows)")
-	v.flags(cmd)
-	completeChannelFlag(cmd, &v)
+		})
 	cmd.AddCommand(newClockAdvanceCmd(), newClockSetCmd(), newClockRealCmd())
 	return cmd
 }
 
-// clockSub is a clock subcommand with --channel and the verb flags.
+// clockSub is a clock subcommand: its --channel moves that channel's own clock.
 func clockSub(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, v *verb, channel string, args []string) error) *cobra.Command {
-	var (
-		v       verb
-		channel string
-	)
-	cmd := &cobra.Command{Use: use, Short: short, Args: args,
-		RunE: func(cmd *cobra.Command, args []string) error { return run(cmd, &v, channel, args) }}
-	cmd.Flags().StringVar(&channel, "channel", "", "move only this channel's own clock (made on first use)")
-	v.flags(cmd)
-	completeChannelFlag(cmd, &v)
-	return cmd
+	return channelVerb(use, short, "move only this channel's own clock (made on first use)", args, run)
 }
 
 func newClockAdvanceCmd() *cobra.Command {

@@ -146,16 +146,9 @@ func listFaults(cmd *cobra.Command, v *verb, channel string) ([]faultRule, []jso
 }
 
 func newFaultLsCmd() *cobra.Command {
-	var (
-		v       verb
-		channel string
-	)
-	cmd := &cobra.Command{
-		Use:   "ls [--channel C]",
-		Short: "List the armed fault rules with their counters (GET /__sim/faults)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			rules, raws, err := listFaults(cmd, &v, channel)
+	return channelVerb("ls [--channel C]", "List the armed fault rules with their counters (GET /__sim/faults)",
+		"only the rules of this channel", cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
+			rules, raws, err := listFaults(cmd, v, channel)
 			if err != nil {
 				return err
 			}
@@ -169,12 +162,7 @@ func newFaultLsCmd() *cobra.Command {
 				fmt.Fprintln(cmd.OutOrStdout(), r.String())
 			}
 			return nil
-		},
-	}
-	cmd.Flags().StringVar(&channel, "channel", "", "only the rules of this channel")
-	v.flags(cmd)
-	completeChannelFlag(cmd, &v)
-	return cmd
+		})
 }
 
 func newFaultRmCmd() *cobra.Command {

@@ -111,25 +111,14 @@ func newScenarioLoadCmd() *cobra.Command {
 }
 
 func newScenarioActivateCmd() *cobra.Command {
-	var (
-		v       verb
-		channel string
-	)
-	cmd := &cobra.Command{
-		Use:   "activate NAME [--channel C]",
-		Short: "Make a loaded scenario govern one channel, or every channel without its own",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd, v := channelVerbOf("activate NAME [--channel C]", "Make a loaded scenario govern one channel, or every channel without its own",
+		"only this channel", cobra.ExactArgs(1), func(cmd *cobra.Command, v *verb, channel string, args []string) error {
 			body := map[string]any{}
 			if channel != "" {
 				body["channel"] = channel
 			}
 			return v.run(cmd, http.MethodPost, "/__sim/scenarios/"+url.PathEscape(args[0])+"/activate", nil, body, fixed(activated(args[0], channel)))
-		},
-	}
-	cmd.Flags().StringVar(&channel, "channel", "", "only this channel")
-	v.flags(cmd)
-	completeChannelFlag(cmd, &v)
-	cmd.ValidArgsFunction = namesAt(&v, "/__sim/scenarios", "scenarios")
+		})
+	cmd.ValidArgsFunction = namesAt(v, "/__sim/scenarios", "scenarios")
 	return cmd
 }

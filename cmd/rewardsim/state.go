@@ -16,27 +16,16 @@ func newStateCmd() *cobra.Command {
 }
 
 func newStateResetCmd() *cobra.Command {
-	var (
-		v       verb
-		channel string
-	)
-	cmd := &cobra.Command{
-		Use:   "reset [--channel C]",
-		Short: "Wipe the state (tokens, sessions, cards, coupons, pushes) of one channel, or of every channel; configuration stays",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	return channelVerb("reset [--channel C]",
+		"Wipe the state (tokens, sessions, cards, coupons, pushes) of one channel, or of every channel; configuration stays",
+		"only this channel's state", cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
 			body := map[string]any{}
 			what := "every channel"
 			if channel != "" {
 				body["channel"], what = channel, "channel "+channel
 			}
 			return v.run(cmd, http.MethodPost, "/__sim/state/reset", nil, body, fixed("wiped the state of "+what))
-		},
-	}
-	cmd.Flags().StringVar(&channel, "channel", "", "only this channel's state")
-	v.flags(cmd)
-	completeChannelFlag(cmd, &v)
-	return cmd
+		})
 }
 
 // userState is GET /__sim/state/users/{channel}/{virtualId}, counted.

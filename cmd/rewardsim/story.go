@@ -49,40 +49,26 @@ func newStoryLsCmd() *cobra.Command {
 	return cmd
 }
 
+// storyChannel is the --channel help of story apply and clear.
+const storyChannel = "the channel (default: the one channel in force, when there is one)"
+
 func newStoryApplyCmd() *cobra.Command {
-	var (
-		v       verb
-		channel string
-	)
-	cmd := &cobra.Command{
-		Use:     "apply NAME [--channel C]",
-		Short:   "Apply a story to a channel: its faults armed, its clock move made, its pushes sent (POST /__sim/stories/NAME/apply)",
-		Example: "  rewardsim story apply stock-out --channel CI-42",
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd, v := channelVerbOf("apply NAME [--channel C]",
+		"Apply a story to a channel: its faults armed, its clock move made, its pushes sent (POST /__sim/stories/NAME/apply)",
+		storyChannel, cobra.ExactArgs(1), func(cmd *cobra.Command, v *verb, channel string, args []string) error {
 			return v.run(cmd, http.MethodPost, "/__sim/stories/"+url.PathEscape(args[0])+"/apply", channelQuery(channel), nil,
 				decoded(func(a struct{ Story, Channel, Description string }) string {
 					return "applied " + a.Story + " to channel " + a.Channel + ": " + a.Description
 				}))
-		},
-	}
-	cmd.Flags().StringVar(&channel, "channel", "", "the channel (default: the one channel in force, when there is one)")
-	v.flags(cmd)
-	completeChannelFlag(cmd, &v)
-	cmd.ValidArgsFunction = namesAt(&v, "/__sim/stories", "stories")
+		})
+	cmd.Example = "  rewardsim story apply stock-out --channel CI-42"
+	cmd.ValidArgsFunction = namesAt(v, "/__sim/stories", "stories")
 	return cmd
 }
 
 func newStoryClearCmd() *cobra.Command {
-	var (
-		v       verb
-		channel string
-	)
-	cmd := &cobra.Command{
-		Use:   "clear [--channel C]",
-		Short: "Undo every story applied to a channel: its rules disarmed, its clock put back",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	return channelVerb("clear [--channel C]", "Undo every story applied to a channel: its rules disarmed, its clock put back",
+		storyChannel, cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
 			return v.run(cmd, http.MethodPost, "/__sim/stories/clear", channelQuery(channel), nil,
 				decoded(func(a struct {
 					Channel string
@@ -93,10 +79,5 @@ func newStoryClearCmd() *cobra.Command {
 					}
 					return "cleared " + strings.Join(a.Cleared, ", ") + " from channel " + a.Channel
 				}))
-		},
-	}
-	cmd.Flags().StringVar(&channel, "channel", "", "the channel (default: the one channel in force, when there is one)")
-	v.flags(cmd)
-	completeChannelFlag(cmd, &v)
-	return cmd
+		})
 }

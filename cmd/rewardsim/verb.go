@@ -140,3 +140,26 @@ func channelQuery(channel string) url.Values {
 	}
 	return url.Values{"channel": {channel}}
 }
+
+// channelVerb is a control verb with --channel (completed with the
+// running simulator's channels) and the verb flags; run gets the verb and
+// the channel given ("" for none).
+func channelVerb(use, short, channelHelp string, args cobra.PositionalArgs, run func(cmd *cobra.Command, v *verb, channel string, args []string) error) *cobra.Command {
+	cmd, _ := channelVerbOf(use, short, channelHelp, args, run)
+	return cmd
+}
+
+// channelVerbOf is channelVerb that also returns the verb, for a
+// completion of its arguments that asks the simulator.
+func channelVerbOf(use, short, channelHelp string, args cobra.PositionalArgs, run func(cmd *cobra.Command, v *verb, channel string, args []string) error) (*cobra.Command, *verb) {
+	var (
+		v       verb
+		channel string
+	)
+	cmd := &cobra.Command{Use: use, Short: short, Args: args,
+		RunE: func(cmd *cobra.Command, args []string) error { return run(cmd, &v, channel, args) }}
+	cmd.Flags().StringVar(&channel, "channel", "", channelHelp)
+	v.flags(cmd)
+	completeChannelFlag(cmd, &v)
+	return cmd, &v
+}
