@@ -157,8 +157,9 @@ func refID(b []byte) string {
 }
 
 // Every named failure story shows on the next call once applied, is named
-// in health, in the answer's X-Rewardsim-Story header and in the
-// journal entry it touched, and `story clear` puts the channel back.
+// in health, on the dashboard, in the answer's X-Rewardsim-Story header
+// and in the journal entry it touched, and `story clear` puts the channel
+// back.
 func TestStories_applyShowsOnTheNextCallAndClearUndoes(t *testing.T) {
 	for _, sc := range storyCases {
 		t.Run(sc.name, func(t *testing.T) {
@@ -190,6 +191,11 @@ func TestStories_applyShowsOnTheNextCallAndClearUndoes(t *testing.T) {
 			ch := e.c.Channel
 			if j := string(ctlOKRaw(t, s, "/__sim/journal?kind=exchange&channel="+ch)); !strings.Contains(j, `"X-Rewardsim-Story":"`+sc.name+`"`) && !headerless[sc.name] {
 				t.Errorf("no journal entry of %s names the story: %s", ch, j)
+			}
+			page := string(ctlOKRaw(t, s, "/__sim/dashboard"))
+			if !strings.Contains(page, `<b class="head-stories">`+sc.name+`</b>`) || !strings.Contains(page, ` class="applied">`+sc.name+`</button>`) ||
+				!headerless[sc.name] && !strings.Contains(page, `story `+sc.name+`</span>`) {
+				t.Errorf("the dashboard does not show %s applied (header, panel, journal)", sc.name)
 			}
 			cleared := ctlOK(t, s, http.StatusOK, "POST", "/__sim/stories/clear"+q, nil)
 			if names, _ := cleared["cleared"].([]any); len(names) != 1 || names[0] != sc.name {
