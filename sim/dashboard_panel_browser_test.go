@@ -119,6 +119,14 @@ func TestDashboardPanel_clicksInChromiumWithToken(t *testing.T) {
 	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="clock-real"]`).Click()
 	answered(t, b, "clock now 2026-01-15T10:00:00+05:30")
 
+	// A push the channel cannot receive is refused in place; reset answers.
+	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="push"]`).Click()
+	answered(t, b, "has no registered webhook URL")
+	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="reset"]`).Click()
+	answered(t, b, "state of DEMOBANK wiped")
+	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="scenario"]`).Click()
+	answered(t, b, "scenario default governs DEMOBANK")
+
 	for _, width := range []int{1280, 2000} {
 		b.Resize(width, 1000)
 		layout(t, b, "main, section, .panel, .panel .box, header", fmt.Sprintf("dashboard with its panel at %d px", width))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // verbRun runs the binary with args (the control URL and token in its
@@ -75,6 +77,10 @@ func TestControlVerbs(t *testing.T) {
 		{[]string{"fault", "add", "--endpoint", "GetAuthToken", "--kind", "internal-error", "--json", "--channel", "NOPE"}, 1, `"error": "no channel named`},
 		{[]string{"channel", "add", "CI-42", "--webhook-url", "http://127.0.0.1:9/hooks"}, 0, "registered CI-42 (CHANNELID CI-42, registered, scenario default~CI-42, like DEMOBANK, webhook http://127.0.0.1:9/hooks)"},
 		{[]string{"channel", "ls"}, 0, "DEMOBANK (CHANNELID DEMOBANK, scenario, scenario default)"},
+		{[]string{"channel", "add", "CI-CERT", "--certificate", filepath.Join("..", "..", "certs", "publisher-dev.crt"), "--app-key", "K", "--sec-key", "S"}, 0, "registered CI-CERT (CHANNELID CI-CERT, registered, scenario default)"},
+		{[]string{"channel", "add", "CI-BAD", "--certificate", "no-such.pem"}, 1, "no-such.pem"},
+		{[]string{"channel", "rm", "CI-CERT", "--json"}, 0, "{}"},
+		{[]string{"scenario", "load", scenario}, 0, "loaded scenario ci-42 (not active: scenario activate ci-42)"},
 		{[]string{"channel", "ls", "--json"}, 0, `"name": "CI-42"`},
 		{[]string{"fault", "add", "--endpoint", "GetAuthToken", "--kind", "signature-mismatch", "--channel", "CI-42", "--id", "sig"}, 0, "armed sig: signature-mismatch on GetAuthToken, channel CI-42, every call"},
 		{[]string{"fault", "ls", "--channel", "CI-42"}, 0, "sig: signature-mismatch"},
@@ -156,5 +162,39 @@ func TestControlVerbs(t *testing.T) {
 	var e struct{ Endpoint, Fault string }
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &e); err != nil || e.Endpoint != "fetchCouponCode" || e.Fault != "coupon-error" {
 		t.Fatalf("journal tail --json: %v %+v\n%s", err, e, out)
+	}
+	follow(t, bin, env, urls["all"])
+}
+
+// follow runs `journal tail -f -n 0` and reads the line of a claim made
+// while it follows.
+func follow(t *testing.T, bin string, env []string, public string) {
+	t.Helper()
+	cmd := exec.Command(bin, "journal", "tail", "-f", "-n", "0", "--every", "100ms", "--endpoint", "fetchCouponCode")
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // the first read (of nothing) is done
+	claim(t, public, "TX-FOLLOW")
+	select {
+	case l := <-lines:
+		if !strings.Contains(l, "fetchCouponCode") || !strings.Contains(l, "success 200") {
+			t.Fatalf("journal tail -f printed %q", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("journal tail -f printed nothing for a new exchange")
 	}
 }
