@@ -48,7 +48,7 @@ func (s Switch) Same(a, b string) bool {
 // Value is the switch's value in a compiled scenario (its defaults applied).
 func (s Switch) Value(sc *scenario.Scenario) string { return s.get(sc) }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+func itoa(n int) string  { return strconv.Itoa(n) }
 func btoa(b bool) string { return strconv.FormatBool(b) }
 func ptrb(b *bool) string {
 	if b == nil {
