@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"net/http"
+	"net"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -17,12 +18,14 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/publisher"
 )
 
 // The switches the issue lists, each with the values the docs' table
@@ -304,6 +307,72 @@ func TestCalibrate(t *testing.T) {
 	t.Run("budget holds", func(t *testing.T) { calibrateBudget(t, uat, dir) })
 	t.Run("writes off", func(t *testing.T) { calibrateWritesOff(t, uat, dir) })
 	t.Run("nonsense target", func(t *testing.T) { calibrateNonsense(t, bin) })
+	t.Run("a recording carries the switches its answers show", func(t *testing.T) { calibrateRecording(t, bin, uat, dir) })
+}
+
+// calibrateRecording: a recording made through `rewardsim record` in
+// front of a service that reads two switches otherwise than default
+// carries them, and its replay against default reports DIFFERENT TARGET
+// naming each.
+func calibrateRecording(t *testing.T, bin string, uat calTarget, dir string) {
+	vendor := filepath.Join(dir, "vendor.yaml")
+	os.WriteFile(vendor, []byte("version: 1\nextends: default\ntokens: {expireDateFormat: iso8601}\nswitches: {failureHttpStatus: 400}\n"), 0o644)
+	up, upURLs := startServe(t, bin, t.TempDir(), "--scenario", vendor)
+	defer func() { up.Process.Kill(); up.Wait() }()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	file := filepath.Join(dir, "vendor-recording.json")
+	rec := exec.Command(bin, "record", "--upstream", upURLs["all"], "--listen", addr, "--out", file)
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Process.Kill()
+	key := mustRead(t, filepath.Join("..", "..", "certs", "publisher-dev.key"))
+	pk, err := publisher.ParsePrivateKeyPEM(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := publisher.Seal(pk, "DEMOBANK", map[string]string{"bName": "DEMOBANK"})
+	bad := good
+	bad.SIGN = good.SIGN[:10] + "AAAA" + good.SIGN[14:]
+	for i, env := range []publisher.Envelope{good, bad} {
+		body, _ := json.Marshal(env)
+		var res *http.Response
+		for try := 0; try < 200; try++ { // the proxy starts listening
+			if res, err = http.Post("http://"+addr+"/api/getSecuredReferenceToken", "application/json", bytes.NewReader(body)); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readAll(t, res); i == 1 && res.StatusCode != http.StatusBadRequest {
+			t.Fatalf("a bad SIGN through the proxy: HTTP %d %s", res.StatusCode, got)
+		}
+	}
+	rec.Process.Signal(syscall.SIGTERM)
+	if err := rec.Wait(); err != nil {
+		t.Fatalf("record: %v", err)
+	}
+	var recorded struct{ Switches map[string]string }
+	if err := json.Unmarshal(mustRead(t, file), &recorded); err != nil {
+		t.Fatal(err)
+	}
+	if recorded.Switches["switches.failureHttpStatus"] != "400" || recorded.Switches["tokens.expireDateFormat"] != "iso8601" {
+		t.Fatalf("the recording's switches: %v", recorded.Switches)
+	}
+	out, err := run(t, "replay", file, "--target", uat.url, "--control", uat.control)
+	for _, want := range []string{"DIFFERENT TARGET: the recorded service reads switches.failureHttpStatus as 400",
+		"DIFFERENT TARGET: the recorded service reads tokens.expireDateFormat as iso8601"} {
+		if exitCode(err) != 1 || !strings.Contains(out, want) {
+			t.Errorf("replay against default: exit %d, want 1 and %q\n%s", exitCode(err), want, out)
+		}
+	}
 }
 
 // calibrateOverlayNoDrift: seed 1's overlay, activated on a second

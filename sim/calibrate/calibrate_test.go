@@ -204,3 +204,31 @@ func TestReadTokenTTL(t *testing.T) {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// Passive keeps a switch the answers read one way, and drops one they
+// read two ways (a fault injected on one call, say).
+func TestPassive(t *testing.T) {
+	failure := func(status int) Exchange {
+		return Exchange{Op: "GetAuthToken", Status: status, Resp: []byte(`{"STATUS":"FAILURE","ERRORSTRING":"Signature Mismatch!"}`)}
+	}
+	tokenAnswer := Exchange{Op: "getSecuredReferenceToken", Status: 200,
+		Resp: []byte(`{"CHANNELID":"S","SIGN":"x","BDATA":"` + b64(`{"expireDate":"1768458600000","referenceKey":"k"}`) + `"}`)}
+	coupon := Exchange{Op: "fetchCouponCode", Status: 404, Resp: []byte(`{"status":404,"errorCode":"INVALID_OFFER","message":"m"}`)}
+	got := Passive([]Exchange{failure(400), failure(400), tokenAnswer, coupon})
+	want := map[string]string{"switches.failureHttpStatus": "400", "tokens.expireDateFormat": "epoch-ms", "switches.coupons.httpStatus": "mirror"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if got := Passive([]Exchange{failure(400), failure(200)}); len(got) != 0 {
+		t.Errorf("two readings of one switch kept: %v", got)
+	}
+	diffs := CompareReadings(want, "default", []byte("version: 1\nextends: default\n"))
+	if len(diffs) != 3 || !strings.Contains(diffs[0], "switches.coupons.httpStatus as mirror; the replay's scenario (default) reads it as body") {
+		t.Errorf("CompareReadings: %q", diffs)
+	}
+}
