@@ -435,6 +435,14 @@ func calibrateBudget(t *testing.T, uat calTarget, dir string) {
 			t.Errorf("budget %d: the last probe's switch: %q, want budget spent", budget, why)
 		}
 	}
+	// Answers are verified with --service-cert: the wrong one is a warning.
+	args := uat.args(channel, "--budget", "2")
+	args[slices.Index(args, "--service-cert")+1] = filepath.Join("..", "..", "certs", "publisher-dev.crt")
+	out, err := run(t, args...)
+	if err != nil || !strings.Contains(out, "warning: the SIGN of getSecuredReferenceToken's answer does not verify with --service-cert") ||
+		!strings.Contains(out, "[its SIGN does not verify with --service-cert]") {
+		t.Errorf("a wrong --service-cert: %v\n%s", err, out)
+	}
 }
 
 // calibrateWritesOff: without --allow-writes no card, coupon or stock

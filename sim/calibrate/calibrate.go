@@ -79,7 +79,10 @@ type Report struct {
 	// burst of 5xx answers, a target that does not speak the API).
 	Stopped  string    `json:"stopped,omitempty"`
 	Findings []Finding `json:"switches"`
-	Drift    []Drift   `json:"drift,omitempty"`
+	// Warnings are what the run noticed besides the switches (an answer
+	// whose SIGN --service-cert does not verify).
+	Warnings []string `json:"warnings,omitempty"`
+	Drift    []Drift  `json:"drift,omitempty"`
 }
 
 // TargetRef names the target in a report (no credentials).
@@ -141,6 +144,8 @@ type run struct {
 	secrets        []string
 	refToken       string
 	refEx          *Exchange
+	refErr         error
+	warnings       []string
 	userTokens     map[string]userToken
 	readUser       string
 	catalogue      map[string]int
@@ -151,6 +156,7 @@ type run struct {
 type userToken struct {
 	token string
 	ex    *Exchange
+	err   error
 }
 
 // burstLimit 5xx answers in a row stop the run; so do nonsenseLimit
@@ -250,7 +256,7 @@ func (r *run) unsure(probe, name string, err error) {
 }
 
 func (r *run) report() *Report {
-	rep := &Report{Version: 1, Budget: r.o.Budget, Calls: r.calls, AllowWrites: r.o.AllowWrites, Stopped: r.stopped,
+	rep := &Report{Version: 1, Budget: r.o.Budget, Calls: r.calls, AllowWrites: r.o.AllowWrites, Stopped: r.stopped, Warnings: r.warnings,
 		Target: TargetRef{Rewards: r.t.RewardsURL, Bank: r.t.BankURL, Hotdeals: r.t.HotdealsURL, Channel: r.t.Channel}}
 	for _, s := range Switches {
 		if f, ok := r.found[s.Name]; ok {

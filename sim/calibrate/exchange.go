@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 )
 
@@ -31,6 +32,8 @@ type Exchange struct {
 	Resp       []byte
 	// At is the local time the answer arrived.
 	At time.Time
+	// BadSign: the answer's SIGN does not verify with the service certificate.
+	BadSign bool
 }
 
 // JSON decodes the answer into a map; nil when it is not a JSON object.
@@ -73,7 +76,24 @@ func (r *run) send(e *Exchange) error {
 		return errStopped
 	}
 	e.Status, e.RespHeader, e.At = res.StatusCode, res.Header, r.o.Now()
+	r.verify(e)
 	return r.judge(e)
+}
+
+// verify checks an answer envelope's SIGN with --service-cert, as a
+// publisher must: an answer that does not verify is marked in its
+// evidence, and the first one is a warning of the run.
+func (r *run) verify(e *Exchange) {
+	var env struct{ SIGN, BDATA string }
+	if r.t.ServiceKey == nil || json.Unmarshal(e.Resp, &env) != nil || env.SIGN == "" || env.BDATA == "" {
+		return
+	}
+	if err := envelope.Verify(r.t.ServiceKey, env.BDATA, env.SIGN); err != nil {
+		e.BadSign = true
+		if len(r.warnings) == 0 {
+			r.warnings = append(r.warnings, fmt.Sprintf("the SIGN of %s's answer does not verify with --service-cert (%v): is it the service's certificate?", e.Op, err))
+		}
+	}
 }
 
 // judge stops the run on a 5xx burst or on a target that does not
@@ -145,6 +165,9 @@ func (e *Exchange) Evidence(mask func(string) string) string {
 		}
 	}
 	line := fmt.Sprintf("%s %s %s -> HTTP %d %s", e.Method, path, clip(req), e.Status, clip(answerShown(e)))
+	if e.BadSign {
+		line += " [its SIGN does not verify with --service-cert]"
+	}
 	line = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(line)
 	return mask(strings.TrimSpace(line))
 }

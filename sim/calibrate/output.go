@@ -35,6 +35,9 @@ func (rep *Report) WriteTable(w io.Writer) {
 		fmt.Fprint(w, ", writes off")
 	}
 	fmt.Fprintln(w)
+	for _, warn := range rep.Warnings {
+		fmt.Fprintln(w, "warning: "+warn)
+	}
 	if rep.Stopped != "" {
 		fmt.Fprintln(w, "stopped: "+rep.Stopped)
 	}

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -19,9 +20,16 @@ const noTrigger = "CALIBRATENOMATCH"
 
 // refToken is the channel's reference token, fetched once.
 func (r *run) refTokenCall() (string, *Exchange, error) {
-	if r.refToken != "" {
-		return r.refToken, r.refEx, nil
+	if r.refToken != "" || r.refErr != nil {
+		return r.refToken, r.refEx, r.refErr
 	}
+	tok, e, err := r.fetchRefToken()
+	r.refToken, r.refEx, r.refErr = tok, e, err
+	return tok, e, err
+}
+
+// fetchRefToken calls getSecuredReferenceToken.
+func (r *run) fetchRefToken() (string, *Exchange, error) {
 	e, err := r.signed("getSecuredReferenceToken", r.t.RewardsURL+"/api/getSecuredReferenceToken", map[string]string{"bName": r.t.Channel}, nil)
 	if err == nil {
 		err = r.send(e)
@@ -34,15 +42,23 @@ func (r *run) refTokenCall() (string, *Exchange, error) {
 		return "", e, ambiguous("getSecuredReferenceToken gave no token: %s", describe(e))
 	}
 	r.remember(tok)
-	r.refToken, r.refEx = tok, e
 	return tok, e, nil
 }
 
 // userTokenCall is the user token of virtualID, fetched once.
 func (r *run) userTokenCall(virtualID string) (string, *Exchange, error) {
 	if u, ok := r.userTokens[virtualID]; ok {
-		return u.token, u.ex, nil
+		return u.token, u.ex, u.err
 	}
+	tok, e, err := r.fetchUserToken(virtualID)
+	if !errors.Is(err, errBudget) && !errors.Is(err, errStopped) {
+		r.userTokens[virtualID] = userToken{tok, e, err}
+	}
+	return tok, e, err
+}
+
+// fetchUserToken calls GetAuthToken for virtualID.
+func (r *run) fetchUserToken(virtualID string) (string, *Exchange, error) {
 	e, err := r.signed("GetAuthToken", r.t.RewardsURL+"/api/GetAuthToken", map[string]string{"virtualId": virtualID, "channelName": r.t.Channel}, nil)
 	if err == nil {
 		err = r.send(e)
@@ -55,7 +71,6 @@ func (r *run) userTokenCall(virtualID string) (string, *Exchange, error) {
 		return "", e, ambiguous("GetAuthToken gave no token: %s", describe(e))
 	}
 	r.remember(tok)
-	r.userTokens[virtualID] = userToken{tok, e}
 	return tok, e, nil
 }
 

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 )
 
 // The write probes: each issues a card, claims a coupon or burns stock,
@@ -55,23 +53,11 @@ func probeCardReveal(r *run) error {
 	if err := r.decideBy(probe, "switches.cards.fetchAnswerSigned", first, readFetchAnswerSigned); err != nil {
 		return err
 	}
-	r.checkSigned(r.found["switches.cards.fetchAnswerSigned"], first)
 	second, err := reveal("second reveal")
 	if err != nil {
 		return err
 	}
 	return r.decideBy(probe, "switches.cards.secondReveal", second, readSecondReveal)
-}
-
-// checkSigned notes on f an answer SIGN that --service-cert does not verify.
-func (r *run) checkSigned(f *Finding, e *Exchange) {
-	var env struct{ SIGN, BDATA string }
-	if f == nil || r.t.ServiceKey == nil || json.Unmarshal(e.Resp, &env) != nil || env.SIGN == "" {
-		return
-	}
-	if err := envelope.Verify(r.t.ServiceKey, env.BDATA, env.SIGN); err != nil {
-		f.Note = "the answer's SIGN does not verify with --service-cert: " + err.Error()
-	}
 }
 
 func probeBankResend(r *run) error {
