@@ -542,6 +542,21 @@ func catalogueStock(t *testing.T, base, channel string) map[string]int {
 // every switch is not determined, with a clear message and exit 2, within
 // the budget; --dry-run calls nothing.
 func calibrateNonsense(t *testing.T, bin string) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", "--rewards", "http://127.0.0.1:1"}, "missing --bank, --hotdeals, --channel, --key, --service-cert, --app-key, --sec-key"},
+		{[]string{"calibrate", "--budget", "0"}, "--budget must be at least 1"},
+		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--key", "../../certs/publisher-dev.crt"), "--key ../../certs/publisher-dev.crt:"},
+		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--timezone", "IST"), `--timezone "IST": want a UTC offset`},
+		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--against", "nowhere.yaml"), "--against: open nowhere.yaml"},
+	} {
+		out, err := run(t, tc.args...)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: exit %d, %v, want 2 and %q\n%s", tc.args[1:3], exitCode(err), err, tc.want, out)
+		}
+	}
 	for _, kind := range []string{"404", "html"} {
 		var hits atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
