@@ -133,6 +133,7 @@ func TestWriteJSON_matchesSchema(t *testing.T) {
 	}
 	rep := sampleReport()
 	rep.Drift = []Drift{{Switch: "switches.failureHttpStatus", Scenario: "200", Target: "400"}}
+	rep.Warnings = []string{"the SIGN of x's answer does not verify"}
 	var b bytes.Buffer
 	if err := rep.WriteJSON(&b); err != nil {
 		t.Fatal(err)
