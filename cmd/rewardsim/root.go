@@ -16,5 +16,6 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd(), newDiagramCmd())
 	root.AddCommand(newVerifyCmd(), newScenarioCmd())
 	root.AddCommand(newFaultCmd(), newClockCmd(), newChannelCmd(), newStateCmd(), newJournalCmd(), newStoryCmd())
+	root.AddCommand(newCalibrateCmd())
 	return root
 }
