@@ -127,6 +127,19 @@ func TestDashboardPanel_clicksInChromiumWithToken(t *testing.T) {
 	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="scenario"]`).Click()
 	answered(t, b, "scenario default governs DEMOBANK")
 
+	// A storm on a second channel: its five pushes are one row of the
+	// webhook panel (issue 43 item 10), clicked from that channel's panel.
+	hooks := newReceiver(t, answerOK)
+	if st, out := ctl(t, s, "POST", "/__sim/channels", map[string]any{"name": "CI-WH", "like": "DEMOBANK", "webhookUrl": hooks.URL}, "s3cret"); st != http.StatusCreated {
+		t.Fatalf("register CI-WH: HTTP %d %s", st, out)
+	}
+	b.Open(s.ControlURL + "/__sim/dashboard")
+	b.MustFind(`.panel[data-channel="CI-WH"] button[data-story="webhook-storm"]`).Click()
+	b.WaitFor(`#slot-webhooks tr[data-repeats="5"]`, wait)
+	if n := b.Count(`#slot-webhooks tr[data-push]`); n != 1 {
+		t.Errorf("the storm's pushes fill %d rows of the webhook panel, want 1", n)
+	}
+
 	for _, width := range []int{1280, 2000} {
 		b.Resize(width, 1000)
 		layout(t, b, "main, section, .panel, .panel .box, header", fmt.Sprintf("dashboard with its panel at %d px", width))

@@ -2,6 +2,7 @@ package control
 
 import (
 	_ "embed"
+	"fmt"
 	"html/template"
 	"net/http"
 	"slices"
@@ -10,14 +11,16 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/dashboard"
+	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
 //go:embed dashboard.html
 var dashboardHTML string
 
 var dashboardTmpl = template.Must(template.New("dashboard").Funcs(template.FuncMap{
-	"prev": func(seq uint64) uint64 { return seq - 1 },
-	"has":  func(list []string, s string) bool { return slices.Contains(list, s) },
+	"prev":   func(seq uint64) uint64 { return seq - 1 },
+	"has":    func(list []string, s string) bool { return slices.Contains(list, s) },
+	"states": pushStates,
 }).Parse(dashboardHTML))
 
 //go:embed dashboard_login.html
@@ -62,4 +65,26 @@ func (a *API) Dashboard(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.HTML(http.StatusOK, b.String())
+}
+
+// pushStates says the states of a group of pushes in a few words:
+// "delivered ×4, failed" rather than each push's.
+func pushStates(ps []webhook.Push) string {
+	var order []string
+	n := map[string]int{}
+	for _, p := range ps {
+		st := string(p.State)
+		if n[st] == 0 {
+			order = append(order, st)
+		}
+		n[st]++
+	}
+	out := make([]string, 0, len(order))
+	for _, st := range order {
+		if n[st] > 1 {
+			st = fmt.Sprintf("%s ×%d", st, n[st])
+		}
+		out = append(out, st)
+	}
+	return strings.Join(out, ", ")
 }
