@@ -243,4 +243,8 @@ func TestStories_listRefusalsAndClock(t *testing.T) {
 	if clk := cleared["clock"].(map[string]any); clk["own"] != false || clk["now"] != before["now"] {
 		t.Fatalf("after clear DEMOBANK's clock is %v, want %v again", clk, before)
 	}
+	// A clock handed back by hand meanwhile is left as it is.
+	ctlOK(t, s, http.StatusCreated, "POST", "/__sim/stories/token-expires-now/apply?channel=DEMOBANK", nil)
+	ctlOK(t, s, http.StatusOK, "DELETE", "/__sim/clock?channel=DEMOBANK", nil)
+	ctlOK(t, s, http.StatusOK, "POST", "/__sim/stories/clear?channel=DEMOBANK", nil)
 }

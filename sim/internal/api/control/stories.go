@@ -1,7 +1,6 @@
 package control
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -80,7 +79,7 @@ func (a *API) ApplyStory(c echo.Context) error {
 		}
 	}
 	a.stories.Add(ch, s.Name, moved)
-	if _, err := a.fire(context.Background(), mark, false); err != nil {
+	if _, err := a.fire(c.Request().Context(), mark, false); err != nil {
 		return err
 	}
 	body, err := a.clockBody(ch, nil, nil)
@@ -127,9 +126,12 @@ func (a *API) storm(ch string, st story.Storm) ([]webhook.Push, error) {
 // restoreClock puts back a channel clock stories moved: dropped when the
 // channel had none of its own, else moved back.
 func (a *API) restoreClock(ch string, moved *story.ClockBefore) error {
+	_, own, err := a.plane.ChannelClockView(ch)
 	switch {
-	case moved == nil:
-		return nil
+	case moved == nil || err != nil:
+		return err
+	case !moved.Own && !own:
+		return nil // handed back to the global clock meanwhile (clock real)
 	case !moved.Own:
 		return a.plane.DropChannelClock(ch)
 	default:
