@@ -22,6 +22,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Inherited
 @ExtendWith(RewardsimExtension.class)
 public @interface RewardsimTest {
-    /** The channel the test class's channel is made like. */
-    String like() default "DEMOBANK";
+    /**
+     * The channel the test class's channel is made like.
+     *
+     * @return its name; empty: REWARDSIM_LIKE when set, else DEMOBANK
+     */
+    String like() default "";
 }
