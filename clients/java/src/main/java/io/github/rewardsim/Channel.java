@@ -49,7 +49,11 @@ public final class Channel {
                 + " the library holds no key to sign with; sign with your service, or give ChannelSpec.privateKeyPem";
     }
 
-    /** The channel's name (bName, channelName, CHANNELID). */
+    /**
+     * The channel's name (bName, channelName, CHANNELID).
+     *
+     * @return the channel's name (bName, channelName, CHANNELID)
+     */
     public String name() { return name; }
 
     /**
@@ -224,7 +228,11 @@ public final class Channel {
         return q;
     }
 
-    /** The simulator the channel lives on. */
+    /**
+     * The simulator the channel lives on.
+     *
+     * @return the simulator the channel lives on
+     */
     public RewardsimServer server() { return server; }
 
     /**
@@ -232,12 +240,21 @@ public final class Channel {
      * name, such as {@code fetchCouponCode}) whose request matches every
      * predicate of where (JSON pointer to a value, or to {@code Map.of("regex", "...")}).
      * Nothing is asked until times, atLeast, atMost or never is called.
+     *
+     * @param endpoint the journal's operation name, such as fetchCouponCode
+     * @param where JSON pointers to the values the request must hold
+     * @return the verify, asked when a count is given
      */
     public Verification verify(String endpoint, Map<String, ?> where) {
         return new Verification(this, endpoint, where);
     }
 
-    /** Every call of endpoint, whatever its request. */
+    /**
+     * Every call of endpoint, whatever its request.
+     *
+     * @param endpoint the journal's operation name, such as fetchCouponCode
+     * @return the verify, asked when a count is given
+     */
     public Verification verify(String endpoint) {
         return verify(endpoint, Map.of());
     }
@@ -246,6 +263,9 @@ public final class Channel {
      * Moves this channel's clock only. Pushes that became due are handed to the simulator's delivery
      * workers and the call returns at once (its {@code becameDue} names them); await them in
      * {@link #webhookInbox()}.
+     *
+     * @param by how far
+     * @return the answer: the clock, and {@code becameDue}
      */
     @SuppressWarnings("unchecked")
     public Map<String, Object> advanceClock(Duration by) {
@@ -253,7 +273,11 @@ public final class Channel {
         return (Map<String, Object>) server.control("POST", "/__sim/clock/advance", Map.of("channel", name, "by", d));
     }
 
-    /** This channel's clock ({@code GET /__sim/clock?channel=}). */
+    /**
+     * This channel's clock ({@code GET /__sim/clock?channel=}).
+     *
+     * @return this channel's clock ({@code GET /__sim/clock?channel=})
+     */
     @SuppressWarnings("unchecked")
     public Map<String, Object> clock() {
         return (Map<String, Object>) server.control("GET", "/__sim/clock?channel=" + RewardsimServer.query(name), null);
@@ -286,6 +310,9 @@ public final class Channel {
     /**
      * Schedules a coupon-status push to the channel's webhookUrl: offerId, reason, and optional fields.
      * Returns at once, before the push is attempted; await it in {@link #webhookInbox()}.
+     *
+     * @param push offerId, reason and optional fields
+     * @return the scheduled push
      */
     @SuppressWarnings("unchecked")
     public Map<String, Object> webhook(Map<String, ?> push) {
@@ -308,7 +335,11 @@ public final class Channel {
         server.control("DELETE", "/__sim/journal?channel=" + RewardsimServer.query(name), null);
     }
 
-    /** This channel's journal ({@code GET /__sim/journal?channel=}). */
+    /**
+     * This channel's journal ({@code GET /__sim/journal?channel=}).
+     *
+     * @return this channel's journal ({@code GET /__sim/journal?channel=})
+     */
     @SuppressWarnings("unchecked")
     public Map<String, Object> journal() {
         return (Map<String, Object>) server.control("GET", "/__sim/journal?channel=" + RewardsimServer.query(name), null);

@@ -322,7 +322,14 @@ public final class RewardsimServer implements AutoCloseable {
         return serviceKey;
     }
 
-    /** Calls the control API; body is JSON-encoded; a non-2xx answer throws RewardsimException. */
+    /**
+     * Calls the control API; body is JSON-encoded; a non-2xx answer throws RewardsimException.
+     *
+     * @param method the HTTP method
+     * @param path the path and query
+     * @param body the request body (null: none)
+     * @return the decoded answer, or null when empty
+     */
     public Object control(String method, String path, Object body) {
         HttpRequest.Builder b = request(controlUrl + path);
         if (controlToken != null) b.header("X-Rewardsim-Control-Token", controlToken);
