@@ -173,7 +173,7 @@ java: java-deps bins
 	    "$$(echo $$p | tr - .)" $$p > $$d.MF && \
 	  jar --create --file dist/java/rewardsim-$$p.jar --manifest $$d.MF -C $$d . || exit 1; \
 	done
-	sed 's/@VERSION@/$(JAVA_VERSION)/' clients/java/pom.xml > dist/java/pom.xml
+	sed 's/@VERSION@/$(JAVA_VERSION)/g' clients/java/pom.xml > dist/java/pom.xml
 
 # The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz.
 node: kit-deps

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import rewards.service.PartnerClient.PartnerException;
 
 /**
@@ -26,6 +28,7 @@ public final class RewardsService implements AutoCloseable {
     private final Map<String, String> tokens = new ConcurrentHashMap<>();
     private final List<Map<String, Object>> pushes = new CopyOnWriteArrayList<>();
     private final HttpServer webhook;
+    private final ExecutorService pushWorkers = Executors.newFixedThreadPool(4);
 
     /** What a coupon claim came to. */
     public record Claim(boolean delivered, String couponCode, String errorCode, int attempts) {}
@@ -57,7 +60,7 @@ public final class RewardsService implements AutoCloseable {
             ex.getResponseBody().write(reply);
             ex.close();
         });
-        webhook.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(4));
+        webhook.setExecutor(pushWorkers);
         webhook.start();
     }
 
@@ -74,6 +77,9 @@ public final class RewardsService implements AutoCloseable {
     /**
      * A payment: the partner may issue a scratch card for it.
      *
+     * @param virtualId the paying user
+     * @param txnId the payment's id
+     * @param amount the amount paid
      * @return the issued card's rewardId, or null when none was issued
      */
     public String pay(String virtualId, String txnId, double amount) throws IOException {
@@ -87,6 +93,8 @@ public final class RewardsService implements AutoCloseable {
     /**
      * Reveals a card with the user's cached token, fetching a new one once when it expired (401).
      *
+     * @param virtualId the user
+     * @param rewardId the card
      * @return the card's decoded details
      */
     public Map<String, Object> reveal(String virtualId, String rewardId) throws IOException {
@@ -120,6 +128,8 @@ public final class RewardsService implements AutoCloseable {
     }
 
     /**
+     * The user's balance.
+     *
      * @param virtualId the user
      * @return the user's coins
      */
@@ -132,6 +142,10 @@ public final class RewardsService implements AutoCloseable {
      * dropped connection) is sent again with the same txnId, which the partner treats as the
      * same claim; COUPON_EXHAUSTED and MAX_LIMIT_REACHED are final: no retry, coins refunded.
      *
+     * @param virtualId the user
+     * @param offerId the offer
+     * @param txnId the claim's id, the same on every attempt
+     * @param cost the coins it burns
      * @return the outcome
      */
     public Claim redeem(String virtualId, String offerId, String txnId, int cost) {
@@ -158,5 +172,6 @@ public final class RewardsService implements AutoCloseable {
     @Override
     public void close() {
         webhook.stop(0);
+        pushWorkers.shutdownNow();
     }
 }

@@ -26,6 +26,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -209,6 +211,16 @@ public final class RewardsimServer implements AutoCloseable {
     /** @return the control API's URL */
     public String controlUrl() { return controlUrl; }
 
+    /** @return the process id of the simulator started here; empty when attached */
+    public OptionalLong pid() {
+        return process == null ? OptionalLong.empty() : OptionalLong.of(process.pid());
+    }
+
+    /** @return the temporary data folder of the simulator started here (removed when it stops); empty when attached */
+    public Optional<Path> dataDir() {
+        return Optional.ofNullable(dataDir);
+    }
+
     /**
      * A fresh channel like REWARDSIM_LIKE when set, else DEMOBANK, with a generated name and a key of its own.
      *
@@ -382,6 +394,7 @@ public final class RewardsimServer implements AutoCloseable {
         for (Channel ch : channels) ch.closeInbox();
         channels.clear();
         if (process != null) {
+            LIFELINES.remove(process.getOutputStream());
             process.destroy();
             try {
                 if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
