@@ -27,6 +27,8 @@ public final class RewardsService implements AutoCloseable {
     private final Map<String, Integer> coins = new ConcurrentHashMap<>();
     private final Map<String, String> tokens = new ConcurrentHashMap<>();
     private final List<Map<String, Object>> pushes = new CopyOnWriteArrayList<>();
+    private final Map<String, Boolean> seenPushes = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
     private final HttpServer webhook;
     private final ExecutorService pushWorkers = Executors.newFixedThreadPool(4);
 
@@ -50,7 +52,10 @@ public final class RewardsService implements AutoCloseable {
             byte[] reply = "{\"status\":\"OK\"}".getBytes(StandardCharsets.UTF_8);
             int status = 200;
             try {
-                pushes.add(MiniJson.object(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
+                Map<String, Object> push = MiniJson.object(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                received.incrementAndGet();
+                // The partner may send one event more than once (same referenceId): act on it once.
+                if (seenPushes.putIfAbsent(String.valueOf(push.get("referenceId")), true) == null) pushes.add(push);
             } catch (RuntimeException e) {
                 status = 400;
                 reply = "{\"status\":\"BAD_REQUEST\"}".getBytes(StandardCharsets.UTF_8);
@@ -69,7 +74,12 @@ public final class RewardsService implements AutoCloseable {
         return "http://127.0.0.1:" + webhook.getAddress().getPort() + "/hooks/coupon-status";
     }
 
-    /** @return every push received, in order */
+    /** @return how many pushes arrived, repeats included */
+    public int pushesReceived() {
+        return received.get();
+    }
+
+    /** @return every distinct push (by referenceId) received, in order */
     public List<Map<String, Object>> pushes() {
         return List.copyOf(pushes);
     }
