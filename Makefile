@@ -24,7 +24,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
+.PHONY: bins run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
