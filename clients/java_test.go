@@ -294,7 +294,8 @@ func TestJavaDocs(t *testing.T) {
 // kill -9 of a test JVM running a simulator: within 2 s its rewardsim
 // process is gone and so is its data folder (serve --exit-on-stdin-eof
 // --remove-data-on-exit, the pipe closed by the OS). A start that fails
-// leaves no folder behind.
+// leaves no folder behind; with no binary to be found, the error names the
+// platform artefact to add.
 func TestJavaSimulatorDiesWithTheJVM(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS != "linux" {
@@ -324,7 +325,30 @@ public class Hold {
 	if err != nil {
 		t.Fatal(err)
 	}
-	classes := p.compile(t, "hold", []string{hold})
+	noBinary := filepath.Join(p.dir, "NoBinary.java")
+	err = os.WriteFile(noBinary, []byte(`public class NoBinary {
+    public static void main(String[] args) {
+        try {
+            io.github.rewardsim.RewardsimServer.start();
+        } catch (IllegalStateException e) {
+            System.out.println(e.getMessage());
+        }
+    }
+}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := p.compile(t, "hold", []string{hold, noBinary})
+
+	// Without the platform jar, no setting and nothing on PATH: the error
+	// names the artefact to add.
+	lib := filepath.Join(p.dir, "lib", "rewardsim.jar")
+	msg := p.run(t, time.Minute, "java", "-cp", classes+":"+lib, "NoBinary")
+	if want := "io.github.rewardsim:rewardsim:"; !strings.Contains(msg, want) || !strings.Contains(msg, ":"+hostPlatform()) {
+		t.Errorf("without a binary: want an error naming %s...:%s, got:\n%s", want, hostPlatform(), msg)
+	}
+
 	cmd := exec.Command(filepath.Join(p.dir, "jdk", "java"), "-cp", classes+":"+p.classpath, "Hold")
 	cmd.Dir, cmd.Env, cmd.Stderr = p.dir, p.env, os.Stderr
 	out, err := cmd.StdoutPipe()
