@@ -160,7 +160,7 @@ java: java-deps bins
 	javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d bin/java/classes -cp $(JUNIT_JARS) $$(find clients/java/src/main/java -name '*.java' | sort)
 	javadoc --release 17 -Xdoclint:all -Werror -quiet -encoding UTF-8 -d bin/java/api -cp $(JUNIT_JARS) \
 	  -sourcepath clients/java/src/main/java io.github.rewardsim io.github.rewardsim.junit
-	cp LICENSE bin/java/classes/META-INF/LICENSE && cp LICENSE bin/java/api/LICENSE
+	mkdir -p bin/java/api/META-INF && cp LICENSE bin/java/classes/META-INF/LICENSE && cp LICENSE bin/java/api/META-INF/LICENSE
 	printf 'Automatic-Module-Name: io.github.rewardsim\nImplementation-Title: rewardsim\nImplementation-Version: $(JAVA_VERSION)\n' > bin/java/MANIFEST.MF
 	jar --create --file dist/java/rewardsim.jar --manifest bin/java/MANIFEST.MF -C bin/java/classes .
 	jar --create --file dist/java/rewardsim-sources.jar --manifest bin/java/MANIFEST.MF -C clients/java/src/main/java . -C bin/java/classes META-INF/LICENSE
