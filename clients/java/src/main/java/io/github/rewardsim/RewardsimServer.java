@@ -122,6 +122,7 @@ public final class RewardsimServer implements AutoCloseable {
         err.start();
         Map<String, String> urls = listeners(p);
         if (urls.get("all") == null || urls.get("control") == null) {
+            LIFELINES.remove(p.getOutputStream());
             p.destroyForcibly();
             try {
                 p.waitFor(10, TimeUnit.SECONDS);
