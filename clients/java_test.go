@@ -418,3 +418,98 @@ func gone(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }
+
+// startServe runs `rewardsim serve` on data with free loopback ports and
+// returns its public and control URLs and a stop that waits for its exit.
+func startServe(t *testing.T, data string) (public, control string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(rewardsimBin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop = func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }
+	listening := regexp.MustCompile(`^rewardsim: (\S+) listening on (\S+)$`)
+	sc := bufio.NewScanner(out)
+	for (public == "" || control == "") && sc.Scan() {
+		if m := listening.FindStringSubmatch(strings.TrimSpace(sc.Text())); m != nil {
+			if m[1] == "all" {
+				public = m[2]
+			} else if m[1] == "control" {
+				control = m[2]
+			}
+		}
+	}
+	if public == "" || control == "" {
+		stop()
+		t.Fatal("rewardsim serve did not report its listeners")
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return public, control, stop
+}
+
+// A channel made with the team's own key and webhook URL keeps both
+// through reset, a clock move and a restart of the simulator: the team's
+// service still signs with its key afterwards.
+func TestJavaOwnKeySurvivesARestart(t *testing.T) {
+	t.Parallel()
+	needTool(t, "java", "javac")
+	jar := need(t, "../dist/java/rewardsim.jar", "make java")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "OwnKey.java")
+	err := os.WriteFile(src, []byte(`import io.github.rewardsim.*;
+import java.net.URI;
+import java.net.http.*;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.*;
+import java.security.*;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.time.Duration;
+import java.util.*;
+public class OwnKey {
+    public static void main(String[] args) throws Exception {
+        RewardsimServer s = RewardsimServer.attach(args[1], args[2]);
+        String pem = Files.readString(Path.of(args[3]));
+        if (args[0].equals("make")) {
+            Channel ch = s.newChannel(ChannelSpec.like("DEMOBANK").name("T-OWN-RESTART").privateKeyPem(pem).webhookUrl("http://127.0.0.1:9/own"));
+            ch.reset();
+            ch.advanceClock(Duration.ofHours(3));
+            System.out.println("made " + ch.name());
+            return;
+        }
+        Map<?, ?> info = (Map<?, ?>) s.control("GET", "/__sim/channels/T-OWN-RESTART", null);
+        if (!"http://127.0.0.1:9/own".equals(info.get("webhookUrl"))) throw new AssertionError("webhookUrl after the restart: " + info);
+        PrivateKey key = KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(
+            Base64.getMimeDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", ""))));
+        String bdata = Base64.getEncoder().encodeToString("{\"bName\":\"T-OWN-RESTART\"}".getBytes(StandardCharsets.UTF_8));
+        Signature sig = Signature.getInstance("SHA256withRSA");
+        sig.initSign(key);
+        sig.update(bdata.getBytes(StandardCharsets.US_ASCII));
+        String env = Json.write(Map.of("CHANNELID", "T-OWN-RESTART", "SIGN", Base64.getEncoder().encodeToString(sig.sign()), "BDATA", bdata));
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(args[1] + "/api/getSecuredReferenceToken"))
+            .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(env)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200 || !r.body().contains("BDATA")) throw new AssertionError("the team's key after the restart: " + r.statusCode() + " " + r.body());
+        System.out.println("checked");
+    }
+}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, "team.key") // PKCS#8 PEM
+	run(t, dir, nil, time.Minute, rewardsimBin, "keys", "--out", dir, "--name", "team", "--cn", "T-OWN-RESTART")
+	if _, err := os.Stat(key); err != nil {
+		t.Fatalf("rewardsim keys wrote no %s: %v", key, err)
+	}
+	run(t, dir, nil, 2*time.Minute, "javac", "--release", "17", "-d", dir, "-cp", jar, src)
+	data := filepath.Join(dir, "data")
+	public, control, stop := startServe(t, data)
+	run(t, dir, nil, time.Minute, "java", "-cp", dir+":"+jar, "OwnKey", "make", public, control, key)
+	stop()
+	public, control, stop = startServe(t, data)
+	defer stop()
+	run(t, dir, nil, time.Minute, "java", "-cp", dir+":"+jar, "OwnKey", "check", public, control, key)
+}
