@@ -296,11 +296,16 @@ public final class RewardsimServer implements AutoCloseable {
         return ch;
     }
 
-    // The control-API fault rules of channel from, added again for channel to.
+    // The control-API fault rules of channel from, added again for channel
+    // to, unless the simulator copied them itself when it made to like from
+    // (a new channel has no rule of its own but those).
     @SuppressWarnings("unchecked")
     private void copyFaults(String from, String to) {
         Object faults = control("GET", "/__sim/faults", null);
         if (!(faults instanceof Map<?, ?> m) || !(m.get("rules") instanceof List<?> rules)) return;
+        for (Object r : rules) {
+            if (r instanceof Map<?, ?> rule && to.equals(rule.get("channel"))) return;
+        }
         for (Object r : rules) {
             if (r instanceof Map<?, ?> rule && from.equals(rule.get("channel"))) {
                 Map<String, Object> copy = new LinkedHashMap<>((Map<String, Object>) rule);
