@@ -108,7 +108,9 @@ class CouponClaimTest {
             assertFalse(Files.isExecutable(Path.of(dir, "go")), "go on PATH at " + dir);
             assertFalse(Files.isExecutable(Path.of(dir, "rewardsim")), "rewardsim on PATH at " + dir);
         }
-        try (var cached = Files.walk(Path.of(System.getenv("REWARDSIM_CACHE")))) {
+        String cache = System.getenv("REWARDSIM_CACHE");
+        assertTrue(cache != null, "REWARDSIM_CACHE names this run's cache folder");
+        try (var cached = Files.walk(Path.of(cache))) {
             assertTrue(cached.anyMatch(p -> p.getFileName().toString().equals("rewardsim")), "extracted to the cache");
         }
     }
