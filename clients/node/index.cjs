@@ -56,14 +56,15 @@ function listeners(child, bin, timeout, stderr) {
     const timer = setTimeout(() => fail(new Error(`rewardsim serve did not report its listeners within ${timeout} ms: ${stderr()}`)), timeout);
     const fail = (err) => { clearTimeout(timer); reject(err); };
     child.once("error", (err) => fail(new Error(`cannot start ${bin} (set REWARDSIM_BIN or the start option bin): ${err.message}`)));
-    child.once("exit", (code) => fail(new Error(`rewardsim serve exited (${code}) before listening: ${stderr()}`)));
+    const early = (code) => fail(new Error(`rewardsim serve exited (${code}) before listening: ${stderr()}`));
+    child.once("exit", early);
     createInterface({ input: child.stdout }).on("line", (line) => {
       const m = /^rewardsim: (\S+) listening on (\S+)$/.exec(line.trim());
       if (!m) return;
       found[m[1]] = m[2];
       if (found.all && found.control) {
         clearTimeout(timer);
-        child.removeAllListeners("exit");
+        child.removeListener("exit", early);
         resolve(found);
       }
     });
@@ -79,7 +80,8 @@ function listeners(child, bin, timeout, stderr) {
  * temporary data folder (--remove-data-on-exit). A failed start leaves no folder.
  */
 async function startRewardsim(options = {}) {
-  const { path: bin } = resolveBinary(options.bin);
+  const binary = resolveBinary(options.bin);
+  const bin = binary.path;
   const ownData = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "rewardsim-")));
   const args = ["serve", "--data", dataDir, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0",
@@ -110,6 +112,7 @@ async function startRewardsim(options = {}) {
   return new Rewardsim({
     publicUrl: urls.all,
     controlUrl: urls.control,
+    process: { pid: child.pid, dataDir, binary: bin, from: binary.from },
     async onClose() {
       process.removeListener("exit", kill);
       if (child.exitCode === null && child.signalCode === null) {
@@ -160,7 +163,9 @@ class Rewardsim {
   #channels = new Set();
   #servicePem;
 
-  constructor({ publicUrl, controlUrl, rewardsUrl, bankUrl, hotdealsUrl, controlToken, onClose }) {
+  constructor({ publicUrl, controlUrl, rewardsUrl, bankUrl, hotdealsUrl, controlToken, process: started, onClose }) {
+    /** For a simulator this process started: { pid, dataDir, binary, from } (from: "option", "REWARDSIM_BIN", the platform package, "PATH"). */
+    this.process = started ?? null;
     this.publicUrl = publicUrl.replace(/\/$/, "");
     this.controlUrl = controlUrl.replace(/\/$/, "");
     this.rewardsUrl = (rewardsUrl ?? this.publicUrl).replace(/\/$/, "");
@@ -229,7 +234,12 @@ class Rewardsim {
       ...(options.webhookUrl ? { webhookUrl: options.webhookUrl } : {}),
       ...(key.origin ? { keyOrigin: key.origin } : {}),
     };
-    const info = await this.control("POST", "/__sim/channels", spec);
+    const info = await this.control("POST", "/__sim/channels", spec).catch((err) => {
+      // A simulator older than keyOrigin refuses the field: register without it.
+      if (err.status !== 400 || !spec.keyOrigin || !/keyOrigin/.test(err.message)) throw err;
+      delete spec.keyOrigin;
+      return this.control("POST", "/__sim/channels", spec);
+    });
     if (likeEnv) await this.#copyFaults(likeEnv, name);
     const ch = new Channel(this, { spec, info, privateKey: key.privateKey, servicePem: await this.serviceCertificatePem() });
     this.#channels.add(ch);

@@ -78,6 +78,8 @@ export class Rewardsim {
   readonly bankUrl: string;
   readonly hotdealsUrl: string;
   readonly controlToken?: string;
+  /** For a simulator this process started: its pid, data folder, binary and where the binary came from ("option", "REWARDSIM_BIN", "@rewardsim/linux-x64", "PATH"); null when attached. */
+  readonly process: { pid: number; dataDir: string; binary: string; from: string } | null;
   constructor(options: AttachOptions & { publicUrl: string; controlUrl: string; onClose?: () => Promise<void> });
   control(method: string, path: string, body?: unknown): Promise<any>;
   health(): Promise<JsonObject>;

@@ -1,0 +1,299 @@
+package clients
+
+// The Node package's suites (issues 39 and 40), run the way a team runs
+// them: a fresh project that installed only the packed tarballs of
+// `make node` (rewardsim.tgz and this machine's platform package), with no
+// Go toolchain on PATH and no REWARDSIM_BIN, on Node 20, 22 and 24 from
+// the npm registry's node-linux-<cpu> packages; Jest and Vitest; the
+// Testcontainers major each Node supports; a test process killed with
+// SIGKILL; and every example of docs/node.md. The runners and Node builds
+// come from bin/node-kit (make node-kit), installed once and cached.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var nodeVersions = []string{"20", "22", "24"}
+
+// nodeKit is bin/node-kit, where make node-kit installs Node builds and runners.
+func nodeKit(t *testing.T) string {
+	return need(t, "../bin/node-kit/node_modules", "make node-kit")
+}
+
+func nodeOf(t *testing.T, version string) string {
+	return need(t, filepath.Join("../bin/node-kit/node_modules", "node"+version, "bin", "node"), "make node-kit")
+}
+
+// nodePlatform is this machine as Node names it (process.platform-process.arch).
+func nodePlatform() string {
+	goos, arch := runtime.GOOS, runtime.GOARCH
+	if goos == "windows" {
+		goos = "win32"
+	}
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	return goos + "-" + arch
+}
+
+// npmProject makes a fresh project that installed only the packed tarballs
+// (offline: rewardsim's one dependency is its platform package), links the
+// kit's packages named in links (name in node_modules -> kit package), and
+// copies files in.
+func npmProject(t *testing.T, files []string, links map[string]string) string {
+	tgz := need(t, "../dist/node/rewardsim.tgz", "make node")
+	platform := need(t, "../dist/node/rewardsim-"+nodePlatform()+".tgz", "make node")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"rewardsim-user","private":true,"type":"module"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, nil, 3*time.Minute, "npm", "install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", tgz, platform)
+	for name, target := range links {
+		link := filepath.Join(dir, "node_modules", name)
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(nodeKit(t), target), link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// hermeticEnv is the environment of a team with no Go: PATH holds the
+// chosen node's folder and the system folders without go or rewardsim;
+// no REWARDSIM_* setting; the binary cache in a folder of the test's own.
+func hermeticEnv(t *testing.T, node string, extra ...string) []string {
+	var path []string
+	path = append(path, filepath.Dir(node))
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		_, goErr := os.Stat(filepath.Join(d, "go"))
+		_, simErr := os.Stat(filepath.Join(d, "rewardsim"))
+		if d != "" && goErr != nil && simErr != nil {
+			path = append(path, d)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "REWARDSIM_") && !strings.HasPrefix(kv, "GO") && !strings.HasPrefix(kv, "NODE_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+strings.Join(path, string(os.PathListSeparator)), "REWARDSIM_CACHE="+t.TempDir())
+	return append(env, extra...)
+}
+
+// runIn runs name with exactly env (not added to this process's own).
+func runIn(t *testing.T, dir string, env []string, timeout time.Duration, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	timer := time.AfterFunc(timeout, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+var nodeCount = regexp.MustCompile(`(?m)^# (pass|fail) (\d+)$`)
+
+// passed fails t unless node --test's output counts passes and no failure.
+func passed(t *testing.T, what, out string, re *regexp.Regexp) {
+	counts := map[string]int{}
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[2])
+		counts[m[1]] += n
+	}
+	if counts["fail"] != 0 || counts["pass"] == 0 {
+		t.Fatalf("%s: %v\n%s", what, counts, out)
+	}
+	t.Logf("%s: %v", what, counts)
+}
+
+// The package's node:test suites (clients/node/test) on Node 20, 22 and
+// 24, from the tarballs alone, the simulator from the platform package.
+func TestNodeLibrary(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm")
+	dir := npmProject(t, []string{"node/test/library.test.mjs", "node/test/channel.test.mjs"}, nil)
+	for _, v := range nodeVersions {
+		t.Run("node"+v, func(t *testing.T) {
+			t.Parallel()
+			node := nodeOf(t, v)
+			env := hermeticEnv(t, node, "REWARDSIM_EXPECT_PACKAGED=1")
+			if _, err := exec.Command("env", append([]string{"-i"}, append(env, "sh", "-c", "command -v go")...)...).Output(); err == nil {
+				t.Fatal("go is on the hermetic PATH")
+			}
+			out := runIn(t, dir, env, 4*time.Minute, node, "--test", "library.test.mjs", "channel.test.mjs")
+			passed(t, "node"+v+" --test", out, nodeCount)
+		})
+	}
+}
+
+// Jest (CommonJS through its own transform: require('rewardsim')) and
+// Vitest (ESM), each with a channel per test, on Node 22.
+func TestNodeJestAndVitest(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm")
+	kit := nodeKit(t)
+	dir := npmProject(t, []string{"node/test/coupon.jest.test.cjs", "node/test/coupon.vitest.test.mjs"}, map[string]string{"vitest": "vitest"})
+	node := nodeOf(t, "22")
+	t.Run("jest", func(t *testing.T) {
+		out := runIn(t, dir, hermeticEnv(t, node), 3*time.Minute, node, filepath.Join(kit, "jest/bin/jest.js"), "--ci", "--rootDir", dir, "coupon.jest.test.cjs")
+		if !regexp.MustCompile(`Tests:\s+\d+ passed, \d+ total`).MatchString(out) {
+			t.Fatalf("jest:\n%s", out)
+		}
+	})
+	t.Run("vitest", func(t *testing.T) {
+		out := runIn(t, dir, hermeticEnv(t, node), 3*time.Minute, node, filepath.Join(kit, "vitest/vitest.mjs"), "run", "--root", dir, "coupon.vitest.test.mjs")
+		if !regexp.MustCompile(`Tests\s+\d+ passed`).MatchString(out) || strings.Contains(out, "failed") {
+			t.Fatalf("vitest:\n%s", out)
+		}
+	})
+}
+
+// engineEnv starts the repository's podman engine (.ci/engine/up) and
+// returns what it exports, with what Testcontainers needs for it.
+func engineEnv(t *testing.T) []string {
+	up := exec.Command("../.ci/engine/up")
+	up.Stderr = os.Stderr
+	exports, err := up.Output()
+	if err != nil {
+		t.Fatalf(".ci/engine/up: %v", err)
+	}
+	var env []string
+	sc := bufio.NewScanner(bytes.NewReader(exports))
+	for sc.Scan() {
+		if kv, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "export "); ok {
+			k, v, _ := strings.Cut(kv, "=")
+			env = append(env, k+"="+strings.Trim(v, `'"`))
+		}
+	}
+	// Ryuk cannot run here; the simulator is reached on loopback only.
+	return append(env, "TESTCONTAINERS_RYUK_DISABLED=true", "TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1", "REWARDSIM_IMAGE=rewardsim:latest")
+}
+
+// rewardsim/testcontainers with testcontainers 11 on Node 20 and 12 on
+// Node 22 and 24, against the image of `make image` in the repository's
+// podman engine; and the TypeScript declarations against the surface.
+func TestNodeTestcontainers(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm")
+	image := need(t, "../dist/image/rewardsim-image.tar", "make image")
+	majors := map[string]string{"20": "tc11", "22": "tc12", "24": "tc12"}
+	t.Run("types", func(t *testing.T) {
+		dir := npmProject(t, []string{"node/test/surface.ts"}, map[string]string{"testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
+		node := nodeOf(t, "22")
+		runIn(t, dir, hermeticEnv(t, node), 2*time.Minute, node, "node_modules/typescript/bin/tsc", "--noEmit", "--strict",
+			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts")
+	})
+	if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
+		t.Skip("no container engine: make test starts one (.ci/engine/up)")
+	}
+	env := engineEnv(t)
+	load := run(t, ".", env, 3*time.Minute, "podman", "load", "-i", image)
+	t.Logf("%s", strings.TrimSpace(load))
+	for _, v := range nodeVersions {
+		t.Run("node"+v+"-"+majors[v], func(t *testing.T) {
+			t.Parallel()
+			dir := npmProject(t, []string{"node/test/testcontainers.test.mjs"}, map[string]string{"testcontainers": majors[v]})
+			node := nodeOf(t, v)
+			out := runIn(t, dir, hermeticEnv(t, node, env...), 4*time.Minute, node, "--test", "testcontainers.test.mjs")
+			passed(t, "node"+v+" testcontainers", out, nodeCount)
+		})
+	}
+}
+
+// alive reports whether pid is a process that is not a zombie.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) == 0 || fields[0] != "Z"
+}
+
+// kill -9 of a Node test process running a simulator: within 2 s neither
+// the rewardsim process nor its data folder remains (the pipe on its
+// standard input closes; serve --exit-on-stdin-eof --remove-data-on-exit).
+func TestNodeKill9LeavesNothing(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm")
+	dir := npmProject(t, nil, nil)
+	script := `import { startRewardsim } from "rewardsim";
+const sim = await startRewardsim();
+console.log(JSON.stringify(sim.process));
+setInterval(() => {}, 1000);`
+	if err := os.WriteFile(filepath.Join(dir, "hold.mjs"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	node := nodeOf(t, "22")
+	cmd := exec.Command(node, "hold.mjs")
+	cmd.Dir, cmd.Env, cmd.Stderr = dir, hermeticEnv(t, node), os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the test process printed no simulator: %v", err)
+	}
+	var sim struct {
+		Pid     int    `json:"pid"`
+		DataDir string `json:"dataDir"`
+	}
+	if err := json.Unmarshal([]byte(line), &sim); err != nil || sim.Pid == 0 || sim.DataDir == "" {
+		t.Fatalf("%q: %v", line, err)
+	}
+	if _, err := os.Stat(sim.DataDir); err != nil || !alive(sim.Pid) {
+		t.Fatalf("the simulator is not running before the kill: %v", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed := time.Now()
+	for {
+		_, statErr := os.Stat(sim.DataDir)
+		if !alive(sim.Pid) && os.IsNotExist(statErr) {
+			t.Logf("rewardsim %d and %s gone %v after kill -9", sim.Pid, sim.DataDir, time.Since(killed).Round(time.Millisecond))
+			return
+		}
+		if time.Since(killed) > 2*time.Second {
+			_ = syscall.Kill(sim.Pid, syscall.SIGKILL)
+			t.Fatalf("2 s after kill -9: rewardsim %d alive=%v, data folder %s: %v", sim.Pid, alive(sim.Pid), sim.DataDir, statErr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
