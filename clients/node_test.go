@@ -297,3 +297,30 @@ setInterval(() => {}, 1000);`
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// examples/node-service: a publisher service configured from ch.env()
+// alone, its two node:test files in parallel, from a project that
+// installed only the packed tarballs, with no Go and no REWARDSIM_BIN.
+func TestNodeServiceExample(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm")
+	dir := npmProject(t, []string{"../examples/node-service/service.mjs"}, nil)
+	if err := os.MkdirAll(filepath.Join(dir, "test"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"helpers.mjs", "claim.test.mjs", "cards.test.mjs"} {
+		b, err := os.ReadFile(filepath.Join("../examples/node-service/test", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "test", f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node := nodeOf(t, "22")
+	out := runIn(t, dir, hermeticEnv(t, node, "REWARDSIM_EXPECT_PACKAGED=1"), 4*time.Minute, node, "--test", "test/claim.test.mjs", "test/cards.test.mjs")
+	passed(t, "examples/node-service", out, nodeCount)
+	if !strings.Contains(out, "# skipped 0") {
+		t.Fatalf("a test was skipped:\n%s", out)
+	}
+}
