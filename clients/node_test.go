@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -175,14 +177,39 @@ func TestNodeJestAndVitest(t *testing.T) {
 	})
 }
 
-// engineEnv starts the repository's podman engine (.ci/engine/up) and
-// returns what it exports, with what Testcontainers needs for it.
+var (
+	engineOnce sync.Once
+	engineVars []string
+	engineErr  error
+)
+
+// engineEnv starts the repository's podman engine (.ci/engine/up), loads
+// the image of `make image` into it, once for every test, and returns
+// what it exports, with what Testcontainers needs for it.
 func engineEnv(t *testing.T) []string {
+	image := need(t, "../dist/image/rewardsim-image.tar", "make image")
+	engineOnce.Do(func() {
+		engineVars, engineErr = startEngine()
+		if engineErr == nil {
+			load := exec.Command("podman", "load", "-i", image)
+			load.Env = append(os.Environ(), engineVars...)
+			if out, err := load.CombinedOutput(); err != nil {
+				engineErr = fmt.Errorf("podman load: %v\n%s", err, out)
+			}
+		}
+	})
+	if engineErr != nil {
+		t.Fatal(engineErr)
+	}
+	return engineVars
+}
+
+func startEngine() ([]string, error) {
 	up := exec.Command("../.ci/engine/up")
 	up.Stderr = os.Stderr
 	exports, err := up.Output()
 	if err != nil {
-		t.Fatalf(".ci/engine/up: %v", err)
+		return nil, fmt.Errorf(".ci/engine/up: %v", err)
 	}
 	var env []string
 	sc := bufio.NewScanner(bytes.NewReader(exports))
@@ -193,7 +220,7 @@ func engineEnv(t *testing.T) []string {
 		}
 	}
 	// Ryuk cannot run here; the simulator is reached on loopback only.
-	return append(env, "TESTCONTAINERS_RYUK_DISABLED=true", "TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1", "REWARDSIM_IMAGE=rewardsim:latest")
+	return append(env, "TESTCONTAINERS_RYUK_DISABLED=true", "TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1", "REWARDSIM_IMAGE=rewardsim:latest"), nil
 }
 
 // rewardsim/testcontainers with testcontainers 11 on Node 20 and 12 on
@@ -202,7 +229,6 @@ func engineEnv(t *testing.T) []string {
 func TestNodeTestcontainers(t *testing.T) {
 	t.Parallel()
 	needTool(t, "npm")
-	image := need(t, "../dist/image/rewardsim-image.tar", "make image")
 	majors := map[string]string{"20": "tc11", "22": "tc12", "24": "tc12"}
 	t.Run("types", func(t *testing.T) {
 		dir := npmProject(t, []string{"node/test/surface.ts"}, map[string]string{"testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
@@ -214,8 +240,6 @@ func TestNodeTestcontainers(t *testing.T) {
 		t.Skip("no container engine: make test starts one (.ci/engine/up)")
 	}
 	env := engineEnv(t)
-	load := run(t, ".", env, 3*time.Minute, "podman", "load", "-i", image)
-	t.Logf("%s", strings.TrimSpace(load))
 	for _, v := range nodeVersions {
 		t.Run("node"+v+"-"+majors[v], func(t *testing.T) {
 			t.Parallel()
@@ -322,5 +346,89 @@ func TestNodeServiceExample(t *testing.T) {
 	passed(t, "examples/node-service", out, nodeCount)
 	if !strings.Contains(out, "# skipped 0") {
 		t.Fatalf("a test was skipped:\n%s", out)
+	}
+}
+
+// docExample is one ```js or ```ts block of docs/node.md: its first line
+// names the file it is and how it runs ("// name.test.mjs: node --test").
+type docExample struct {
+	line         int
+	file, runner string
+	code         string
+}
+
+var docHeader = regexp.MustCompile(`^// (\S+): (node --test|node|jest|vitest|tsc)$`)
+
+func nodeDocExamples(t *testing.T) []docExample {
+	data, err := os.ReadFile("../docs/node.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var out []docExample
+	for i := 0; i < len(lines); i++ {
+		fence := strings.TrimSpace(lines[i])
+		if fence != "```js" && fence != "```ts" {
+			continue
+		}
+		if i > 0 && strings.HasPrefix(lines[i-1], "<!-- doctest: skip") {
+			continue
+		}
+		start := i + 1
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+		}
+		m := docHeader.FindStringSubmatch(lines[start])
+		if m == nil {
+			t.Fatalf("docs/node.md:%d: an example must open with // <file>: <node --test|node|jest|vitest|tsc>", start)
+		}
+		out = append(out, docExample{line: start, file: m[1], runner: m[2], code: strings.Join(lines[start:i], "\n") + "\n"})
+	}
+	return out
+}
+
+// Every ```js and ```ts example of docs/node.md, run as its header says,
+// on Node 22, from a project that installed only the packed tarballs;
+// examples/node-service/service.mjs beside them (the service they test).
+func TestNodeDocs(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm")
+	examples := nodeDocExamples(t)
+	if len(examples) < 8 {
+		t.Fatalf("docs/node.md: %d examples found", len(examples))
+	}
+	kit := nodeKit(t)
+	dir := npmProject(t, []string{"../examples/node-service/service.mjs"}, map[string]string{
+		"vitest": "vitest", "testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
+	node := nodeOf(t, "22")
+	var engine []string
+	for _, ex := range examples {
+		if err := os.WriteFile(filepath.Join(dir, ex.file), []byte(ex.code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(ex.code, "rewardsim/testcontainers") && engine == nil {
+			if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
+				t.Skip("no container engine: make test starts one (.ci/engine/up)")
+			}
+			engine = engineEnv(t)
+		}
+	}
+	for _, ex := range examples {
+		t.Run(ex.file, func(t *testing.T) {
+			t.Parallel()
+			env := hermeticEnv(t, node, engine...)
+			switch ex.runner {
+			case "node --test":
+				passed(t, ex.file, runIn(t, dir, env, 3*time.Minute, node, "--test", ex.file), nodeCount)
+			case "node":
+				runIn(t, dir, env, 2*time.Minute, node, ex.file)
+			case "jest":
+				runIn(t, dir, env, 3*time.Minute, node, filepath.Join(kit, "jest/bin/jest.js"), "--ci", "--rootDir", dir, ex.file)
+			case "vitest":
+				runIn(t, dir, env, 3*time.Minute, node, filepath.Join(kit, "vitest/vitest.mjs"), "run", "--root", dir, ex.file)
+			case "tsc":
+				runIn(t, dir, env, 2*time.Minute, node, "node_modules/typescript/bin/tsc", "--noEmit", "--strict",
+					"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", ex.file)
+			}
+		})
 	}
 }
