@@ -245,6 +245,8 @@ func TestNodeTestcontainers(t *testing.T) {
 			t.Parallel()
 			dir := npmProject(t, []string{"node/test/testcontainers.test.mjs"}, map[string]string{"testcontainers": majors[v]})
 			node := nodeOf(t, v)
+			// require() of the ESM-only module, where Node loads ES modules with require.
+			runIn(t, dir, hermeticEnv(t, node), time.Minute, node, "-e", `require("rewardsim/testcontainers").RewardsimContainer.name`)
 			out := runIn(t, dir, hermeticEnv(t, node, env...), 4*time.Minute, node, "--test", "testcontainers.test.mjs")
 			passed(t, "node"+v+" testcontainers", out, nodeCount)
 		})
@@ -430,5 +432,50 @@ func TestNodeDocs(t *testing.T) {
 					"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", ex.file)
 			}
 		})
+	}
+}
+
+// The binary's resolution order past the platform package: with the
+// optional dependencies omitted, REWARDSIM_BIN, else PATH, else an error
+// naming the platform package to add.
+func TestNodeBinaryResolution(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm")
+	tgz := need(t, "../dist/node/rewardsim.tgz", "make node")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"no-platform","private":true,"type":"module"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, nil, 3*time.Minute, "npm", "install", "--offline", "--omit=optional", "--no-audit", "--no-fund", "--loglevel=error", tgz)
+	script := `import { startRewardsim } from "rewardsim";
+try { const sim = await startRewardsim(); console.log("from " + sim.process.from); await sim.close(); }
+catch (e) { console.log("error " + e.message); }`
+	if err := os.WriteFile(filepath.Join(dir, "resolve.mjs"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onPath := t.TempDir()
+	if err := os.Symlink(rewardsimBin, filepath.Join(onPath, "rewardsim")); err != nil {
+		t.Fatal(err)
+	}
+	node := nodeOf(t, "22")
+	hermetic := hermeticEnv(t, node)
+	path := ""
+	for _, kv := range hermetic {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = p
+		}
+	}
+	for _, c := range []struct {
+		name, want string
+		env        []string
+	}{
+		{"nothing", "error rewardsim: no simulator binary for " + nodePlatform() + ": add the platform package @rewardsim/" + nodePlatform(), nil},
+		{"PATH", "from PATH", []string{"PATH=" + onPath + string(os.PathListSeparator) + path}},
+		{"REWARDSIM_BIN", "from REWARDSIM_BIN", []string{"REWARDSIM_BIN=" + rewardsimBin}},
+	} {
+		out := runIn(t, dir, append(hermetic, c.env...), time.Minute, node, "resolve.mjs")
+		if !strings.HasPrefix(strings.TrimSpace(out), c.want) {
+			t.Errorf("%s: got %q, want %q...", c.name, out, c.want)
+		}
 	}
 }
