@@ -144,7 +144,7 @@ kit-deps: node-deps
 
 # The JDK and Debian's JUnit 5 jars (there is no Maven repository to
 # download from) for make java and the Java library's tests.
-.PHONY: java-deps java node node-deps node-kit bins
+.PHONY: java-deps java node node-deps node-kit
 JUNIT_JARS := /usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/junit-platform-commons.jar
 java-deps: kit-deps
 	@if [ ! -f /usr/share/java/junit-jupiter-api.jar ] || [ ! -f /usr/share/java/junit-platform-console-standalone.jar ] || \
@@ -189,14 +189,6 @@ node-kit: node-deps
 	  npm install --prefix bin/node-kit --no-audit --no-fund --loglevel=error $(NODE_KIT) && \
 	  echo "$(NODE_KIT)" > bin/node-kit/.pinned; \
 	fi
-
-# Cross-compiled static binaries for every platform of the libraries'
-# platform artefacts: bin/platforms/<os>-<arch>/rewardsim[.exe].
-BIN_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-bins:
-	@for p in $(BIN_PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
-	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/platforms/$$os-$$arch/rewardsim$$ext ./cmd/rewardsim || exit 1; \
-	done
 
 # The private podman engine of .ci/engine/up (installs podman and runc
 # when missing) and Debian's docker-compose, for the image's tests in a
