@@ -416,7 +416,7 @@ class Channel {
 
   /**
    * Counts this channel's exchanges of endpoint whose request matches every
-   * predicate of where (JSON pointer -> value, { regex } in RE2, or { text }),
+   * predicate of where (JSON pointer -> typed value, { regex } in RE2, or { text }: the value's text),
    * and rejects with node:assert's AssertionError naming the near misses when
    * the count does not hold. One of times, never, or atLeast / atMost
    * (default atLeast: 1). An unknown channel or a pointer that names no field

@@ -131,7 +131,7 @@ export type FaultRule = FaultMatch & (
   | { endpoint: "*"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction }
 );
 
-/** A predicate value: a JSON value compared exactly, a regular expression (RE2, Go's dialect), or a substring ({ text }). */
+/** A predicate value: a JSON value compared exactly (typed: 100 is not "100"), a regular expression (RE2, Go's dialect), or { text }: the value's text whatever its JSON type. */
 export type WhereValue = string | number | boolean | null | { regex: string } | { text: string };
 
 interface VerifyBase {

@@ -103,6 +103,23 @@ describe("the channel as the service sees it", { concurrency: true }, () => {
     assert.equal((await ch.refresh()).webhookUrl, inbox.url);
   });
 
+  test("the team's key and webhook URL survive a restart of the simulator", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "restart-"));
+    try {
+      const pem = ownKey();
+      let own = await startRewardsim({ dataDir });
+      const ch = await own.newChannel({ privateKey: pem, webhookUrl: "http://127.0.0.1:9/kept" });
+      await own.close();
+      own = await startRewardsim({ dataDir });
+      const info = await own.control("GET", `/__sim/channels/${ch.name}`);
+      assert.equal(info.webhookUrl, "http://127.0.0.1:9/kept");
+      assert.equal((await serviceSession({ ...ch.credentials, bankUrl: own.bankUrl }, "VU-RESTART")).status, 200);
+      await own.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test("setWebhookUrl changes that one setting; pushes go to the service's endpoint", async () => {
     const got = [];
     const server = createServer((req, res) => {
@@ -134,9 +151,11 @@ describe("the channel as the service sees it", { concurrency: true }, () => {
     assert.equal(ch.env().PARTNER_PRIVATE_KEY, undefined);
   });
 
-  test("a library-made key is registered as such", async () => {
+  test("a library-made key is registered as such, and a service signing with another key is told", async () => {
     const ch = await sim.newChannel();
     assert.equal((await ch.refresh()).keyOrigin, "library");
+    const wrong = await serviceSession({ ...ch.credentials, privateKeyPem: ownKey() }, "VU-WRONG");
+    assert.match(wrong.reason ?? "", /made by the test library: give your service ch\.credentials\(\)/, JSON.stringify(wrong));
     const own = await sim.newChannel({ privateKey: ownKey() });
     assert.equal((await own.refresh()).keyOrigin, undefined);
   });
@@ -186,6 +205,7 @@ describe("verify that cannot pass by mistake", { concurrency: true }, () => {
     assert.deepEqual(after.map((r) => r.extTransactionId), ["T-AFTER"]);
     assert.equal((await ch.findAll("fetchCouponCode")).length, 2);
     await ch.verify({ endpoint: "fetchCouponCode", since: mark, times: 1 });
-    await ch.verify({ endpoint: "fetchCouponCode", where: { "/extTransactionId": { text: "BEFORE" } }, since: mark, never: true });
+    await ch.verify({ endpoint: "fetchCouponCode", where: { "/coinsUsed": { text: "100" } }, since: mark, times: 1 });
+    await ch.verify({ endpoint: "fetchCouponCode", where: { "/coinsUsed": 100 }, never: true });
   });
 });
