@@ -140,7 +140,7 @@ func passed(t *testing.T, what, out string, re *regexp.Regexp) {
 func TestNodeLibrary(t *testing.T) {
 	t.Parallel()
 	needTool(t, "npm")
-	dir := npmProject(t, []string{"node/test/library.test.mjs", "node/test/channel.test.mjs"}, nil)
+	dir := npmProject(t, []string{"node/test/library.test.mjs", "node/test/channel.test.mjs", "../scenarios/default.yaml"}, nil)
 	for _, v := range nodeVersions {
 		t.Run("node"+v, func(t *testing.T) {
 			t.Parallel()

@@ -39,17 +39,13 @@ describe("the simulator the package carries", { concurrency: true }, () => {
     assert.ok(sim.process.binary.includes(digest), `${sim.process.binary} is under a folder named ${digest}`);
   });
 
-  test("a failed start leaves no rewardsim-XXXXXX folder", async () => {
-    const tmp = mkdtempSync(join(tmpdir(), "failed-start-"));
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = tmp;
+  test("startRewardsim({ scenario, flags }) serves that scenario", { skip: !existsSync("default.yaml") }, async () => {
+    const own = await startRewardsim({ scenario: "default.yaml", flags: ["--journal-max-entries", "100"] });
     try {
-      await assert.rejects(startRewardsim({ bin: join(tmp, "no-such-rewardsim") }), /cannot start/);
-      await assert.rejects(startRewardsim({ flags: ["--no-such-flag"] }), /exited/);
-      assert.deepEqual(readdirSync(tmp), []);
+      const ch = await own.newChannel();
+      assert.ok(await ch.publisher.sessionId("VU-SCENARIO"));
     } finally {
-      if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved;
-      rmSync(tmp, { recursive: true, force: true });
+      await own.close();
     }
   });
 
@@ -161,8 +157,22 @@ describe("the channel as the service sees it", { concurrency: true }, () => {
   });
 });
 
-// Alone: it sets REWARDSIM_LIKE, which every newChannel reads.
-describe("the sweep's channel", () => {
+// Alone: these set REWARDSIM_LIKE and TMPDIR, which every newChannel and start reads.
+describe("alone", () => {
+  test("a failed start leaves no rewardsim-XXXXXX folder", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "failed-start-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      await assert.rejects(startRewardsim({ bin: join(tmp, "no-such-rewardsim") }), /cannot start/);
+      await assert.rejects(startRewardsim({ flags: ["--no-such-flag"] }), /exited/);
+      assert.deepEqual(readdirSync(tmp), []);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = saved;
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   test("REWARDSIM_LIKE: new channels copy that channel, its run-time faults included", async () => {
     const base = await sim.newChannel({ prefix: "BASE" });
     await base.fault({ endpoint: "GenerateSessionInfoV2", action: { kind: "internal-error" } });
