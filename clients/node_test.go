@@ -10,10 +10,13 @@ package clients
 // come from bin/node-kit (make node-kit), installed once and cached.
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,7 +152,7 @@ func TestNodeLibrary(t *testing.T) {
 			if _, err := exec.Command("env", append([]string{"-i"}, append(env, "sh", "-c", "command -v go")...)...).Output(); err == nil {
 				t.Fatal("go is on the hermetic PATH")
 			}
-			out := runIn(t, dir, env, 4*time.Minute, node, "--test", "library.test.mjs", "channel.test.mjs")
+			out := runIn(t, dir, env, 4*time.Minute, node, "--test", "--test-reporter=tap", "library.test.mjs", "channel.test.mjs")
 			passed(t, "node"+v+" --test", out, nodeCount)
 		})
 	}
@@ -247,7 +250,7 @@ func TestNodeTestcontainers(t *testing.T) {
 			node := nodeOf(t, v)
 			// require() of the ESM-only module, where Node loads ES modules with require.
 			runIn(t, dir, hermeticEnv(t, node), time.Minute, node, "-e", `require("rewardsim/testcontainers").RewardsimContainer.name`)
-			out := runIn(t, dir, hermeticEnv(t, node, env...), 4*time.Minute, node, "--test", "testcontainers.test.mjs")
+			out := runIn(t, dir, hermeticEnv(t, node, env...), 4*time.Minute, node, "--test", "--test-reporter=tap", "testcontainers.test.mjs")
 			passed(t, "node"+v+" testcontainers", out, nodeCount)
 		})
 	}
@@ -344,7 +347,7 @@ func TestNodeServiceExample(t *testing.T) {
 		}
 	}
 	node := nodeOf(t, "22")
-	out := runIn(t, dir, hermeticEnv(t, node, "REWARDSIM_EXPECT_PACKAGED=1"), 4*time.Minute, node, "--test", "test/claim.test.mjs", "test/cards.test.mjs")
+	out := runIn(t, dir, hermeticEnv(t, node, "REWARDSIM_EXPECT_PACKAGED=1"), 4*time.Minute, node, "--test", "--test-reporter=tap", "test/claim.test.mjs", "test/cards.test.mjs")
 	passed(t, "examples/node-service", out, nodeCount)
 	if !strings.Contains(out, "# skipped 0") {
 		t.Fatalf("a test was skipped:\n%s", out)
@@ -420,7 +423,7 @@ func TestNodeDocs(t *testing.T) {
 			env := hermeticEnv(t, node, engine...)
 			switch ex.runner {
 			case "node --test":
-				passed(t, ex.file, runIn(t, dir, env, 3*time.Minute, node, "--test", ex.file), nodeCount)
+				passed(t, ex.file, runIn(t, dir, env, 3*time.Minute, node, "--test", "--test-reporter=tap", ex.file), nodeCount)
 			case "node":
 				runIn(t, dir, env, 2*time.Minute, node, ex.file)
 			case "jest":
@@ -476,6 +479,87 @@ catch (e) { console.log("error " + e.message); }`
 		out := runIn(t, dir, append(hermetic, c.env...), time.Minute, node, "resolve.mjs")
 		if !strings.HasPrefix(strings.TrimSpace(out), c.want) {
 			t.Errorf("%s: got %q, want %q...", c.name, out, c.want)
+		}
+	}
+}
+
+// tarball reads an npm tarball: each file's mode, and package.json.
+func tarball(t *testing.T, path string) (modes map[string]int64, manifest []byte) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes = map[string]int64{}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return modes, manifest
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		modes[h.Name] = h.Mode
+		if h.Name == "package/package.json" {
+			if manifest, err = io.ReadAll(tr); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// What make node packs: LICENSE in every tarball; one package per
+// platform with its os and cpu fields and an executable binary; each an
+// exact optional dependency of rewardsim (the esbuild pattern).
+func TestNodeTarballs(t *testing.T) {
+	t.Parallel()
+	main, mainManifest := tarball(t, need(t, "../dist/node/rewardsim.tgz", "make node"))
+	var manifest struct {
+		Version  string            `json:"version"`
+		Optional map[string]string `json:"optionalDependencies"`
+	}
+	if err := json.Unmarshal(mainManifest, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"package/LICENSE", "package/index.js", "package/index.cjs", "package/binary.cjs", "package/index.d.ts"} {
+		if _, ok := main[f]; !ok {
+			t.Errorf("rewardsim.tgz has no %s", f)
+		}
+	}
+	want := map[string][2]string{"linux-x64": {"linux", "x64"}, "linux-arm64": {"linux", "arm64"}, "darwin-x64": {"darwin", "x64"},
+		"darwin-arm64": {"darwin", "arm64"}, "win32-x64": {"win32", "x64"}, "win32-arm64": {"win32", "arm64"}}
+	if len(manifest.Optional) != len(want) {
+		t.Errorf("optionalDependencies: %v", manifest.Optional)
+	}
+	for platform, oscpu := range want {
+		name := "@rewardsim/" + platform
+		if manifest.Optional[name] != manifest.Version {
+			t.Errorf("optionalDependencies[%s] = %q, want %q", name, manifest.Optional[name], manifest.Version)
+		}
+		files, pkgManifest := tarball(t, need(t, "../dist/node/rewardsim-"+platform+".tgz", "make node"))
+		var pkg struct {
+			Name string   `json:"name"`
+			OS   []string `json:"os"`
+			CPU  []string `json:"cpu"`
+		}
+		if err := json.Unmarshal(pkgManifest, &pkg); err != nil {
+			t.Fatal(err)
+		}
+		if pkg.Name != name || len(pkg.OS) != 1 || pkg.OS[0] != oscpu[0] || len(pkg.CPU) != 1 || pkg.CPU[0] != oscpu[1] {
+			t.Errorf("%s: package.json %+v", platform, pkg)
+		}
+		exe := "package/bin/rewardsim"
+		if oscpu[0] == "win32" {
+			exe += ".exe"
+		}
+		_, license := files["package/LICENSE"]
+		if files[exe]&0o111 == 0 || !license {
+			t.Errorf("%s: want an executable %s and LICENSE", platform, exe)
 		}
 	}
 }
