@@ -1,10 +1,10 @@
 // Package clients runs the Java and Node test libraries' own suites (issue
 // 21) the way their users run them: the JUnit 5 suite compiled against
 // dist/java/rewardsim.jar and Debian's JUnit jars only, through the JUnit
-// console launcher with two classes in parallel; the node:test suite from a
-// fresh project that installed dist/node/rewardsim.tgz alone; and
-// rewardsim/testcontainers against the image of `make image` in a real
-// engine (.ci/engine/up); the TypeScript declarations checked with tsc.
+// console launcher with two classes in parallel; the Node package's suites
+// (node_test.go: node:test on Node 20, 22 and 24, Jest, Vitest,
+// Testcontainers, the example service and docs/node.md) from fresh
+// projects that installed only its packed tarballs.
 // Each suite drives a real `rewardsim serve`.
 package clients
 
