@@ -14,6 +14,7 @@ const { join } = require("node:path");
 const { createInterface } = require("node:readline");
 const { promisify } = require("node:util");
 const { resolveBinary } = require("./binary.cjs");
+const { selfSignedCertificate } = require("./cert.cjs");
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -144,17 +145,17 @@ async function attachRewardsim(publicUrl, controlUrl) {
   return sim;
 }
 
-// The channel's key: the team's own (privateKey: PEM or KeyObject, its
-// public key registered unless a certificate is given), a certificate only
+// The channel's key: the team's own (privateKey: PEM or KeyObject, with a
+// self-signed certificate for it unless one is given), a certificate only
 // (no signing), or one the library makes (keyOrigin "library").
-async function channelKey({ privateKey, certificate }) {
+async function channelKey({ privateKey, certificate }, name) {
   if (privateKey) {
     const key = typeof privateKey === "string" || Buffer.isBuffer(privateKey) ? createPrivateKey(privateKey) : privateKey;
-    return { privateKey: key, certificate: certificate ?? createPublicKey(key).export({ type: "spki", format: "pem" }) };
+    return { privateKey: key, certificate: certificate ?? selfSignedCertificate(key, name) };
   }
   if (certificate) return { privateKey: null, certificate: String(certificate) };
   const pair = await generateKeyPairAsync("rsa", { modulusLength: 2048 });
-  return { privateKey: pair.privateKey, certificate: pair.publicKey.export({ type: "spki", format: "pem" }), origin: "library" };
+  return { privateKey: pair.privateKey, certificate: selfSignedCertificate(pair.privateKey, name), origin: "library" };
 }
 
 /** One simulator: its URLs, its control API, and channels made on it. */
@@ -224,7 +225,7 @@ class Rewardsim {
   async newChannel(options = {}) {
     const likeEnv = options.like === undefined ? env("REWARDSIM_LIKE", undefined) : undefined;
     const name = options.name ?? `${options.prefix ?? "T"}-${randomBytes(6).toString("hex").toUpperCase()}`;
-    const key = await channelKey(options);
+    const key = await channelKey(options, name);
     const spec = {
       name,
       like: options.like ?? likeEnv ?? "DEMOBANK",

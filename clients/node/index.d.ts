@@ -164,7 +164,7 @@ export interface ChannelCredentials {
   readonly secKey: string;
   /** PKCS#8 PEM of the channel's signing key; null when it was registered with a certificate only. */
   readonly privateKeyPem: string | null;
-  /** The channel's certificate (or public key) PEM, as registered. */
+  /** The channel's X.509 certificate PEM as registered: self-signed (CN = the channel's name) for a key the library made or one given without a certificate. */
   readonly certificatePem: string;
   /** Verifies the simulator's signed answers. */
   readonly serviceCertificatePem: string;

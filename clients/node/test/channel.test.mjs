@@ -2,7 +2,7 @@
 // carries (issue 40), from a project that installed only the packed
 // tarballs (clients/node_test.go runs it on Node 20, 22 and 24).
 import assert from "node:assert/strict";
-import { createHash, generateKeyPairSync, sign } from "node:crypto";
+import { createHash, createPrivateKey, generateKeyPairSync, sign, X509Certificate } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
@@ -75,6 +75,9 @@ describe("the channel as the service sees it", { concurrency: true }, () => {
       assert.ok(c[k], `credentials.${k}`);
     }
     assert.match(c.privateKeyPem, /BEGIN PRIVATE KEY/);
+    const cert = new X509Certificate(c.certificatePem);   // a certificate, for services and keystores that want one
+    assert.ok(cert.checkPrivateKey(createPrivateKey(c.privateKeyPem)));
+    assert.equal(cert.subject, `CN=${c.name}`);
     const r = await serviceSession(c, "VU-SVC");
     assert.equal(r.status, 200, JSON.stringify(r));
     assert.ok(await ch.publisher.sessionId("VU-LIB"));
