@@ -234,10 +234,10 @@ func TestNodeTestcontainers(t *testing.T) {
 	needTool(t, "npm")
 	majors := map[string]string{"20": "tc11", "22": "tc12", "24": "tc12"}
 	t.Run("types", func(t *testing.T) {
-		dir := npmProject(t, []string{"node/test/surface.ts"}, map[string]string{"testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
+		dir := npmProject(t, []string{"node/test/surface.ts", "node/test/surface-cjs.cts"}, map[string]string{"testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
 		node := nodeOf(t, "22")
 		runIn(t, dir, hermeticEnv(t, node), 2*time.Minute, node, "node_modules/typescript/bin/tsc", "--noEmit", "--strict",
-			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts")
+			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts", "surface-cjs.cts")
 	})
 	if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
 		t.Skip("no container engine: make test starts one (.ci/engine/up)")

@@ -56,7 +56,8 @@ if (platforms.length === 0) throw new Error(`pack.mjs: no binary under ${o.bins}
 const main = join(o.stage, "rewardsim");
 mkdirSync(main, { recursive: true });
 const manifest = JSON.parse(readFileSync(join(src, "package.json"), "utf8"));
-for (const f of manifest.files) copyFileSync(join(src, f), join(main, f));
+// index.d.cts: the same declarations, read as CommonJS by TypeScript for require("rewardsim").
+for (const f of manifest.files) copyFileSync(join(src, f === "index.d.cts" ? "index.d.ts" : f), join(main, f));
 copyFileSync(o.license, join(main, "LICENSE"));
 manifest.version = o.version;
 manifest.optionalDependencies = Object.fromEntries(platforms.map((p) => [p, o.version]));
