@@ -514,7 +514,7 @@ func TestNodeTarballs(t *testing.T) {
 	if err := json.Unmarshal(mainManifest, &manifest); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"package/LICENSE", "package/index.js", "package/index.cjs", "package/binary.cjs", "package/index.d.ts"} {
+	for _, f := range []string{"package/LICENSE", "package/index.js", "package/index.cjs", "package/binary.cjs", "package/cert.cjs", "package/index.d.ts", "package/index.d.cts"} {
 		if _, ok := main[f]; !ok {
 			t.Errorf("rewardsim.tgz has no %s", f)
 		}
