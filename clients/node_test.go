@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,22 +267,62 @@ func alive(pid int) bool {
 	return len(fields) == 0 || fields[0] != "Z"
 }
 
-// kill -9 of a Node test process running a simulator: within 2 s neither
-// the rewardsim process nor its data folder remains (the pipe on its
-// standard input closes; serve --exit-on-stdin-eof --remove-data-on-exit).
-func TestNodeKill9LeavesNothing(t *testing.T) {
+// However a Node test process running a simulator ends (kill -9, SIGTERM,
+// an uncaught exception, the end of its work without close()): within
+// 2 s neither the rewardsim process nor its data folder remains (the pipe
+// on its standard input closes; serve --exit-on-stdin-eof
+// --remove-data-on-exit).
+func TestNodeProcessEndLeavesNothing(t *testing.T) {
 	t.Parallel()
 	needTool(t, "npm")
 	dir := npmProject(t, nil, nil)
-	script := `import { startRewardsim } from "rewardsim";
-const sim = await startRewardsim();
-console.log(JSON.stringify(sim.process));
-setInterval(() => {}, 1000);`
-	if err := os.WriteFile(filepath.Join(dir, "hold.mjs"), []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	node := nodeOf(t, "22")
-	cmd := exec.Command(node, "hold.mjs")
+	for _, c := range []struct {
+		name   string
+		signal syscall.Signal // 0: the process ends by itself
+		rest   string         // the script after the simulator started
+	}{
+		{"kill -9", syscall.SIGKILL, `setInterval(() => {}, 1000);`},
+		{"SIGTERM", syscall.SIGTERM, `setInterval(() => {}, 1000);`},
+		{"uncaught exception", 0, `setTimeout(() => { throw new Error("a test blew up"); }, 300);`},
+		{"end without close", 0, ``},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			script := "import { startRewardsim } from \"rewardsim\";\nconst sim = await startRewardsim();\nconsole.log(JSON.stringify(sim.process));\n" + c.rest
+			file := strings.ReplaceAll(c.name, " ", "-") + ".mjs"
+			if err := os.WriteFile(filepath.Join(dir, file), []byte(script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			pid, dataDir, cmd := startHolding(t, dir, node, file)
+			if c.signal != 0 {
+				if err := cmd.Process.Signal(c.signal); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = cmd.Wait()
+			ended := time.Now()
+			for {
+				_, statErr := os.Stat(dataDir)
+				if !alive(pid) && os.IsNotExist(statErr) {
+					t.Logf("rewardsim %d and %s gone %v after the test process ended (%s)", pid, dataDir, time.Since(ended).Round(time.Millisecond), c.name)
+					return
+				}
+				if time.Since(ended) > 2*time.Second {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("2 s after %s: rewardsim %d alive=%v, data folder %s: %v", c.name, pid, alive(pid), dataDir, statErr)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// startHolding runs a Node script that starts a simulator and prints
+// sim.process; it returns the simulator's pid and data folder, both checked
+// to be there.
+func startHolding(t *testing.T, dir, node, file string) (int, string, *exec.Cmd) {
+	cmd := exec.Command(node, file)
 	cmd.Dir, cmd.Env, cmd.Stderr = dir, hermeticEnv(t, node), os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -290,7 +331,7 @@ setInterval(() => {}, 1000);`
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		t.Fatalf("the test process printed no simulator: %v", err)
@@ -303,25 +344,10 @@ setInterval(() => {}, 1000);`
 		t.Fatalf("%q: %v", line, err)
 	}
 	if _, err := os.Stat(sim.DataDir); err != nil || !alive(sim.Pid) {
-		t.Fatalf("the simulator is not running before the kill: %v", err)
+		t.Fatalf("the simulator is not running: %v", err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	killed := time.Now()
-	for {
-		_, statErr := os.Stat(sim.DataDir)
-		if !alive(sim.Pid) && os.IsNotExist(statErr) {
-			t.Logf("rewardsim %d and %s gone %v after kill -9", sim.Pid, sim.DataDir, time.Since(killed).Round(time.Millisecond))
-			return
-		}
-		if time.Since(killed) > 2*time.Second {
-			_ = syscall.Kill(sim.Pid, syscall.SIGKILL)
-			t.Fatalf("2 s after kill -9: rewardsim %d alive=%v, data folder %s: %v", sim.Pid, alive(sim.Pid), sim.DataDir, statErr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	return sim.Pid, sim.DataDir, cmd
 }
 
 // examples/node-service: a publisher service configured from ch.env()
