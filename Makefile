@@ -153,15 +153,34 @@ java-deps: kit-deps
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq junit5 openjdk-17-jdk-headless; \
 	fi
 
-# The Java library (clients/java, docs/java.md): dist/java/rewardsim.jar,
-# its -sources.jar and pom.xml, with the JDK's javac and jar only.
+# The Java library (clients/java, docs/java.md), with the JDK's javac,
+# javadoc and jar only: dist/java/rewardsim.jar, its -sources.jar, its
+# -javadoc.jar (doclint on everything, no warning allowed) and pom.xml,
+# and one jar per platform, rewardsim-<os>-<arch>.jar (the classifier),
+# holding that platform's binary of `make bins` and its SHA-256, which the
+# library extracts and checks (Binary.java). Every jar carries LICENSE and
+# a manifest naming its module and version.
 JAVA_VERSION ?= 0.1.0
-java: java-deps
-	rm -rf dist/java bin/java && mkdir -p dist/java bin/java/classes
+JAVA_PLATFORMS := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64 windows-arm64
+java: java-deps bins
+	rm -rf dist/java bin/java && mkdir -p dist/java bin/java/classes/META-INF bin/java/api
 	javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d bin/java/classes -cp $(JUNIT_JARS) $$(find clients/java/src/main/java -name '*.java' | sort)
-	jar --create --file dist/java/rewardsim.jar -C bin/java/classes .
-	jar --create --file dist/java/rewardsim-sources.jar -C clients/java/src/main/java .
-	sed 's/@VERSION@/$(JAVA_VERSION)/' clients/java/pom.xml > dist/java/pom.xml
+	javadoc --release 17 -Xdoclint:all -Werror -quiet -encoding UTF-8 -d bin/java/api -cp $(JUNIT_JARS) \
+	  -sourcepath clients/java/src/main/java io.github.rewardsim io.github.rewardsim.junit
+	mkdir -p bin/java/api/META-INF && cp LICENSE bin/java/classes/META-INF/LICENSE && cp LICENSE bin/java/api/META-INF/LICENSE
+	printf 'Automatic-Module-Name: io.github.rewardsim\nImplementation-Title: rewardsim\nImplementation-Version: $(JAVA_VERSION)\n' > bin/java/MANIFEST.MF
+	jar --create --file dist/java/rewardsim.jar --manifest bin/java/MANIFEST.MF -C bin/java/classes .
+	jar --create --file dist/java/rewardsim-sources.jar --manifest bin/java/MANIFEST.MF -C clients/java/src/main/java . -C bin/java/classes META-INF/LICENSE
+	jar --create --file dist/java/rewardsim-javadoc.jar --manifest bin/java/MANIFEST.MF -C bin/java/api .
+	for p in $(JAVA_PLATFORMS); do \
+	  exe=rewardsim; case $$p in windows-*) exe=rewardsim.exe;; esac; \
+	  d=bin/java/platform/$$p; r=$$d/io/github/rewardsim/bin/$$p; mkdir -p $$r $$d/META-INF && \
+	  cp bin/platforms/$$p/$$exe $$r/$$exe && (cd $$r && sha256sum $$exe > rewardsim.sha256) && cp LICENSE $$d/META-INF/LICENSE && \
+	  printf 'Automatic-Module-Name: io.github.rewardsim.%s\nImplementation-Title: rewardsim (%s)\nImplementation-Version: $(JAVA_VERSION)\n' \
+	    "$$(echo $$p | tr - .)" $$p > $$d.MF && \
+	  jar --create --file dist/java/rewardsim-$$p.jar --manifest $$d.MF -C $$d . || exit 1; \
+	done
+	sed 's/@VERSION@/$(JAVA_VERSION)/g' clients/java/pom.xml > dist/java/pom.xml
 
 # The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz
 # and one package per platform (@rewardsim/<os>-<cpu>, the binary of
