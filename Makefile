@@ -53,7 +53,7 @@ bins:
 # suites in clients/) must run here, not skip: browser-deps, crypto-deps,
 # kit-deps and java-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image java node
+test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps node-kit image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
 	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image REWARDSIM_IMAGE_STATIC=$(CURDIR)/dist/image-static $(GO) test -count=1 ./...
@@ -122,13 +122,12 @@ doc-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl; \
 	fi
 
-# A headless JDK and Node.js (18+, for fetch) for the publisher kit of
-# examples/ (docs/publisher-kit.md), from Debian, when missing.
-kit-deps:
-	@if ! command -v java >/dev/null || ! command -v javac >/dev/null || ! command -v node >/dev/null || \
-	    [ "$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 18 ]; then \
-	  echo "installing Debian's openjdk-17-jdk-headless and nodejs for the publisher kit"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless nodejs; \
+# Node.js (18+, for fetch) and npm from Debian, when missing: all that
+# make node needs (no JDK).
+node-deps:
+	@if ! command -v node >/dev/null || [ "$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 18 ]; then \
+	  echo "installing Debian's nodejs for make node"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs; \
 	fi
 	@node -e 'if (+process.versions.node.split(".")[0] < 18) { console.error("node >= 18 needed for fetch"); process.exit(1) }'
 	@if ! command -v npm >/dev/null; then \
@@ -136,9 +135,17 @@ kit-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; \
 	fi
 
+# A headless JDK beside Node.js for the publisher kit of examples/
+# (docs/publisher-kit.md), from Debian, when missing.
+kit-deps: node-deps
+	@if ! command -v java >/dev/null || ! command -v javac >/dev/null; then \
+	  echo "installing Debian's openjdk-17-jdk-headless for the publisher kit"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless; \
+	fi
+
 # The JDK and Debian's JUnit 5 jars (there is no Maven repository to
 # download from) for make java and the Java library's tests.
-.PHONY: java-deps java node
+.PHONY: java-deps java node node-deps node-kit
 JUNIT_JARS := /usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/junit-platform-commons.jar
 java-deps: kit-deps
 	@if [ ! -f /usr/share/java/junit-jupiter-api.jar ] || [ ! -f /usr/share/java/junit-platform-console-standalone.jar ] || \
@@ -176,11 +183,32 @@ java: java-deps bins
 	done
 	sed 's/@VERSION@/$(JAVA_VERSION)/g' clients/java/pom.xml > dist/java/pom.xml
 
-# The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz.
-node: kit-deps
-	rm -rf dist/node && mkdir -p dist/node
-	cd clients/node && npm pack --silent --pack-destination $(CURDIR)/dist/node >/dev/null
-	mv dist/node/rewardsim-*.tgz dist/node/rewardsim.tgz
+# The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz
+# and one package per platform (@rewardsim/<os>-<cpu>, the binary of
+# make bins inside, with os and cpu fields), rewardsim-<os>-<cpu>.tgz,
+# each an optional dependency of rewardsim (the esbuild pattern); LICENSE
+# in every tarball. Staged under bin/node-pack, packed with npm pack.
+node: node-deps bins
+	rm -rf dist/node bin/node-pack && mkdir -p dist/node
+	node clients/node/pack.mjs --version $(NODE_VERSION) --bins bin/platforms --license LICENSE --stage bin/node-pack --out dist/node
+
+# What the Node package's suites run on in make test, from the npm
+# registry only, cached under bin/node-kit and reinstalled when a pin
+# changes: Node 20, 22 and 24 (the registry's node-linux-<cpu> packages),
+# testcontainers 11 (Node 20) and 12 (Node 22.22+), Jest, Vitest 3 with
+# Vite 7, TypeScript and Node's types (clients/node_test.go).
+NODE_VERSION ?= 0.1.0
+NODE_CPU := $(shell uname -m | sed 's/x86_64/x64/;s/aarch64/arm64/')
+NODE_KIT := node20@npm:node-linux-$(NODE_CPU)@20.20.2 node22@npm:node-linux-$(NODE_CPU)@22.23.3 \
+  node24@npm:node-linux-$(NODE_CPU)@24.21.0 tc11@npm:testcontainers@11.14.0 tc12@npm:testcontainers@12.2.0 \
+  jest@30.5.2 vitest@3.2.7 vite@7.3.8 typescript@5.9.3 @types/node@20.19.43
+node-kit: node-deps
+	@if [ "$$(cat bin/node-kit/.pinned 2>/dev/null)" != "$(NODE_KIT)" ]; then \
+	  echo "installing the Node test kit under bin/node-kit"; \
+	  rm -rf bin/node-kit && mkdir -p bin/node-kit && echo '{"name":"rewardsim-node-kit","private":true}' > bin/node-kit/package.json && \
+	  npm install --prefix bin/node-kit --no-audit --no-fund --loglevel=error $(NODE_KIT) && \
+	  echo "$(NODE_KIT)" > bin/node-kit/.pinned; \
+	fi
 
 # The private podman engine of .ci/engine/up (installs podman and runc
 # when missing) and Debian's docker-compose, for the image's tests in a

@@ -1,16 +1,14 @@
 // Package clients runs the Java and Node test libraries' own suites (issue
 // 21) the way their users run them: the JUnit 5 suite compiled against
 // dist/java/rewardsim.jar and Debian's JUnit jars only, through the JUnit
-// console launcher with two classes in parallel; the node:test suite from a
-// fresh project that installed dist/node/rewardsim.tgz alone; and
-// rewardsim/testcontainers against the image of `make image` in a real
-// engine (.ci/engine/up); the TypeScript declarations checked with tsc.
+// console launcher with two classes in parallel; the Node package's suites
+// (node_test.go: node:test on Node 20, 22 and 24, Jest, Vitest,
+// Testcontainers, the example service and docs/node.md) from fresh
+// projects that installed only its packed tarballs.
 // Each suite drives a real `rewardsim serve`.
 package clients
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -127,96 +125,6 @@ func TestJavaLibrary(t *testing.T) {
 	t.Logf("JUnit: %d tests successful\n%s", counts["successful"], out)
 }
 
-// npmProject makes a fresh project that installs only the packed tarball
-// (and the extra packages named), with files copied in.
-func npmProject(t *testing.T, files []string, extra ...string) string {
-	tgz := need(t, "../dist/node/rewardsim.tgz", "make node")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"rewardsim-user","private":true,"type":"module"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"install", "--no-audit", "--no-fund", "--loglevel=error", tgz}
-	if len(extra) == 0 {
-		args = append(args, "--offline") // the tarball has no dependency to fetch
-	}
-	run(t, dir, nil, 5*time.Minute, "npm", append(args, extra...)...)
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-var nodeCount = regexp.MustCompile(`(?m)^# (pass|fail) (\d+)$`)
-
-func nodeTest(t *testing.T, dir string, env []string, file string) {
-	out := run(t, dir, env, 5*time.Minute, "node", "--test", file)
-	counts := map[string]int{}
-	for _, m := range nodeCount.FindAllStringSubmatch(out, -1) {
-		counts[m[1]], _ = strconv.Atoi(m[2])
-	}
-	if counts["fail"] != 0 || counts["pass"] == 0 {
-		t.Fatalf("node --test %s: %v\n%s", file, counts, out)
-	}
-	t.Logf("node --test %s: %d passed", file, counts["pass"])
-}
-
-// The node:test suite of clients/node/test, from the tarball alone.
-func TestNodeLibrary(t *testing.T) {
-	t.Parallel()
-	needTool(t, "node", "npm")
-	dir := npmProject(t, []string{"node/test/library.test.mjs"})
-	nodeTest(t, dir, []string{"REWARDSIM_BIN=" + rewardsimBin}, "library.test.mjs")
-}
-
-// The packages a user adds from the npm registry beside the tarball:
-// `testcontainers` (10.x runs on Node 18+), and TypeScript with Node's
-// types to check the declarations against the surface (surface.ts).
-func TestNodeWithRegistryPackages(t *testing.T) {
-	t.Parallel()
-	needTool(t, "node", "npm")
-	image := need(t, "../dist/image/rewardsim-image.tar", "make image")
-	dir := npmProject(t, []string{"node/test/testcontainers.test.mjs", "node/test/surface.ts"},
-		"testcontainers@10", "typescript@5", "@types/node@20")
-
-	t.Run("types", func(t *testing.T) {
-		run(t, dir, nil, 2*time.Minute, "npx", "--no-install", "tsc", "--noEmit", "--strict",
-			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts")
-	})
-
-	// rewardsim/testcontainers starts the image of `make image` in the
-	// repository's podman engine (.ci/engine/up) and a channel issues a card.
-	t.Run("testcontainers", func(t *testing.T) {
-		if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
-			t.Skip("no container engine: make test starts one (.ci/engine/up)")
-		}
-		var env []string
-		up := exec.Command("../.ci/engine/up")
-		up.Stderr = os.Stderr
-		exports, err := up.Output()
-		if err != nil {
-			t.Fatalf(".ci/engine/up: %v", err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(exports))
-		for sc.Scan() {
-			if kv, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "export "); ok {
-				k, v, _ := strings.Cut(kv, "=")
-				env = append(env, k+"="+strings.Trim(v, `'"`))
-			}
-		}
-		// Ryuk cannot run here; the simulator is reached on loopback only.
-		env = append(env, "TESTCONTAINERS_RYUK_DISABLED=true", "TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1", "REWARDSIM_IMAGE=rewardsim:latest")
-		load := run(t, ".", env, 3*time.Minute, "podman", "load", "-i", image)
-		t.Logf("%s", strings.TrimSpace(load))
-		nodeTest(t, dir, env, "testcontainers.test.mjs")
-	})
-}
-
 // The publisher kit (examples/, docs/publisher-kit.md): the whole flow and
 // one failure of each kind, through each library, against a real serve.
 func TestExamples(t *testing.T) {
@@ -234,7 +142,7 @@ func TestExamples(t *testing.T) {
 	t.Run("node", func(t *testing.T) {
 		t.Parallel()
 		needTool(t, "node", "npm")
-		dir := npmProject(t, []string{"../examples/node/publisher-flow.mjs"})
+		dir := npmProject(t, []string{"../examples/node/publisher-flow.mjs"}, nil)
 		out := run(t, dir, env, 3*time.Minute, "node", "publisher-flow.mjs")
 		if !strings.Contains(out, "node publisher flow: all steps passed") {
 			t.Fatalf("the flow did not finish:\n%s", out)

@@ -20,11 +20,13 @@ export class RewardsimError extends Error {
 }
 
 export interface StartOptions {
-  /** The rewardsim binary; default REWARDSIM_BIN, else `rewardsim` on PATH. */
+  /** The rewardsim binary; default REWARDSIM_BIN, else the platform package (@rewardsim/<platform>-<cpu>), else `rewardsim` on PATH. */
   bin?: string;
   /** Scenario file or folder (--scenario). */
   scenario?: string;
-  /** More `serve` flags. */
+  /** More `serve` flags, e.g. ["--journal-max-entries", "5000"]. */
+  flags?: string[];
+  /** The former name of flags. */
   args?: string[];
   env?: Record<string, string>;
   /** State folder; default a temporary one, removed on close. */
@@ -43,17 +45,31 @@ export interface AttachOptions {
 }
 
 export function startRewardsim(options?: StartOptions): Promise<Rewardsim>;
+/** Both URLs are needed (arguments, else REWARDSIM_URL and REWARDSIM_CONTROL_URL): the control URL is never guessed. */
 export function attachRewardsim(publicUrl?: string, controlUrl?: string): Promise<Rewardsim>;
 export function attachRewardsim(options: AttachOptions): Promise<Rewardsim>;
 
-export interface NewChannelOptions {
+interface NewChannelCommon {
   /** Default: a fresh random name, prefix + "-" + 12 hex digits. */
   name?: string;
-  /** The channel to copy campaigns, offers and switches from; default DEMOBANK. */
+  /** The channel to copy campaigns, offers and switches from; default REWARDSIM_LIKE (its run-time faults copied too), else DEMOBANK. */
   like?: string;
   /** Prefix of the generated name; default "T". */
   prefix?: string;
+  /** The channel's webhookUrl (coupon-status pushes). */
+  webhookUrl?: string;
+  /** Default: fresh random ones. */
+  appKey?: string;
+  secKey?: string;
 }
+
+/** The team's own private key (PEM, PKCS#8 or PKCS#1, or a KeyObject): its public key is registered unless a certificate is given too. */
+export interface OwnKeyChannelOptions extends NewChannelCommon { privateKey: string | Buffer | KeyObject; certificate?: string }
+/** A certificate (or public key PEM) only: the library cannot sign as the channel, so ch.publisher is absent. */
+export interface CertificateOnlyChannelOptions extends NewChannelCommon { certificate: string; privateKey?: undefined }
+/** Neither: the library makes an RSA key (registered with keyOrigin "library"); ch.credentials hands it to your service. */
+export interface LibraryKeyChannelOptions extends NewChannelCommon { privateKey?: undefined; certificate?: undefined }
+export type NewChannelOptions = OwnKeyChannelOptions | CertificateOnlyChannelOptions | LibraryKeyChannelOptions;
 
 export class Rewardsim {
   readonly publicUrl: string;
@@ -62,29 +78,76 @@ export class Rewardsim {
   readonly bankUrl: string;
   readonly hotdealsUrl: string;
   readonly controlToken?: string;
+  /** For a simulator this process started: its pid, data folder, binary and where the binary came from ("option", "REWARDSIM_BIN", "@rewardsim/linux-x64", "PATH"); null when attached. */
+  readonly process: { pid: number; dataDir: string; binary: string; from: string } | null;
   constructor(options: AttachOptions & { publicUrl: string; controlUrl: string; onClose?: () => Promise<void> });
   control(method: string, path: string, body?: unknown): Promise<any>;
   health(): Promise<JsonObject>;
   serviceKey(): Promise<KeyObject>;
+  /** The service certificate's PEM: verifies the simulator's signed answers. */
+  serviceCertificatePem(): Promise<string>;
   newChannel(options?: NewChannelOptions): Promise<Channel>;
   close(): Promise<void>;
 }
 
-/** A predicate value: a JSON value compared exactly, or a regular expression. */
-export type WhereValue = string | number | boolean | null | { regex: string };
+/** Operations the simulator journals, by the names verify, findAll and fault rules take. */
+export type EnvelopeEndpoint = "getSecuredReferenceToken" | "GetAuthToken" | "GenerateSessionInfoV2" | "FetchRewardInfo" | "GetAllScratchCardsByUserId";
+export type EligibleEndpoint = "GetReward" | "GetScratchCardForBank" | "getScratchCardDetails" | "sendRewardCardRequest";
+export type CouponListEndpoint = "getCatalogue" | "getUserCoupons";
+export type Endpoint = EnvelopeEndpoint | EligibleEndpoint | CouponListEndpoint | "fetchCouponCode" | "RegisterEvent" | "ExitEvent";
 
-export interface VerifyOptions {
-  /** Journal name of the operation, such as "fetchCouponCode" or "GetReward". */
-  endpoint: string;
-  /** JSON pointer into the request as the publisher meant it (decoded BDATA, JSON body, GET query) -> value. */
-  where?: Record<string, WhereValue>;
-  /** Count from this X-Rewardsim-Seq on (inclusive). */
-  since?: number;
+/** The fault kinds every endpoint that decides faults can show. */
+export type GenericFaultKind = "internal-error" | "signature-mismatch" | "http-status" | "delay" | "drop-connection" | "malformed-body";
+/** The coupon host's error codes (a coupon-error fault's errorCode). */
+export type CouponErrorCode = "INVALID_REQUEST" | "UNAUTHORIZED" | "NON_ELIGIBLE" | "INVALID_OFFER" | "COUPON_EXHAUSTED" |
+  "DUPLICATE_TRANSACTION" | "MAX_LIMIT_REACHED" | "INTERNAL_ERROR";
+/** A Go duration: "250ms", "2s", "1m30s". */
+export type Duration = string;
+
+export type GenericFaultAction =
+  | { kind: "internal-error" | "signature-mismatch" | "drop-connection" | "malformed-body" }
+  | { kind: "http-status"; status: number }
+  | { kind: "delay"; delay: Duration };
+export type NotEligibleAction = { kind: "not-eligible" };
+export type CouponErrorAction = { kind: "coupon-error"; errorCode: CouponErrorCode; status?: number };
+export type CommitAction = { kind: "commit-then-drop" } | { kind: "commit-then-delay"; delay: Duration };
+
+interface FaultMatch {
+  virtualId?: string;
+  /** Fire on the nth matching call only (1-based). */
+  nth?: number;
+  /** Fire at most this many times; absent: every time. */
   times?: number;
-  atLeast?: number;
-  atMost?: number;
-  never?: boolean;
+  probability?: number;
+  seed?: number;
 }
+
+/** A fault rule for a channel: each endpoint takes only the kinds (and coupon codes) it can show. */
+export type FaultRule = FaultMatch & (
+  | { endpoint: EnvelopeEndpoint; action: GenericFaultAction }
+  | { endpoint: EligibleEndpoint; action: GenericFaultAction | NotEligibleAction }
+  | { endpoint: CouponListEndpoint; action: GenericFaultAction | NotEligibleAction | CouponErrorAction }
+  | { endpoint: "fetchCouponCode"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction }
+  | { endpoint: "*"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction }
+);
+
+/** A predicate value: a JSON value compared exactly (typed: 100 is not "100"), a regular expression (RE2, Go's dialect), or { text }: the value's text whatever its JSON type. */
+export type WhereValue = string | number | boolean | null | { regex: string } | { text: string };
+
+interface VerifyBase {
+  /** Journal name of the operation, such as "fetchCouponCode" or "GetReward". */
+  endpoint: Endpoint;
+  /** JSON pointer into the request as the publisher meant it (decoded BDATA, JSON body, GET query) -> value. A pointer that names no field of the endpoint's request is refused (400, "did you mean"). */
+  where?: Record<string, WhereValue>;
+  /** Count from this sequence on (inclusive): ch.mark() or publisher.lastSeq + 1. */
+  since?: number;
+}
+/** Exactly one count: times, never, or a range; times and never exclude each other and the range. */
+export type VerifyOptions = VerifyBase & (
+  | { times: number; never?: never; atLeast?: never; atMost?: never }
+  | { never: true; times?: never; atLeast?: never; atMost?: never }
+  | { atLeast?: number; atMost?: number; times?: never; never?: never }
+);
 
 export interface VerifyResult {
   ok: boolean;
@@ -93,23 +156,58 @@ export interface VerifyResult {
   nearMisses: any[];
 }
 
+/** What a service needs to call the simulator as a channel (the forms services read). */
+export interface ChannelCredentials {
+  readonly name: string;
+  readonly channelId: string;
+  readonly appKey: string;
+  readonly secKey: string;
+  /** PKCS#8 PEM of the channel's signing key; null when it was registered with a certificate only. */
+  readonly privateKeyPem: string | null;
+  /** The channel's X.509 certificate PEM as registered: self-signed (CN = the channel's name) for a key the library made or one given without a certificate. */
+  readonly certificatePem: string;
+  /** Verifies the simulator's signed answers. */
+  readonly serviceCertificatePem: string;
+  readonly rewardsUrl: string;
+  readonly bankUrl: string;
+  readonly hotdealsUrl: string;
+}
+
+/** ch.env(prefix): prefix + each of these (PRIVATE_KEY only when the library holds the key). */
+export type ChannelEnvName = "CHANNEL_NAME" | "CHANNEL_ID" | "APP_KEY" | "SEC_KEY" | "PRIVATE_KEY" | "CERTIFICATE" |
+  "SERVICE_CERTIFICATE" | "REWARDS_URL" | "BANK_URL" | "HOTDEALS_URL";
+
 export class Channel {
   readonly sim: Rewardsim;
   readonly name: string;
-  /** The control API's answer to the channel's registration. */
+  /** The control API's answer for the channel (name, channelId, webhookUrl, appKey, secKey, certificate, keyOrigin, ...). */
   readonly info: JsonObject;
+  /** The library's signing client; throws, saying why, for a channel registered with a certificate only. */
   readonly publisher: Publisher;
+  /** Whether publisher is there. */
+  readonly canSign: boolean;
+  readonly credentials: ChannelCredentials;
+  env<P extends string = "PARTNER_">(prefix?: P): { [K in `${P}${ChannelEnvName}`]?: string };
+  /** Changes the webhookUrl alone (PATCH /__sim/channels/{name}). */
+  setWebhookUrl(url: string): Promise<JsonObject>;
+  /** GET /__sim/channels/{name}. */
+  refresh(): Promise<JsonObject>;
+  /** A watermark for since: the sequence after every journal entry of this channel so far. */
+  mark(): Promise<number>;
+  /** The decoded requests (BDATA, JSON body or query) of this channel's calls to endpoint, oldest first. */
+  findAll<T = JsonObject>(endpoint: Endpoint, options?: { since?: number }): Promise<T[]>;
   /** Rejects with node:assert's AssertionError naming the near misses when the count does not hold. */
   verify(options: VerifyOptions): Promise<VerifyResult>;
   /** "90m", "1h" (Go durations) or milliseconds: this channel's clock only. */
   advanceClock(by: string | number): Promise<JsonObject>;
   clock(): Promise<JsonObject>;
   /** A fault rule (docs/scenarios.md#faults); channel is filled in. */
-  fault(rule: JsonObject): Promise<JsonObject>;
+  fault(rule: FaultRule): Promise<JsonObject>;
   /** Schedules a coupon-status push: { offerId, reason, eventType?, at?, repeat?, ... }; resolves before it is attempted (await it with webhookInbox().next()). */
   webhook(push: JsonObject): Promise<JsonObject>;
   reset(): Promise<void>;
   journal(query?: Record<string, string>): Promise<JsonObject>;
+  /** A local endpoint made the channel's webhookUrl (PATCH): credentials stay. */
   webhookInbox(): Promise<WebhookInbox>;
   closeInbox(): Promise<void>;
 }
@@ -151,6 +249,7 @@ export interface CouponRequest {
   coinsUsed: number | string;
 }
 
+/** The library's signing client of a channel (absent for a certificate-only channel). */
 export class Publisher {
   readonly channel: Channel;
   readonly appKey: string;

@@ -1,11 +1,11 @@
 // The whole publisher flow with the Node package (dist/node/rewardsim.tgz,
-// docs/node.md), Node 18+:
+// docs/node.md), Node 20+:
 //
-//   npm install ../../dist/node/rewardsim.tgz
+//   npm install ../../dist/node/rewardsim.tgz ../../dist/node/rewardsim-linux-x64.tgz
 //   REWARDSIM_URL=http://127.0.0.1:8080 REWARDSIM_CONTROL_URL=http://127.0.0.1:8090 node publisher-flow.mjs
 //
-// Without REWARDSIM_URL it starts `rewardsim serve` itself (REWARDSIM_BIN or
-// PATH). It makes a channel like DEMOBANK with a key of its own, walks the
+// Without REWARDSIM_URL it starts `rewardsim serve` itself (REWARDSIM_BIN, the
+// platform package, or PATH). It makes a channel like DEMOBANK with a key of its own, walks the
 // flow (every envelope signed, every signed answer verified by the library),
 // provokes one failure of each kind, and exits non-zero at the first step
 // that does not answer as the contract says.

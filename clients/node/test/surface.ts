@@ -1,7 +1,7 @@
 // The surface of issue 21 in TypeScript: type-checked (tsc --noEmit) against
 // the package's declarations in make test; never run.
 import { AssertionError } from "node:assert";
-import { attachRewardsim, Channel, Publisher, RewardsimError, startRewardsim, WebhookInbox } from "rewardsim";
+import { attachRewardsim, Channel, ChannelCredentials, FaultRule, Publisher, RewardsimError, startRewardsim, WebhookInbox } from "rewardsim";
 import { RewardsimContainer, StartedRewardsimContainer } from "rewardsim/testcontainers";
 
 export async function surface(): Promise<void> {
@@ -39,7 +39,27 @@ export async function surface(): Promise<void> {
       throw e;
     }
   }
+  // Issue 39: the channel as a service sees it, own keys, typed faults.
+  const creds: ChannelCredentials = ch.credentials;
+  const pem: string | null = creds.privateKeyPem;
+  const vars = ch.env("PARTNER_");
+  const rewardsUrl: string | undefined = vars.PARTNER_REWARDS_URL;
+  const own = await sim.newChannel({ like: "DEMOBANK", privateKey: pem ?? "", webhookUrl: "http://127.0.0.1:9/hooks" });
+  const certOnly = await sim.newChannel({ certificate: own.credentials.certificatePem });
+  const canSign: boolean = certOnly.canSign;
+  await own.setWebhookUrl("http://127.0.0.1:9/other");
+  const mark: number = await own.mark();
+  const claims = await own.findAll<{ extTransactionId: string }>("fetchCouponCode", { since: mark });
+  const firstId: string | undefined = claims[0]?.extTransactionId;
+  const rule: FaultRule = { endpoint: "fetchCouponCode", times: 1, action: { kind: "coupon-error", errorCode: "MAX_LIMIT_REACHED" } };
+  await own.fault(rule);
+  await own.fault({ endpoint: "fetchCouponCode", action: { kind: "commit-then-delay", delay: "2s" } });
+  await own.verify({ endpoint: "fetchCouponCode", where: { "/offerId": { text: "DEMO" } }, never: true, since: mark });
+  const from: string | undefined = sim.process?.from;
+  void [creds, rewardsUrl, canSign, firstId, from];
   await sim.close();
+  const started = await startRewardsim({ scenario: "scenarios/default.yaml", flags: ["--journal-max-entries", "100"] });
+  await started.close();
   const attached = await attachRewardsim("http://127.0.0.1:8080", "http://127.0.0.1:8090");
   await attached.close();
   const container: StartedRewardsimContainer = await new RewardsimContainer().start();
