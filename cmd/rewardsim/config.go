@@ -60,7 +60,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"control-allowed-hosts", "", "comma-separated host names the control API answers to besides IP addresses and localhost (DNS-rebinding guard)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
 	{"read-timeout", "30s", "longest time to read one request, headers and body"},
-	{"write-timeout", "2h", "longest time from a request's headers to the end of its answer: keep it above the longest injected delay"},
+	{"write-timeout", "90s", "longest time from a request's headers to the end of its answer (above the longest injected delay, 1m)"},
 	{"idle-timeout", "60s", "close a keep-alive connection idle this long"},
 	{"max-connections", "1024", "open connections each public listener accepts at once (more wait in the backlog)"},
 	{"control-max-connections", "64", "open connections the control listener accepts at once"},
