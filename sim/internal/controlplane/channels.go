@@ -141,7 +141,12 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 	})
 }
 
-// UnregisterChannel removes a channel registered at run time.
+// UnregisterChannel removes a channel registered at run time with
+// everything the store keys by it, in one transaction: its state (cards,
+// coupons, tokens, sessions, pending pushes), its own clock, the scenario
+// activated for it and the run-time fault rules that name it. A channel made again under the name
+// inherits nothing (issue 42). The journal, a file of its own, is the
+// caller's to drop.
 func (p *Plane) UnregisterChannel(name string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -149,11 +154,22 @@ func (p *Plane) UnregisterChannel(name string) error {
 		if !d.Unregister(name) {
 			return refuse(refusal.NotFound, "no channel named %q was registered at run time", name)
 		}
-		// Its own clock goes with it: a channel made again under the name starts on the global clock.
-		if err := p.store.WriteConfig(del(kindChannel, name), del(kindClock, channelClockKey(name))); err != nil {
+		_ = d.Activate("", name) // and the scenario activated for it
+		writes := []stateWrite{del(kindChannel, name), del(kindClock, channelClockKey(name)), del(kindActivation, name)}
+		var rules []string
+		for _, st := range p.faults.List() {
+			if st.Channel == name {
+				rules = append(rules, st.ID)
+				writes = append(writes, del(kindFault, st.ID))
+			}
+		}
+		if err := p.store.ResetChannel(name, writes...); err != nil {
 			return err
 		}
 		p.clocks.Drop(name)
+		for _, id := range rules {
+			p.faults.Remove(id)
+		}
 		return nil
 	})
 }

@@ -41,7 +41,7 @@ type Store interface {
 	ConfigList(kind string) ([]json.RawMessage, error)
 	WriteConfig(ws ...state.ConfigWrite) error
 	ReplaceConfig(kind, key string, v any, newer func(old []byte) bool) (bool, error)
-	ResetChannel(channel string) error
+	ResetChannel(channel string, ws ...state.ConfigWrite) error
 }
 
 // Files reads scenarios for the plane: the composition root's, the only

@@ -75,3 +75,13 @@ func (q *fairQueue) share() int {
 	}
 	return max(1, min(Workers-1, Workers/max(active, 1)))
 }
+
+// Forget drops a deleted channel's pushes from the index (their records
+// went with the channel), so a channel made again under the name starts
+// with none pending.
+func (s *Scheduler) Forget(channel string) {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	delete(s.p.idx, channel)
+	delete(s.p.pending, channel)
+}

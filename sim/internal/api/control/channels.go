@@ -2,6 +2,7 @@ package control
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -57,10 +58,28 @@ func (a *API) RegisterChannel(c echo.Context) error {
 	}{info, spec.Like, copied})
 }
 
-// UnregisterChannel removes a channel registered at run time.
+// UnregisterChannel removes a channel registered at run time and all
+// that is keyed by it (controlplane.UnregisterChannel); its journal
+// entries too, unless ?keepJournal=true.
 func (a *API) UnregisterChannel(c echo.Context) error {
-	if err := a.plane.UnregisterChannel(c.Param("name")); err != nil {
+	if err := strictQuery(c, []string{"keepJournal"}); err != nil {
+		return badRequest(c, err.Error())
+	}
+	keep := c.QueryParam("keepJournal")
+	if keep != "" && keep != "true" && keep != "false" {
+		return badRequest(c, "keepJournal must be true or false, not "+strconv.Quote(keep))
+	}
+	name := c.Param("name")
+	if err := a.plane.UnregisterChannel(name); err != nil {
 		return refused(err)
+	}
+	if a.hooks != nil {
+		a.hooks.Forget(name)
+	}
+	if keep != "true" {
+		if err := a.journal.ResetChannel(c.Request().Context(), name); err != nil {
+			return internal(err)
+		}
 	}
 	return c.NoContent(http.StatusNoContent)
 }
