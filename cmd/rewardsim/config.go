@@ -21,7 +21,7 @@ type serveConfig struct {
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
 	LogLevel, LogFormat, Crypto, Durability                          string
-	DebugPprof                                                       bool
+	DebugPprof, SharedBox                                            bool
 	CORSOrigins                                                      string
 	ControlToken, WebhookDeadline                                    string
 	ControlAllowedHosts                                              []string
@@ -70,6 +70,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 	{"debug-pprof", "false", "serve Go's profiler (net/http/pprof) under /__sim/debug/pprof/ on the control listener, behind the control token: for performance work, not for shared use"},
+	{"shared-box", "false", "one box for several teams' CI jobs: a channel made like another gets fresh credentials and key pair, and the credential-less routes act only on what the channel's credentialed calls issued (docs/security.md)"},
 	{"state-retention", "24h", "delete tokens and sessions expired longer than this simulated duration (until then they answer as expired, after it as unknown; -1: never)"},
 }
 
@@ -79,6 +80,7 @@ func bindServeFlags(cmd *cobra.Command, v *viper.Viper) {
 		cmd.Flags().String(k.key, k.def, k.help+" [env REWARDSIM_"+envName(k.key)+"]")
 		_ = v.BindPFlag(k.key, cmd.Flags().Lookup(k.key))
 	}
+	cmd.Flags().Lookup("shared-box").NoOptDefVal = "true" // --shared-box alone turns it on
 	v.SetEnvPrefix("REWARDSIM")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
@@ -151,6 +153,10 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil {
 		return serveConfig{}, fmt.Errorf("debug-pprof: %q is not true or false", v.GetString("debug-pprof"))
 	}
+	shared, err := strconv.ParseBool(v.GetString("shared-box"))
+	if err != nil {
+		return serveConfig{}, fmt.Errorf("shared-box: %q is not true or false", v.GetString("shared-box"))
+	}
 	format := v.GetString("log-format")
 	if format != "text" && format != "json" {
 		return serveConfig{}, fmt.Errorf("log-format: %q is not text or json", format)
@@ -171,6 +177,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		JournalMaxAge:       maxAge,
 		StateRetention:      retention,
 		DebugPprof:          pprofOn,
+		SharedBox:           shared,
 	}, nil
 }
 

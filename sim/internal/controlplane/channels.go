@@ -29,6 +29,11 @@ type ChannelSpec struct {
 	// settings and (unless given) credentials the channel copies, from
 	// the scenario in force for it (Scenario.Like).
 	Like string `json:"like,omitempty"`
+	// Isolated makes a copy (Like) with fresh credentials instead of the
+	// original's (always so on a shared box, isolated.go).
+	Isolated bool `json:"isolated,omitempty"`
+	// Fresh is what an isolated copy was given, for the answer only.
+	Fresh *Credentials `json:"-"`
 }
 
 // compile parses the certificate (AUTH-4: PEM certificate or public key).
@@ -108,6 +113,9 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 		return spec, copied, refuse(refusal.Invalid, "give like or scenario, not both")
 	}
 	if spec.Like != "" {
+		if err := p.isolate(&spec); err != nil {
+			return spec, copied, err
+		}
 		if err := p.fillLike(&spec); err != nil {
 			return spec, copied, err
 		}

@@ -55,7 +55,9 @@ func (a *API) RegisterChannel(c echo.Context) error {
 		channelInfo
 		Like   string          `json:"like"`
 		Copied scenario.Copied `json:"copied"`
-	}{info, spec.Like, copied})
+		// Fresh is an isolated copy's own credentials, shown only here.
+		Fresh *controlplane.Credentials `json:"credentials,omitempty"`
+	}{info, spec.Like, copied, spec.Fresh})
 }
 
 // UnregisterChannel removes a channel registered at run time and all
