@@ -29,6 +29,9 @@ const (
 	// MaxWebhookDeadline bounds switches.webhook.deadline: how long one
 	// push may hold a delivery worker.
 	MaxWebhookDeadline = time.Minute
+	// MaxWeight bounds a pool entry's weight, so a pool's total weight
+	// (summed at every reveal) cannot overflow.
+	MaxWeight = 1_000_000
 )
 
 // checkBounds reports every bound the file breaks, at the field's line.
@@ -36,6 +39,9 @@ func checkBounds(f File, fail func(p, msg string)) {
 	for i, p := range f.Pools {
 		for j, e := range p.Entries {
 			checkTemplate(fmt.Sprintf("/pools/%d/entries/%d/couponPattern", i, j), e.CouponPattern, fail)
+			if e.Weight > MaxWeight {
+				fail(fmt.Sprintf("/pools/%d/entries/%d/weight", i, j), fmt.Sprintf("%d is over the bound of %d (MaxWeight)", e.Weight, MaxWeight))
+			}
 		}
 	}
 	for _, ch := range slices.Sorted(maps.Keys(f.Offers)) {

@@ -135,6 +135,7 @@ func TestParseBounds_runTimeSizes(t *testing.T) {
 		{"template length", pool("{seq}" + strings.Repeat("x", scenario.MaxTemplateBytes)), "(MaxTemplateBytes)"},
 		{"offer code pattern", offer("      codes: {pattern: \"" + strings.Repeat("{seq}", 9) + "\"}\n"), "b.yaml:10: /offers/DEMOBANK/0/codes/pattern: has 9 placeholders"},
 		{"redirect query", offer("      url: {query: \"" + strings.Repeat("v={virtualId}&", 9) + "\"}\n"), "/offers/DEMOBANK/0/url/query: has 9 placeholders"},
+		{"pool weight", strings.Replace(pool("X-{seq}"), "        offer:", "        weight: 9223372036854775807\n        offer:", 1), "/pools/0/entries/0/weight: 9223372036854775807 is over the bound of 1000000 (MaxWeight)"},
 		{"list limit", base + "switches:\n  cards: {listDefaultLimit: 10, listMaxLimit: 1000000}\n", "b.yaml:7: /switches/cards/listMaxLimit: 1000000 is over the bound of 1000 (MaxListLimit)"},
 		{"webhook deadline", base + "switches:\n  webhook: {deadline: 1h}\n", "/switches/webhook/deadline: 1h0m0s is over the bound of 1m0s (MaxWebhookDeadline)"},
 		{"fault delay", base + "faults:\n  - {endpoint: GetReward, action: {kind: delay, delay: 2h}}\n", "/faults/0/action/delay: delay 2h0m0s is over the bound of 1m0s (MaxDelay)"},
