@@ -365,6 +365,12 @@ func (s *Scheduler) work() {
 				s.p.attempting = map[string]bool{}
 			}
 			s.p.attempting[j.d.id] = true
+			if len(s.p.fair.ring) > 0 { // more may run: pass the turn on
+				select {
+				case s.p.wake <- struct{}{}:
+				default:
+				}
+			}
 		}
 		s.p.mu.Unlock()
 		if !ok {
