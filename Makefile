@@ -24,13 +24,24 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test test-all build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
+.PHONY: bins run test test-all build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/rewardsim ./cmd/rewardsim
+
+# Static binaries for every platform the Java and Node libraries carry
+# (their platform artefacts, make java and make node): bin/platforms/
+# <os>-<arch>/rewardsim, .exe on windows. The Go build cache makes a
+# second run cheap.
+BIN_PLATFORMS := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64 windows-arm64
+bins:
+	for p in $(BIN_PLATFORMS); do \
+	  os=$${p%-*}; arch=$${p#*-}; ext=; [ $$os = windows ] && ext=.exe; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/platforms/$$p/rewardsim$$ext ./cmd/rewardsim || exit 1; \
+	done
 
 # gofmt and vet first (cheap), then every test under the race detector
 # (the harness recording every answer), then the build tools' tests: the
@@ -137,15 +148,34 @@ java-deps: kit-deps
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq junit5 openjdk-17-jdk-headless; \
 	fi
 
-# The Java library (clients/java, docs/java.md): dist/java/rewardsim.jar,
-# its -sources.jar and pom.xml, with the JDK's javac and jar only.
+# The Java library (clients/java, docs/java.md), with the JDK's javac,
+# javadoc and jar only: dist/java/rewardsim.jar, its -sources.jar, its
+# -javadoc.jar (doclint on everything, no warning allowed) and pom.xml,
+# and one jar per platform, rewardsim-<os>-<arch>.jar (the classifier),
+# holding that platform's binary of `make bins` and its SHA-256, which the
+# library extracts and checks (Binary.java). Every jar carries LICENSE and
+# a manifest naming its module and version.
 JAVA_VERSION ?= 0.1.0
-java: java-deps
-	rm -rf dist/java bin/java && mkdir -p dist/java bin/java/classes
+JAVA_PLATFORMS := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64 windows-arm64
+java: java-deps bins
+	rm -rf dist/java bin/java && mkdir -p dist/java bin/java/classes/META-INF bin/java/api
 	javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d bin/java/classes -cp $(JUNIT_JARS) $$(find clients/java/src/main/java -name '*.java' | sort)
-	jar --create --file dist/java/rewardsim.jar -C bin/java/classes .
-	jar --create --file dist/java/rewardsim-sources.jar -C clients/java/src/main/java .
-	sed 's/@VERSION@/$(JAVA_VERSION)/' clients/java/pom.xml > dist/java/pom.xml
+	javadoc --release 17 -Xdoclint:all -Werror -quiet -encoding UTF-8 -d bin/java/api -cp $(JUNIT_JARS) \
+	  -sourcepath clients/java/src/main/java io.github.rewardsim io.github.rewardsim.junit
+	mkdir -p bin/java/api/META-INF && cp LICENSE bin/java/classes/META-INF/LICENSE && cp LICENSE bin/java/api/META-INF/LICENSE
+	printf 'Automatic-Module-Name: io.github.rewardsim\nImplementation-Title: rewardsim\nImplementation-Version: $(JAVA_VERSION)\n' > bin/java/MANIFEST.MF
+	jar --create --file dist/java/rewardsim.jar --manifest bin/java/MANIFEST.MF -C bin/java/classes .
+	jar --create --file dist/java/rewardsim-sources.jar --manifest bin/java/MANIFEST.MF -C clients/java/src/main/java . -C bin/java/classes META-INF/LICENSE
+	jar --create --file dist/java/rewardsim-javadoc.jar --manifest bin/java/MANIFEST.MF -C bin/java/api .
+	for p in $(JAVA_PLATFORMS); do \
+	  exe=rewardsim; case $$p in windows-*) exe=rewardsim.exe;; esac; \
+	  d=bin/java/platform/$$p; r=$$d/io/github/rewardsim/bin/$$p; mkdir -p $$r $$d/META-INF && \
+	  cp bin/platforms/$$p/$$exe $$r/$$exe && (cd $$r && sha256sum $$exe > rewardsim.sha256) && cp LICENSE $$d/META-INF/LICENSE && \
+	  printf 'Automatic-Module-Name: io.github.rewardsim.%s\nImplementation-Title: rewardsim (%s)\nImplementation-Version: $(JAVA_VERSION)\n' \
+	    "$$(echo $$p | tr - .)" $$p > $$d.MF && \
+	  jar --create --file dist/java/rewardsim-$$p.jar --manifest $$d.MF -C $$d . || exit 1; \
+	done
+	sed 's/@VERSION@/$(JAVA_VERSION)/g' clients/java/pom.xml > dist/java/pom.xml
 
 # The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz.
 node: kit-deps

@@ -47,7 +47,8 @@ func (p *Plane) isolate(spec *ChannelSpec) error {
 		fresh.Certificate = spec.Certificate
 		fresh.PrivateKey = string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: priv}))
 	}
-	if spec.AppKey == "" && spec.SecKey == "" {
+	hasSec := spec.SecKey != "" || spec.SecKeyHash != "" // a stored spec (PATCH) keeps only the hash
+	if spec.AppKey == "" && !hasSec {
 		app, err := token.NewOpaque(p.rand, 12)
 		if err != nil {
 			return err
@@ -58,7 +59,7 @@ func (p *Plane) isolate(spec *ChannelSpec) error {
 		}
 		spec.AppKey, spec.SecKey = spec.Name+"-"+app, sec
 		fresh.AppKey, fresh.SecKey = spec.AppKey, spec.SecKey
-	} else if spec.AppKey == "" || spec.SecKey == "" {
+	} else if spec.AppKey == "" || !hasSec {
 		return refuse(refusal.Invalid, "an isolated copy takes both appKey and secKey, or neither (then fresh ones are made)")
 	}
 	spec.Fresh = fresh

@@ -21,7 +21,12 @@ public final class Json {
         this.s = s;
     }
 
-    /** Parses one JSON value; throws IllegalArgumentException when text is not JSON. */
+    /**
+     * Parses one JSON value; throws IllegalArgumentException when text is not JSON.
+     *
+     * @param text the JSON text
+     * @return the value: a Map, List, String, Long, BigInteger, Double, Boolean or null
+     */
     public static Object parse(String text) {
         Json j = new Json(text);
         try {
@@ -34,7 +39,12 @@ public final class Json {
         }
     }
 
-    /** Parses a JSON object. */
+    /**
+     * Parses a JSON object.
+     *
+     * @param text the JSON text
+     * @return the object
+     */
     @SuppressWarnings("unchecked")
     public static Map<String, Object> parseObject(String text) {
         Object v = parse(text);
@@ -42,7 +52,12 @@ public final class Json {
         return (Map<String, Object>) v;
     }
 
-    /** Writes maps, iterables, arrays of objects, strings, numbers, booleans and null. */
+    /**
+     * Writes maps, iterables, arrays of objects, strings, numbers, booleans and null.
+     *
+     * @param v the value
+     * @return the JSON text
+     */
     public static String write(Object v) {
         StringBuilder b = new StringBuilder();
         write(b, v);

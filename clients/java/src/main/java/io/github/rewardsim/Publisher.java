@@ -41,25 +41,54 @@ public final class Publisher {
         this.secKey = secKey;
     }
 
-    /** X-Rewardsim-Seq of the last answer (a watermark for verify's since), or null. */
+    /**
+     * X-Rewardsim-Seq of the last answer (a watermark for verify's since), or null.
+     *
+     * @return the sequence, or null
+     */
     public Long lastSeq() { return lastSeq; }
 
-    /** The coupon host's credentials: {@code ServiceAppKey appKey:secKey}. */
+    /**
+     * The coupon host's credentials: {@code ServiceAppKey appKey:secKey}.
+     *
+     * @return the appKey
+     */
     public String appKey() { return appKey; }
 
+    /**
+     * The coupon host's secret key.
+     *
+     * @return the secKey
+     */
     public String secKey() { return secKey; }
 
-    /** getSecuredReferenceToken: the referenceKey. */
+    /**
+     * getSecuredReferenceToken: the referenceKey.
+     *
+     * @return the referenceKey
+     */
     public String referenceToken() {
         return (String) signed("getSecuredReferenceToken", rewards("/api/getSecuredReferenceToken"), obj("bName", name()), null).get("referenceKey");
     }
 
-    /** GetReward for a UPI payment, with a fresh reference token: {status, message, rewards, ...}. */
+    /**
+     * GetReward for a UPI payment, with a fresh reference token: {status, message, rewards, ...}.
+     *
+     * @param virtualId the user
+     * @param extTransactionId the publisher's transaction id
+     * @param amount the payment amount
+     * @return {status, message, rewards, ...}
+     */
     public Map<String, Object> getReward(String virtualId, String extTransactionId, double amount) {
         return getReward(obj("virtualId", virtualId, "triggerEventType", "UPI", "extTransactionId", extTransactionId, "amount", amount));
     }
 
-    /** GetReward with a body of your own (channelName and dateandtime filled in when absent), with a fresh reference token. */
+    /**
+     * GetReward with a body of your own (channelName and dateandtime filled in when absent), with a fresh reference token.
+     *
+     * @param body the request body (null: none)
+     * @return {status, message, rewards, ...}
+     */
     public Map<String, Object> getReward(Map<String, ?> body) {
         Map<String, Object> b = obj("channelName", name());
         b.putAll(body);
@@ -68,52 +97,107 @@ public final class Publisher {
         return plain(send("GetReward", post(rewards("/api/GetReward"), b).header("Authorization", "Bearer " + token)));
     }
 
-    /** GetAuthToken: the user token of virtualId. */
+    /**
+     * GetAuthToken: the user token of virtualId.
+     *
+     * @param virtualId the user
+     * @return the user token of virtualId
+     */
     public String userToken(String virtualId) {
         return (String) signed("GetAuthToken", rewards("/api/GetAuthToken"), obj("channelName", name(), "virtualId", virtualId), null).get("token");
     }
 
-    /** GetAllScratchCardsByUserId: the user's cards (rewards[]). */
+    /**
+     * GetAllScratchCardsByUserId: the user's cards (rewards[]).
+     *
+     * @param userToken the user token of GetAuthToken
+     * @return the user's cards (rewards[])
+     */
     @SuppressWarnings("unchecked")
     public List<Map<String, Object>> cards(String userToken) {
         HttpRequest.Builder b = server().request(rewards("/api/GetAllScratchCardsByUserId")).GET().header("Authorization", "Bearer " + userToken);
         return (List<Map<String, Object>>) plain(send("GetAllScratchCardsByUserId", b)).get("rewards");
     }
 
-    /** FetchRewardInfo: reveals a card; the verified BDATA. */
+    /**
+     * FetchRewardInfo: reveals a card; the verified BDATA.
+     *
+     * @param userToken the user token of GetAuthToken
+     * @param virtualId the user
+     * @param rewardId the card
+     * @return the verified BDATA
+     */
     public Map<String, Object> reveal(String userToken, String virtualId, String rewardId) {
         return signed("FetchRewardInfo", rewards("/api/FetchRewardInfo"), obj("channelName", name(), "rewardId", rewardId, "virtualId", virtualId), userToken);
     }
 
-    /** GenerateSessionInfoV2: a bank session id. */
+    /**
+     * GenerateSessionInfoV2: a bank session id.
+     *
+     * @param virtualId the user
+     * @return a bank session id
+     */
     public String sessionId(String virtualId) {
         return (String) signed("GenerateSessionInfoV2", url("/api/GenerateSessionInfoV2"), obj("bName", name(), "virtualId", virtualId), null).get("sessionId");
     }
 
-    /** GetScratchCardForBank on campaign CAMP-DEMO for 500.00, MCC 5411. */
+    /**
+     * GetScratchCardForBank on campaign CAMP-DEMO for 500.00, MCC 5411.
+     *
+     * @param virtualId the user
+     * @param extTransactionId the publisher's transaction id
+     * @return {status, message, deepLink, banner}
+     */
     public Map<String, Object> bankCard(String virtualId, String extTransactionId) {
         return bankCard(virtualId, extTransactionId, "500.00", "CAMP-DEMO");
     }
 
-    /** GetScratchCardForBank: {status, message, deepLink, banner}. */
+    /**
+     * GetScratchCardForBank: {status, message, deepLink, banner}.
+     *
+     * @param virtualId the user
+     * @param extTransactionId the publisher's transaction id
+     * @param amount the payment amount
+     * @param campaignId the campaign
+     * @return {status, message, deepLink, banner}
+     */
     public Map<String, Object> bankCard(String virtualId, String extTransactionId, String amount, String campaignId) {
         return signed("GetScratchCardForBank", url("/api/GetScratchCardForBank"), obj("virtualId", virtualId,
                 "transDateAndTime", ZonedDateTime.now(IST).format(BANK_TIME), "amount", amount, "mcc", "5411",
                 "extTransactionId", extTransactionId, "campaignId", campaignId, "deviceToken", "rewardsim-java"), null);
     }
 
-    /** fetchCouponCode: the delivered coupon (data). */
+    /**
+     * fetchCouponCode: the delivered coupon (data).
+     *
+     * @param offerId the offer
+     * @param virtualId the user
+     * @param extTransactionId the publisher's transaction id
+     * @param coinsUsed the coins burnt
+     * @return the delivered coupon (data)
+     */
     public Map<String, Object> fetchCoupon(String offerId, String virtualId, String extTransactionId, int coinsUsed) {
         return coupon("fetchCouponCode", obj("offerId", offerId, "virtualId", virtualId, "channelName", name(),
                 "extTransactionId", extTransactionId, "coinsUsed", Integer.toString(coinsUsed)));
     }
 
-    /** getUserCoupons: the user's coupons of every offer. */
+    /**
+     * getUserCoupons: the user's coupons of every offer.
+     *
+     * @param virtualId the user
+     * @return the user's coupons of every offer
+     */
     public List<Map<String, Object>> userCoupons(String virtualId) {
         return userCoupons(virtualId, null);
     }
 
-    /** getUserCoupons: the user's coupons of one offer (null: every offer). */
+    /**
+     * getUserCoupons: the user's coupons of one offer (null: every offer).
+     *
+     * @param virtualId the user
+     * @param offerId the offer
+     * @return the user's coupons of one offer (null: every offer)
+     */
     @SuppressWarnings("unchecked")
     public List<Map<String, Object>> userCoupons(String virtualId, String offerId) {
         Map<String, Object> body = obj("virtualId", virtualId, "channelName", name());
@@ -121,13 +205,22 @@ public final class Publisher {
         return (List<Map<String, Object>>) coupon("getUserCoupons", body).get("coupons");
     }
 
-    /** getCatalogue: the channel's offers. */
+    /**
+     * getCatalogue: the channel's offers.
+     *
+     * @return the channel's offers
+     */
     @SuppressWarnings("unchecked")
     public List<Map<String, Object>> catalogue() {
         return (List<Map<String, Object>>) coupon("getCatalogue", obj("channelName", name())).get("offers");
     }
 
-    /** The envelope {CHANNELID, SIGN, BDATA} of payload: SIGN is SHA256withRSA over the BDATA string. */
+    /**
+     * The envelope {CHANNELID, SIGN, BDATA} of payload: SIGN is SHA256withRSA over the BDATA string.
+     *
+     * @param payload the request
+     * @return the envelope
+     */
     public Map<String, Object> seal(Map<String, ?> payload) {
         String bdata = Base64.getEncoder().encodeToString(Json.write(payload).getBytes(StandardCharsets.UTF_8));
         try {

@@ -5,6 +5,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -15,18 +16,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
-import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,13 +36,20 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * One simulator: started here ({@link #start()}: {@code rewardsim serve} from
- * REWARDSIM_BIN or PATH on free loopback ports) or attached to
+ * One simulator: started here ({@link #start()}: {@code rewardsim serve} on free loopback ports,
+ * the binary found as {@link #start(String, List)} says) or attached to
  * ({@link #attach(String, String)}). It makes channels and calls the control API.
  */
 public final class RewardsimServer implements AutoCloseable {
+    /** The library's version (the jar's Implementation-Version), "dev" out of a jar. */
+    public static final String VERSION = version();
+
     private static final Pattern LISTENING = Pattern.compile("^rewardsim: (\\S+) listening on (\\S+)$");
     private static final SecureRandom RANDOM = new SecureRandom();
+    // The stdin pipes of the simulators started here, never written nor
+    // closed: the OS closes them when the JVM ends, however it ends, and
+    // serve --exit-on-stdin-eof then stops.
+    private static final List<OutputStream> LIFELINES = new CopyOnWriteArrayList<>();
 
     // HTTP/1.1: the JDK's default would add an h2c upgrade to every cleartext call.
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
@@ -52,40 +60,88 @@ public final class RewardsimServer implements AutoCloseable {
     private final Path dataDir;
     private final List<Channel> channels = new CopyOnWriteArrayList<>();
     private volatile PublicKey serviceKey;
+    private volatile String serviceCertificatePem;
 
     private RewardsimServer(String publicUrl, String controlUrl, Process process, Path dataDir) {
         this.publicUrl = trim(publicUrl);
         this.controlUrl = trim(controlUrl);
-        this.controlToken = env("REWARDSIM_CONTROL_TOKEN", null);
+        this.controlToken = Binary.setting("rewardsim.controlToken", "REWARDSIM_CONTROL_TOKEN");
         this.process = process;
         this.dataDir = dataDir;
     }
 
-    /** Starts {@code rewardsim serve} (REWARDSIM_BIN, else rewardsim on PATH) on free loopback ports. */
-    public static RewardsimServer start() {
-        return start(env("REWARDSIM_BIN", "rewardsim"), List.of());
+    private static String version() {
+        String v = RewardsimServer.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
     }
 
-    /** Starts bin's {@code serve} with more flags (such as {@code --scenario file.yaml}). */
+    /**
+     * Starts {@code rewardsim serve} on free loopback ports with a temporary data folder.
+     *
+     * @return the running simulator
+     */
+    public static RewardsimServer start() {
+        return start(null, List.of());
+    }
+
+    /**
+     * Starts {@code serve} with more flags (such as {@code --scenario file.yaml}). The binary is
+     * bin when not null; else {@code -Drewardsim.bin}, else REWARDSIM_BIN; else the platform
+     * artefact on the class path (extracted once to a cache folder named by its SHA-256); else
+     * {@code rewardsim} on PATH. The simulator stops with this JVM however it ends (it watches a
+     * pipe on its standard input) and removes its data folder.
+     *
+     * @param bin the binary, or null to find one
+     * @param extraArgs more flags of serve
+     * @return the running simulator
+     */
     public static RewardsimServer start(String bin, List<String> extraArgs) {
+        String exe = Binary.resolve(bin);
         Path data;
         try {
             data = Files.createTempDirectory("rewardsim-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<String> cmd = new ArrayList<>(List.of(bin, "serve", "--data", data.toString(), "--listen", "127.0.0.1:0",
-                "--control-listen", "127.0.0.1:0", "--log-level", "error"));
+        List<String> cmd = new ArrayList<>(List.of(exe, "serve", "--data", data.toString(), "--listen", "127.0.0.1:0",
+                "--control-listen", "127.0.0.1:0", "--log-level", "error", "--exit-on-stdin-eof", "--remove-data-on-exit"));
         cmd.addAll(extraArgs);
         Process p;
         try {
-            p = new ProcessBuilder(cmd).redirectError(data.resolve("serve.log").toFile()).start();
+            p = new ProcessBuilder(cmd).start();
         } catch (IOException e) {
             deleteTree(data);
-            throw new UncheckedIOException("cannot start " + bin + " (set REWARDSIM_BIN or put rewardsim on PATH)", e);
+            throw new UncheckedIOException("cannot start " + exe + " (set REWARDSIM_BIN or -Drewardsim.bin, add the platform artefact "
+                    + "io.github.rewardsim:rewardsim:" + VERSION + ":" + Binary.platform() + ", or put rewardsim on PATH)", e);
         }
+        LIFELINES.add(p.getOutputStream());
         Runtime.getRuntime().addShutdownHook(new Thread(p::destroy));
-        // A serve that neither listens nor exits is stopped after 30 s, which ends the read below.
+        StringBuffer log = new StringBuffer();
+        Thread err = new Thread(() -> keepTail(p.getErrorStream(), log), "rewardsim-stderr");
+        err.setDaemon(true);
+        err.start();
+        Map<String, String> urls = listeners(p);
+        if (urls.get("all") == null || urls.get("control") == null) {
+            LIFELINES.remove(p.getOutputStream());
+            p.destroyForcibly();
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+                err.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            deleteTree(data);
+            throw new IllegalStateException("rewardsim serve (" + exe + ") did not report its listeners: " + log);
+        }
+        Thread drain = new Thread(() -> drain(p.getInputStream()), "rewardsim-stdout");
+        drain.setDaemon(true);
+        drain.start();
+        return new RewardsimServer(urls.get("all"), urls.get("control"), p, data);
+    }
+
+    // The listeners serve prints on its standard output; a serve that
+    // neither listens nor exits is stopped after 30 s, which ends the read.
+    private static Map<String, String> listeners(Process p) {
         AtomicBoolean ready = new AtomicBoolean();
         Thread watchdog = new Thread(() -> {
             try {
@@ -106,100 +162,192 @@ public final class RewardsimServer implements AutoCloseable {
                 if (m.matches()) urls.put(m.group(1), m.group(2));
             }
         } catch (IOException e) {
-            p.destroy();
-            throw new UncheckedIOException(e);
+            // reported as a start that did not listen
         }
         ready.set(true);
         watchdog.interrupt();
-        if (urls.get("all") == null || urls.get("control") == null) {
-            p.destroy();
-            String log = "";
-            try {
-                log = Files.readString(data.resolve("serve.log"));
-            } catch (IOException ignored) {
-                // the error is reported without the log
-            }
-            deleteTree(data);
-            throw new IllegalStateException("rewardsim serve did not report its listeners: " + log);
-        }
-        Thread drain = new Thread(() -> drain(p.getInputStream()), "rewardsim-stdout");
-        drain.setDaemon(true);
-        drain.start();
-        return new RewardsimServer(urls.get("all"), urls.get("control"), p, data);
+        return urls;
     }
 
-    /** Uses a running simulator: its public URL (all three hosts) and its control URL. */
+    /**
+     * Uses a running simulator.
+     *
+     * @param publicUrl its public URL (all three hosts)
+     * @param controlUrl its control URL
+     * @return the simulator
+     */
     public static RewardsimServer attach(String publicUrl, String controlUrl) {
+        if (publicUrl == null || controlUrl == null) {
+            throw new IllegalArgumentException("attach needs both the public URL and the control URL (the control URL is never guessed)");
+        }
         RewardsimServer s = new RewardsimServer(publicUrl, controlUrl, null, null);
         s.control("GET", "/__sim/health", null);
         return s;
     }
 
-    /** REWARDSIM_URL and REWARDSIM_CONTROL_URL when set (attach), else {@link #start()}. */
+    /**
+     * The simulator at {@code -Drewardsim.url} (REWARDSIM_URL) and {@code -Drewardsim.controlUrl}
+     * (REWARDSIM_CONTROL_URL) when the public URL is set, else {@link #start()}. The control URL
+     * is never guessed from the public one: setting one without the other fails.
+     *
+     * @return the simulator
+     */
     public static RewardsimServer fromEnvironment() {
-        String url = env("REWARDSIM_URL", null);
-        if (url != null) return attach(url, env("REWARDSIM_CONTROL_URL", "http://127.0.0.1:8090"));
+        String url = Binary.setting("rewardsim.url", "REWARDSIM_URL");
+        String control = Binary.setting("rewardsim.controlUrl", "REWARDSIM_CONTROL_URL");
+        if (url != null && control == null) {
+            throw new IllegalStateException("REWARDSIM_URL (rewardsim.url) is set to " + url + " but REWARDSIM_CONTROL_URL"
+                    + " (rewardsim.controlUrl) is not: set both; the control URL is never guessed from the public one");
+        }
+        if (url == null && control != null) {
+            throw new IllegalStateException("REWARDSIM_CONTROL_URL (rewardsim.controlUrl) is set but REWARDSIM_URL (rewardsim.url) is not: set both");
+        }
+        if (url != null) return attach(url, control);
         return start();
     }
 
+    /** @return the public URL: the rewards, bank and coupon hosts */
     public String publicUrl() { return publicUrl; }
 
+    /** @return the control API's URL */
     public String controlUrl() { return controlUrl; }
 
-    /** A fresh channel like DEMOBANK with a generated name and a key pair of its own. */
-    public Channel newChannel() {
-        return newChannel(null, "DEMOBANK");
+    /** @return the process id of the simulator started here; empty when attached */
+    public OptionalLong pid() {
+        return process == null ? OptionalLong.empty() : OptionalLong.of(process.pid());
+    }
+
+    /** @return the temporary data folder of the simulator started here (removed when it stops); empty when attached */
+    public Optional<Path> dataDir() {
+        return Optional.ofNullable(dataDir);
     }
 
     /**
-     * A fresh run-time channel like {@code like} (its campaigns, offers with
-     * their own stock, switches), with a key pair and app key of its own.
-     * A null name is generated ("T-" and 12 hex digits).
+     * A fresh channel like REWARDSIM_LIKE when set, else DEMOBANK, with a generated name and a key of its own.
+     *
+     * @return the channel
+     */
+    public Channel newChannel() {
+        return newChannel(ChannelSpec.defaults());
+    }
+
+    /**
+     * A fresh run-time channel like {@code like} (its campaigns, offers with their own stock,
+     * switches), with a key pair and app key of its own.
+     *
+     * @param name the channel's name; null: "T-" and 12 hex digits
+     * @param like the channel to copy; null: REWARDSIM_LIKE when set, else DEMOBANK
+     * @return the channel
      */
     public Channel newChannel(String name, String like) {
+        return newChannel(ChannelSpec.like(like).name(name));
+    }
+
+    /**
+     * A fresh run-time channel as spec says. The app key, secret key and channel id are the ones
+     * the simulator answers with (a shared simulator may assign its own). A channel made like
+     * REWARDSIM_LIKE (no like given) also copies that channel's control-API fault rules.
+     *
+     * @param spec what the channel is made of
+     * @return the channel
+     */
+    public Channel newChannel(ChannelSpec spec) {
         byte[] id = new byte[6];
         RANDOM.nextBytes(id);
-        String n = name != null ? name : "T-" + HexFormat.of().withUpperCase().formatHex(id);
-        KeyPair keys;
-        try {
-            KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
-            g.initialize(2048);
-            keys = g.generateKeyPair();
-        } catch (java.security.GeneralSecurityException e) {
-            throw new IllegalStateException(e);
+        String n = spec.nameOrNull() != null ? spec.nameOrNull() : "T-" + HexFormat.of().withUpperCase().formatHex(id);
+        String like = spec.likeName();
+        boolean fromEnv = like == null && Binary.setting("rewardsim.like", "REWARDSIM_LIKE") != null;
+        if (like == null) like = fromEnv ? Binary.setting("rewardsim.like", "REWARDSIM_LIKE") : "DEMOBANK";
+        PrivateKey key = null;
+        String cert = spec.certificate();
+        boolean libraryKey = false;
+        if (spec.privateKey() != null) {
+            key = Keys.privateKey(spec.privateKey());
+            PublicKey pub = Keys.publicOf(key);
+            if (cert == null) cert = Keys.selfSigned(new KeyPair(pub, key), n);
+            else if (!pub.equals(Keys.publicKey(cert))) throw new IllegalArgumentException("certificatePem does not hold privateKeyPem's public key");
+        } else if (cert == null) {
+            KeyPair kp = Keys.generate();
+            key = kp.getPrivate();
+            cert = Keys.selfSigned(kp, n);
+            libraryKey = true;
+        } else {
+            Keys.publicKey(cert); // a bad PEM fails here, with the reason
         }
         byte[] sec = new byte[12];
         RANDOM.nextBytes(sec);
-        Map<String, Object> spec = new LinkedHashMap<>();
-        spec.put("name", n);
-        spec.put("like", like);
-        spec.put("certificate", "-----BEGIN PUBLIC KEY-----\n"
-                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(keys.getPublic().getEncoded())
-                + "\n-----END PUBLIC KEY-----\n");
-        spec.put("appKey", "APP" + HexFormat.of().withUpperCase().formatHex(id));
-        spec.put("secKey", HexFormat.of().formatHex(sec));
-        control("POST", "/__sim/channels", spec);
-        Channel ch = new Channel(this, spec, keys.getPrivate(), serviceKey());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", n);
+        body.put("like", like);
+        body.put("certificate", cert);
+        body.put("appKey", spec.app() != null ? spec.app() : "APP" + HexFormat.of().withUpperCase().formatHex(id));
+        body.put("secKey", spec.sec() != null ? spec.sec() : HexFormat.of().formatHex(sec));
+        if (spec.webhook() != null) body.put("webhookUrl", spec.webhook());
+        if (libraryKey) body.put("keyOrigin", "library");
+        Object answer = control("POST", "/__sim/channels", body);
+        if (answer instanceof Map<?, ?> a) {
+            for (String k : new String[] {"channelId", "appKey", "secKey", "webhookUrl"}) {
+                if (a.get(k) instanceof String v && !v.isEmpty()) body.put(k, v);
+            }
+        }
+        if (fromEnv) copyFaults(like, n);
+        Channel ch = new Channel(this, body, key, serviceKey());
         channels.add(ch);
         return ch;
     }
 
-    /** The service key (from /__sim/certs/service.pem) that verifies signed answers. */
-    public PublicKey serviceKey() {
-        if (serviceKey == null) {
-            Answer a = send("GET /__sim/certs/service.pem", request(controlUrl + "/__sim/certs/service.pem").GET().build());
-            if (a.status() != 200) throw a.failure(null);
-            try {
-                serviceKey = CertificateFactory.getInstance("X.509")
-                        .generateCertificate(new ByteArrayInputStream(a.text().getBytes(StandardCharsets.US_ASCII))).getPublicKey();
-            } catch (java.security.GeneralSecurityException e) {
-                throw new IllegalStateException("service certificate: " + e.getMessage(), e);
+    // The control-API fault rules of channel from, added again for channel
+    // to, unless the simulator copied them itself when it made to like from
+    // (a new channel has no rule of its own but those).
+    @SuppressWarnings("unchecked")
+    private void copyFaults(String from, String to) {
+        Object faults = control("GET", "/__sim/faults", null);
+        if (!(faults instanceof Map<?, ?> m) || !(m.get("rules") instanceof List<?> rules)) return;
+        for (Object r : rules) {
+            if (r instanceof Map<?, ?> rule && to.equals(rule.get("channel"))) return;
+        }
+        for (Object r : rules) {
+            if (r instanceof Map<?, ?> rule && from.equals(rule.get("channel"))) {
+                Map<String, Object> copy = new LinkedHashMap<>((Map<String, Object>) rule);
+                for (String k : new String[] {"id", "seen", "fired", "spent", "seq", "source"}) copy.remove(k);
+                copy.put("channel", to);
+                control("POST", "/__sim/faults", copy);
             }
         }
+    }
+
+    /**
+     * The simulator's service certificate, which verifies its signed answers.
+     *
+     * @return its PEM ({@code GET /__sim/certs/service.pem})
+     */
+    public String serviceCertificatePem() {
+        if (serviceCertificatePem == null) {
+            Answer a = send("GET /__sim/certs/service.pem", request(controlUrl + "/__sim/certs/service.pem").GET().build());
+            if (a.status() != 200) throw a.failure(null);
+            serviceCertificatePem = a.text();
+        }
+        return serviceCertificatePem;
+    }
+
+    /**
+     * The service key that verifies signed answers.
+     *
+     * @return the public key of {@link #serviceCertificatePem()}
+     */
+    public PublicKey serviceKey() {
+        if (serviceKey == null) serviceKey = Keys.publicKey(serviceCertificatePem());
         return serviceKey;
     }
 
-    /** Calls the control API; body is JSON-encoded; a non-2xx answer throws RewardsimException. */
+    /**
+     * Calls the control API; body is JSON-encoded; a non-2xx answer throws RewardsimException.
+     *
+     * @param method the HTTP method
+     * @param path the path and query
+     * @param body the request body (null: none)
+     * @return the decoded answer, or null when empty
+     */
     public Object control(String method, String path, Object body) {
         HttpRequest.Builder b = request(controlUrl + path);
         if (controlToken != null) b.header("X-Rewardsim-Control-Token", controlToken);
@@ -252,6 +400,7 @@ public final class RewardsimServer implements AutoCloseable {
         for (Channel ch : channels) ch.closeInbox();
         channels.clear();
         if (process != null) {
+            LIFELINES.remove(process.getOutputStream());
             process.destroy();
             try {
                 if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
@@ -259,6 +408,19 @@ public final class RewardsimServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             deleteTree(dataDir);
+        }
+    }
+
+    // The last 8 KiB of the simulator's standard error, for a failed start's message.
+    private static void keepTail(InputStream in, StringBuffer tail) {
+        byte[] buf = new byte[4096];
+        try {
+            for (int n; (n = in.read(buf)) >= 0;) {
+                tail.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+                if (tail.length() > 8192) tail.delete(0, tail.length() - 8192);
+            }
+        } catch (IOException ignored) {
+            // the process ended
         }
     }
 

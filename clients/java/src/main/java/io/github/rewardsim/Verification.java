@@ -18,19 +18,46 @@ public final class Verification {
         this.where = where;
     }
 
-    /** Count only exchanges from this X-Rewardsim-Seq on (inclusive). */
+    /**
+     * Count only exchanges from this X-Rewardsim-Seq on (inclusive).
+     *
+     * @param seq the X-Rewardsim-Seq to count from
+     * @return this verify
+     */
     public Verification since(long seq) {
         this.since = seq;
         return this;
     }
 
-    /** Exactly n calls matched, else AssertionError naming the near misses. */
+    /**
+     * Exactly n calls matched, else AssertionError naming the near misses.
+     *
+     * @param n the count
+     * @return the verify's answer
+     */
     public Result times(int n) { return check("times", n, "exactly " + n + " time(s)"); }
 
+    /**
+     * At least n calls matched, else AssertionError naming the near misses.
+     *
+     * @param n the count
+     * @return the verify's answer
+     */
     public Result atLeast(int n) { return check("atLeast", n, "at least " + n + " time(s)"); }
 
+    /**
+     * At most n calls matched, else AssertionError.
+     *
+     * @param n the count
+     * @return the verify's answer
+     */
     public Result atMost(int n) { return check("atMost", n, "at most " + n + " time(s)"); }
 
+    /**
+     * No call matched, else AssertionError naming the ones that did.
+     *
+     * @return the verify's answer
+     */
     public Result never() { return check("times", 0, "never"); }
 
     /** The answer of a verify that held. */

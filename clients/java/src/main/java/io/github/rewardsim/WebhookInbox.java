@@ -59,10 +59,18 @@ public final class WebhookInbox implements AutoCloseable {
         notifyAll();
     }
 
-    /** The channel's webhookUrl. */
+    /**
+     * The channel's webhookUrl.
+     *
+     * @return the channel's webhookUrl
+     */
     public String url() { return url; }
 
-    /** Every push received so far, in order. */
+    /**
+     * Every push received so far, in order.
+     *
+     * @return every push received so far, in order
+     */
     public synchronized List<Map<String, Object>> received() {
         return List.copyOf(received);
     }
@@ -70,6 +78,10 @@ public final class WebhookInbox implements AutoCloseable {
     /**
      * The next push not yet taken whose eventType is eventType (null: any),
      * waiting up to timeout; AssertionError when none arrives.
+     *
+     * @param eventType the push's eventType, or null for any
+     * @param timeout how long to wait
+     * @return the push
      */
     public synchronized Map<String, Object> await(String eventType, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -1,18 +1,50 @@
 package io.github.rewardsim.junit;
 
 import io.github.rewardsim.Channel;
+import io.github.rewardsim.ChannelSpec;
 import io.github.rewardsim.RewardsimServer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * The extension behind {@link RewardsimTest}: the simulator lives in the
- * root context's store (closed when the JUnit run ends), the channel in the
- * test class's.
+ * The JUnit 5 extension: a simulator shared by every class of the run that asks for the same
+ * one, and a fresh {@link Channel} per test class (or per test method with
+ * {@link Builder#channelPerMethod()}), injected into test, lifecycle and constructor parameters
+ * (as is the {@link RewardsimServer}). {@link RewardsimTest} registers it with the defaults;
+ * configure it in code with {@link #builder()}:
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static RewardsimExtension rewardsim = RewardsimExtension.builder()
+ *     .scenario(Path.of("src/test/resources/rewards.yaml"))
+ *     .channelPerMethod()
+ *     .build();
+ * }</pre>
  */
 public final class RewardsimExtension implements ParameterResolver {
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(RewardsimExtension.class);
+
+    private final Builder config;
+
+    /** The defaults: the simulator of {@link RewardsimServer#fromEnvironment()}, one channel per class. */
+    public RewardsimExtension() {
+        this(new Builder());
+    }
+
+    private RewardsimExtension(Builder config) {
+        this.config = config;
+    }
+
+    /** @return a builder of an extension configured in code */
+    public static Builder builder() {
+        return new Builder();
+    }
 
     @Override
     public boolean supportsParameter(ParameterContext p, ExtensionContext context) {
@@ -26,31 +58,147 @@ public final class RewardsimExtension implements ParameterResolver {
         return channel(context);
     }
 
-    /** The simulator of this JUnit run. */
-    public static RewardsimServer server(ExtensionContext context) {
-        Held<?> held = context.getRoot().getStore(NS).getOrComputeIfAbsent("server", k -> {
-            RewardsimServer s = RewardsimServer.fromEnvironment();
+    /**
+     * The simulator of this extension's configuration, started (or attached) once per JUnit run.
+     *
+     * @param context any context of the run
+     * @return the simulator
+     */
+    public RewardsimServer server(ExtensionContext context) {
+        Held<?> held = context.getRoot().getStore(NS).getOrComputeIfAbsent("server:" + config.key(), k -> {
+            RewardsimServer s = config.open();
             return new Held<>(s, s::close);
         }, Held.class);
         return (RewardsimServer) held.value();
     }
 
-    /** The channel of the test class context belongs to. */
-    public static Channel channel(ExtensionContext context) {
+    /**
+     * The channel of the test class (or, with channelPerMethod, of the test method) context belongs to.
+     *
+     * @param context the test's context
+     * @return the channel
+     */
+    public Channel channel(ExtensionContext context) {
         ExtensionContext c = context;
-        while (c.getTestMethod().isPresent() && c.getParent().isPresent()) c = c.getParent().get();
-        ExtensionContext classContext = c;
-        String like = classContext.getTestClass().map(k -> k.getAnnotation(RewardsimTest.class)).map(RewardsimTest::like).orElse("DEMOBANK");
-        Held<?> held = classContext.getStore(NS).getOrComputeIfAbsent("channel:" + classContext.getUniqueId(), k -> {
-            Channel ch = server(classContext).newChannel(null, like);
+        boolean method = config.perMethod && c.getTestMethod().isPresent();
+        if (!method) {
+            while (c.getTestMethod().isPresent() && c.getParent().isPresent()) c = c.getParent().get();
+        }
+        ExtensionContext owner = c;
+        String like = config.like != null ? config.like
+                : owner.getTestClass().map(k -> k.getAnnotation(RewardsimTest.class)).map(RewardsimTest::like).filter(s -> !s.isEmpty()).orElse(null);
+        Held<?> held = owner.getStore(NS).getOrComputeIfAbsent("channel:" + owner.getUniqueId(), k -> {
+            Channel ch = server(owner).newChannel(ChannelSpec.like(like));
             return new Held<>(ch, ch::closeInbox);
         }, Held.class);
         return (Channel) held.value();
     }
 
+    /** The configuration of a {@link RewardsimExtension}. */
+    public static final class Builder {
+        private Path scenario;
+        private String publicUrl;
+        private String controlUrl;
+        private String binary;
+        private final List<String> flags = new ArrayList<>();
+        private boolean perMethod;
+        private String like;
+
+        private Builder() {}
+
+        /**
+         * Starts the simulator with this scenario file ({@code serve --scenario}).
+         *
+         * @param file the scenario
+         * @return this builder
+         */
+        public Builder scenario(Path file) {
+            this.scenario = file;
+            return this;
+        }
+
+        /**
+         * Uses a running simulator instead of starting one. Both URLs are needed: the control
+         * URL is never guessed from the public one.
+         *
+         * @param publicUrl its public URL
+         * @param controlUrl its control API's URL
+         * @return this builder
+         */
+        public Builder attach(String publicUrl, String controlUrl) {
+            this.publicUrl = publicUrl;
+            this.controlUrl = controlUrl;
+            return this;
+        }
+
+        /**
+         * The rewardsim binary to start, before REWARDSIM_BIN, the platform artefact and PATH.
+         *
+         * @param file the binary
+         * @return this builder
+         */
+        public Builder binary(Path file) {
+            this.binary = file.toString();
+            return this;
+        }
+
+        /**
+         * More flags of {@code rewardsim serve}.
+         *
+         * @param more such as {@code "--clock", "2026-01-01T00:00:00Z"}
+         * @return this builder
+         */
+        public Builder flags(String... more) {
+            flags.addAll(Arrays.asList(more));
+            return this;
+        }
+
+        /**
+         * One fresh channel per test method (default: one per test class).
+         *
+         * @return this builder
+         */
+        public Builder channelPerMethod() {
+            this.perMethod = true;
+            return this;
+        }
+
+        /**
+         * The channel new channels are made like (default: REWARDSIM_LIKE, else DEMOBANK).
+         *
+         * @param channel the channel to copy
+         * @return this builder
+         */
+        public Builder like(String channel) {
+            this.like = channel;
+            return this;
+        }
+
+        /** @return the extension, for a static {@code @RegisterExtension} field */
+        public RewardsimExtension build() {
+            if ((publicUrl != null || controlUrl != null) && (scenario != null || binary != null || !flags.isEmpty())) {
+                throw new IllegalStateException("attach uses a running simulator: scenario, binary and flags start one; give one or the other");
+            }
+            return new RewardsimExtension(this);
+        }
+
+        // Extensions of the same configuration share one simulator.
+        private String key() {
+            return publicUrl + "|" + controlUrl + "|" + scenario + "|" + binary + "|" + flags;
+        }
+
+        private RewardsimServer open() {
+            if (publicUrl != null || controlUrl != null) return RewardsimServer.attach(publicUrl, controlUrl);
+            if (scenario == null && binary == null && flags.isEmpty()) return RewardsimServer.fromEnvironment();
+            List<String> args = new ArrayList<>(flags);
+            Optional.ofNullable(scenario).ifPresent(s -> args.addAll(List.of("--scenario", s.toAbsolutePath().toString())));
+            return RewardsimServer.start(binary, args);
+        }
+    }
+
     // A store value closed with its context: the simulator with the run,
-    // a channel's webhook inbox with its class (the channel stays
-    // registered: its journal is there to read after a failure).
+    // a channel's webhook inbox with its class or method (the channel
+    // stays registered: its journal is there to read after a failure).
     private record Held<T>(T value, Runnable onClose) implements ExtensionContext.Store.CloseableResource {
         @Override
         public void close() {

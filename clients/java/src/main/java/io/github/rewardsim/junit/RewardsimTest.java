@@ -9,10 +9,12 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A test class that uses rewardsim: one simulator per JVM (started from
- * REWARDSIM_BIN or PATH on free ports, or the one at REWARDSIM_URL and
- * REWARDSIM_CONTROL_URL), and one fresh {@link io.github.rewardsim.Channel}
- * per test class, like DEMOBANK, injected into test, lifecycle and
+ * A test class that uses rewardsim: one simulator per JVM (the one at
+ * REWARDSIM_URL and REWARDSIM_CONTROL_URL, or one started on free ports from
+ * REWARDSIM_BIN, the platform artefact or PATH: see
+ * {@link io.github.rewardsim.RewardsimServer#start(String, java.util.List)}),
+ * and one fresh {@link io.github.rewardsim.Channel} per test class, like
+ * DEMOBANK (or REWARDSIM_LIKE), injected into test, lifecycle and
  * constructor parameters (as is the {@link io.github.rewardsim.RewardsimServer}).
  * Classes run in parallel without seeing each other.
  */
@@ -22,6 +24,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Inherited
 @ExtendWith(RewardsimExtension.class)
 public @interface RewardsimTest {
-    /** The channel the test class's channel is made like. */
-    String like() default "DEMOBANK";
+    /**
+     * The channel the test class's channel is made like.
+     *
+     * @return its name; empty: REWARDSIM_LIKE when set, else DEMOBANK
+     */
+    String like() default "";
 }
