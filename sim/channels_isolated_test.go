@@ -17,6 +17,11 @@ func TestChannels_isolatedCopyGetsFreshCredentials(t *testing.T) {
 	if cr == nil || cr["appKey"] == "DEMOAPPKEY" || cr["secKey"] == "DEMOSECKEY" || cr["privateKey"] == "" || cr["certificate"] == "" {
 		t.Fatalf("an isolated copy: %v, want fresh credentials", iso)
 	}
+	if iso["secKey"] != cr["secKey"] {
+		t.Fatalf("the answer's secKey %v is not the copy's own %v", iso["secKey"], cr["secKey"])
+	}
+	// PATCH re-registers from the stored spec, which keeps only the secKey's hash.
+	ctlOK(t, s, http.StatusOK, "PATCH", "/__sim/channels/ISO", map[string]any{"webhookUrl": "http://127.0.0.1:9/hook"})
 	own := ctlOK(t, s, http.StatusCreated, "POST", "/__sim/channels", map[string]any{"name": "OWN", "like": "DEMOBANK", "isolated": true, "appKey": "A", "secKey": "S"})
 	if cr, _ := own["credentials"].(map[string]any); cr == nil || cr["appKey"] != nil || cr["privateKey"] == nil {
 		t.Fatalf("an isolated copy with its own appKey/secKey: %v, want a fresh key pair only", own)
