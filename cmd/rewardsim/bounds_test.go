@@ -87,6 +87,11 @@ func TestScenarioBounds_refusedAtLoadAndSkippedAtRestore(t *testing.T) {
 		t.Errorf("upload: HTTP %d %s, want 400", res.StatusCode, body)
 	}
 	has("upload", string(body))
+	// A fault's delay has its bound too, on the control API as in a file.
+	st, out, _ := ctlCall(t, urls["control"], "POST", "/__sim/faults", map[string]any{"endpoint": "GetReward", "action": map[string]any{"kind": "delay", "delay": "2h"}})
+	if st != http.StatusBadRequest || !strings.Contains(string(out), "MaxDelay") {
+		t.Errorf("a 2h delay rule: HTTP %d %s, want 400 naming MaxDelay", st, out)
+	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
 

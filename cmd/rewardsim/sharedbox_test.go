@@ -22,7 +22,8 @@ import (
 // call of the channel issued: SDK issuance only for a user with a live
 // session, a coupon URL only when it names a delivered coupon.
 func TestServe_sharedBoxIsolatesCopies(t *testing.T) {
-	cmd, urls := startServe(t, issue20Binary(t), t.TempDir(), "--shared-box")
+	bin, data := issue20Binary(t), t.TempDir()
+	cmd, urls := startServe(t, bin, data, "--shared-box")
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	control, base := urls["control"], urls["all"]
 	st, out, _ := ctlCall(t, control, "POST", "/__sim/channels", map[string]any{"name": "JOBA", "like": "DEMOBANK"})
@@ -99,5 +100,18 @@ func TestServe_sharedBoxIsolatesCopies(t *testing.T) {
 	u, _ := url.Parse(cp.URL)
 	if code := follow(u.Query()); code != http.StatusFound {
 		t.Errorf("the delivered coupon's own URL %s: HTTP %d, want 302", cp.URL, code)
+	}
+
+	// After a restart the copy keeps its own key (the store kept the public half).
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	cmd, urls = startServe(t, bin, data, "--shared-box")
+	joba.RewardsURL, joba.BankURL, joba.HotdealsURL = urls["all"], urls["all"], urls["all"]
+	asB.RewardsURL = urls["all"]
+	if _, err := joba.ReferenceToken(ctx); err != nil {
+		t.Errorf("after a restart, a signed call with JOBA's fresh key: %v", err)
+	}
+	if _, err := asB.ReferenceToken(ctx); err == nil {
+		t.Error("after a restart, DEMOBANK's key signs for JOBA")
 	}
 }
