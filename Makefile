@@ -109,11 +109,12 @@ crypto-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libssl3 gcc libc6-dev; \
 	fi
 
-# Debian's headless Chromium and chromedriver for the browser tests.
+# Debian's headless Chromium for the browser tests (driven over its
+# DevTools protocol by chromedp: no chromedriver).
 browser-deps:
-	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
-	  echo "installing Debian's chromium and chromium-driver for the browser tests"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	fi
 
 # curl for the docs' shell examples, run by docs/examples_test.go.

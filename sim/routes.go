@@ -23,6 +23,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/openapi"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
+	"github.com/rewardsim/rewardsim/sim/internal/story"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
 
@@ -49,7 +50,8 @@ const anyMethod = "ANY"
 // the contract's operations, bound from each host's handlers by the
 // contract table, then the simulator's own routes and the control API.
 func (s *Sim) routes() ([]route, error) {
-	door := &frontdoor.Door{Faults: s.plane.Faults()}
+	stories := story.NewBook(s.plane.Faults().List())
+	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
@@ -97,7 +99,7 @@ func (s *Sim) routes() ([]route, error) {
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
 		Version: s.version(), Durability: string(s.opts.Durability),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
-		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons,
+		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons, Stories: stories,
 		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
 	})
 	// Every control call but health needs the control token (when set).
@@ -122,8 +124,10 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodGet, "/__sim/certs/service.pem", auth(ctl.ServiceCert)},
 		{Control, http.MethodGet, "/__sim/certs/", auth(ctl.ListCerts)},
 		{Control, http.MethodGet, "/__sim/certs/:name", auth(ctl.CertFile)},
-		{Control, http.MethodGet, "/__sim/", heavy(ctl.Dashboard)},
-		{Control, http.MethodGet, "/__sim/dashboard", heavy(ctl.Dashboard)},
+		// The dashboard asks for the token itself (a page, not a 401).
+		{Control, http.MethodGet, "/__sim/", ctl.LoginGate(ctl.Heavy(ctl.Dashboard))},
+		{Control, http.MethodGet, "/__sim/dashboard", ctl.LoginGate(ctl.Heavy(ctl.Dashboard))},
+		{Control, http.MethodPost, "/__sim/login", ctl.Login},
 		{Control, http.MethodGet, "/__sim/scenarios", auth(ctl.ListScenarios)},
 		{Control, http.MethodPost, "/__sim/scenarios", auth(ctl.LoadScenario)},
 		{Control, http.MethodGet, "/__sim/scenarios/active", auth(ctl.ActiveScenario)},
@@ -140,6 +144,9 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodPost, "/__sim/clock", auth(ctl.SetClock)},
 		{Control, http.MethodPost, "/__sim/clock/advance", auth(ctl.AdvanceClock)},
 		{Control, http.MethodDelete, "/__sim/clock", auth(ctl.DropClock)},
+		{Control, http.MethodGet, "/__sim/stories", auth(ctl.ListStories)},
+		{Control, http.MethodPost, "/__sim/stories/clear", auth(ctl.ClearStories)},
+		{Control, http.MethodPost, "/__sim/stories/:name/apply", auth(ctl.ApplyStory)},
 		{Control, http.MethodGet, "/__sim/faults", auth(ctl.ListFaults)},
 		{Control, http.MethodPost, "/__sim/faults", auth(ctl.AddFault)},
 		{Control, http.MethodDelete, "/__sim/faults/:id", auth(ctl.RemoveFault)},

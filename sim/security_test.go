@@ -23,7 +23,7 @@ import (
 func controlFingerprint(t *testing.T, s *simtest.Server) string {
 	t.Helper()
 	var b strings.Builder
-	for _, p := range []string{"/__sim/faults", "/__sim/clock", "/__sim/scenarios"} {
+	for _, p := range []string{"/__sim/faults", "/__sim/clock", "/__sim/clock?channel=DEMOBANK", "/__sim/scenarios", "/__sim/stories"} {
 		_, out := ctl(t, s, http.MethodGet, p, nil)
 		b.Write(out)
 	}
@@ -151,6 +151,11 @@ var tries = [
   fetch(C + '/__sim/clock', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: '{"mode":"frozen","time":"2030-01-01T00:00:00Z"}'}),
   fetch(C + '/__sim/scenarios?activate=true', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: 'version: 1\nname: evil\n'}),
   fetch(C + '/__sim/faults', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: fault}),
+  // What the dashboard's control panel sends, sent from another origin.
+  fetch(C + '/__sim/stories/uat-down/apply?channel=DEMOBANK', {method: 'POST', mode: 'no-cors', credentials: 'include'}),
+  fetch(C + '/__sim/clock/advance', {method: 'POST', mode: 'no-cors', credentials: 'include', headers: {'Content-Type': 'text/plain'}, body: '{"by":"31m","channel":"DEMOBANK"}'}),
+  fetch(C + '/__sim/faults', {method: 'POST', credentials: 'include', headers: {'Content-Type': 'application/json', 'X-Rewardsim-CSRF': 'guess'}, body: fault}),
+  fetch(C + '/__sim/login', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: '{"token":"guess"}'}),
 ];
 navigator.sendBeacon(C + '/__sim/faults', fault);
 document.getElementById('f').submit();

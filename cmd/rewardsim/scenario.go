@@ -11,7 +11,7 @@ import (
 )
 
 func newScenarioCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "scenario", Short: "Read scenarios: show"}
+	cmd := &cobra.Command{Use: "scenario", Short: "Scenarios of a running simulator: show, ls, load, activate"}
 	var cc controlClient
 	show := &cobra.Command{
 		Use:   "show NAME",
@@ -31,6 +31,6 @@ func newScenarioCmd() *cobra.Command {
 		},
 	}
 	addControlFlags(show, &cc)
-	cmd.AddCommand(show)
+	cmd.AddCommand(show, newScenarioLsCmd(), newScenarioLoadCmd(), newScenarioActivateCmd())
 	return cmd
 }

@@ -1,185 +1,106 @@
-// Package browser drives Debian's headless Chromium through chromedriver's
-// W3C WebDriver API (plain HTTP and JSON, so no dependency beyond the
-// standard library). It is test infrastructure: Start skips the test when
-// Chromium is absent, unless REWARDSIM_REQUIRE_BROWSER is set (as `make
-// test` does after installing it), in which case it fails.
+// Package browser drives Debian's headless Chromium over the DevTools
+// protocol with chromedp, for rewardsim's own browser tests (the
+// dashboard, the microsite, the attacker page of the CSRF test). Start
+// skips the test when Chromium is absent, unless REWARDSIM_REQUIRE_BROWSER
+// is set (as `make test` does after installing it), in which case it
+// fails. The calls keep the shape the tests had on the former WebDriver
+// client: a script for Eval is a function body reading `arguments`.
 package browser
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
-// Paths of Debian's packages chromium and chromium-driver.
-const (
-	ChromiumPath     = "/usr/bin/chromium"
-	ChromedriverPath = "/usr/bin/chromedriver"
-)
+// ChromiumPath is Debian's package chromium.
+const ChromiumPath = "/usr/bin/chromium"
 
-// Flags every session starts Chromium with: headless, and no background
-// traffic (the machine has no network beyond loopback).
-var Flags = []string{
-	"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync",
-	"--disable-quic", "--window-size=1280,900",
+// Flags every session starts Chromium with, beyond chromedp's headless
+// defaults: no sandbox (tests may run as root) and no background traffic
+// (the machine has no network beyond loopback).
+var Flags = []chromedp.ExecAllocatorOption{
+	chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+	chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+	chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true),
+	chromedp.WindowSize(1280, 900),
 }
 
-// Browser is one WebDriver session.
+// Browser is one headless Chromium with one tab.
 type Browser struct {
-	t       testing.TB
-	base    string // chromedriver URL
-	session string
-	http    *http.Client
+	t   testing.TB
+	ctx context.Context
 }
 
-const elementKey = "element-6066-11e4-a52e-4f735466cecf"
+// Step bounds every browser action, so a wedged page fails the test
+// rather than hanging it.
+const Step = 30 * time.Second
 
-// Start launches chromedriver and a headless Chromium session; both stop
-// when the test ends.
+// Start launches a headless Chromium; it stops when the test ends.
 func Start(t testing.TB) *Browser {
 	t.Helper()
-	for _, p := range []string{ChromiumPath, ChromedriverPath} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("REWARDSIM_REQUIRE_BROWSER") != "" {
-				t.Fatalf("browser tests need %s (make test installs Debian's chromium and chromium-driver)", p)
-			}
-			t.Skipf("%s is not installed; `make test` installs it (apt-get install chromium chromium-driver)", p)
+	if _, err := os.Stat(ChromiumPath); err != nil {
+		if os.Getenv("REWARDSIM_REQUIRE_BROWSER") != "" {
+			t.Fatalf("browser tests need %s (make test installs Debian's chromium)", ChromiumPath)
 		}
+		t.Skipf("%s is not installed; `make test` installs it (apt-get install chromium)", ChromiumPath)
 	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
+	opts := append([]chromedp.ExecAllocatorOption{chromedp.ExecPath(ChromiumPath), chromedp.Headless,
+		chromedp.UserDataDir(t.TempDir())}, Flags...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("start %s: %v", ChromiumPath, err)
 	}
-	var logs bytes.Buffer
-	cmd := exec.Command(ChromedriverPath, "--port="+strconv.Itoa(port), "--allowed-ips=127.0.0.1")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("chromedriver: %v", err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	b := &Browser{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port), http: &http.Client{Timeout: 60 * time.Second}}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res, err := b.http.Get(b.base + "/status")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("chromedriver did not start: %v\n%s", err, logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	args := append([]string{"--user-data-dir=" + t.TempDir()}, Flags...)
-	var created struct {
-		SessionID string `json:"sessionId"`
-	}
-	err = b.call(http.MethodPost, "/session", map[string]any{
-		"capabilities": map[string]any{"alwaysMatch": map[string]any{
-			"browserName":        "chrome",
-			"goog:chromeOptions": map[string]any{"binary": ChromiumPath, "args": args},
-		}},
-	}, &created)
-	if err != nil {
-		t.Fatalf("new session: %v\n%s", err, logs.String())
-	}
-	b.session = created.SessionID
-	t.Cleanup(func() { _ = b.call(http.MethodDelete, "/session/"+b.session, nil, nil) })
-	return b
+	return &Browser{t: t, ctx: ctx}
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// call sends one WebDriver command and decodes its "value" into out.
-func (b *Browser) call(method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(context.Background(), method, b.base+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := b.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	var env struct {
-		Value json.RawMessage `json:"value"`
-	}
-	raw, _ := io.ReadAll(res.Body)
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return fmt.Errorf("%s %s: %s", method, path, raw)
-	}
-	if res.StatusCode != http.StatusOK {
-		var werr struct{ Error, Message string }
-		_ = json.Unmarshal(env.Value, &werr)
-		return &Error{Code: werr.Error, Message: werr.Message}
-	}
-	if out != nil {
-		return json.Unmarshal(env.Value, out)
-	}
-	return nil
-}
-
-// Error is a WebDriver error.
-type Error struct{ Code, Message string }
-
-func (e *Error) Error() string { return "webdriver: " + e.Code + ": " + e.Message }
-
-// IsNoSuchElement reports whether err means the element was not found.
-func IsNoSuchElement(err error) bool {
-	var we *Error
-	return errors.As(err, &we) && we.Code == "no such element"
+// run runs actions within Step.
+func (b *Browser) run(actions ...chromedp.Action[chromedp.Void]) error {
+	ctx, cancel := context.WithTimeout(b.ctx, Step)
+	defer cancel()
+	return chromedp.Do(ctx, actions...)
 }
 
 // Open navigates to url and waits for the page to load.
 func (b *Browser) Open(url string) {
 	b.t.Helper()
-	if err := b.call(http.MethodPost, "/session/"+b.session+"/url", map[string]string{"url": url}, nil); err != nil {
+	if err := b.run(chromedp.Navigate(url)); err != nil {
 		b.t.Fatalf("open %s: %v", url, err)
 	}
 }
 
-// Element is a found element.
+// ErrNoSuchElement is Find's error when nothing matches.
+var ErrNoSuchElement = errors.New("no such element")
+
+// IsNoSuchElement reports whether err means the element was not found.
+func IsNoSuchElement(err error) bool { return errors.Is(err, ErrNoSuchElement) }
+
+// Element is the first element matching a CSS selector.
 type Element struct {
-	b  *Browser
-	id string
+	b   *Browser
+	css string
 }
 
 // Find returns the first element matching a CSS selector, or an error.
 func (b *Browser) Find(css string) (*Element, error) {
-	var ref map[string]string
-	if err := b.call(http.MethodPost, "/session/"+b.session+"/element", map[string]string{"using": "css selector", "value": css}, &ref); err != nil {
+	var n int
+	if err := b.eval(`return document.querySelectorAll(arguments[0]).length;`, &n, css); err != nil {
 		return nil, err
 	}
-	return &Element{b: b, id: ref[elementKey]}, nil
+	if n == 0 {
+		return nil, fmt.Errorf("%q: %w", css, ErrNoSuchElement)
+	}
+	return &Element{b: b, css: css}, nil
 }
 
 // MustFind is Find that fails the test.
@@ -195,40 +116,80 @@ func (b *Browser) MustFind(css string) *Element {
 // Count returns how many elements match a CSS selector.
 func (b *Browser) Count(css string) int {
 	b.t.Helper()
-	var refs []map[string]string
-	if err := b.call(http.MethodPost, "/session/"+b.session+"/elements", map[string]string{"using": "css selector", "value": css}, &refs); err != nil {
-		b.t.Fatalf("find all %q: %v", css, err)
-	}
-	return len(refs)
+	var n int
+	b.Eval(`return document.querySelectorAll(arguments[0]).length;`, &n, css)
+	return n
 }
 
-// Click clicks the element.
+// Click clicks the element as a user would: scrolled into view, a mouse
+// press and release at its centre.
 func (e *Element) Click() {
 	e.b.t.Helper()
-	if err := e.b.call(http.MethodPost, "/session/"+e.b.session+"/element/"+e.id+"/click", map[string]any{}, nil); err != nil {
-		e.b.t.Fatalf("click: %v", err)
+	var err error
+	// A page that swaps its own DOM (the dashboard's live refresh) can
+	// replace the node between finding and clicking it: find it afresh.
+	for range 5 {
+		if err = e.b.run(chromedp.Click(chromedp.CSS(e.css))); err == nil || !strings.Contains(err.Error(), "node") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		e.b.t.Fatalf("click %q: %v", e.css, err)
 	}
 }
 
-// Text is the element's rendered text.
+// Text is the element's rendered text (an SVG element's text content).
 func (e *Element) Text() string {
 	e.b.t.Helper()
 	var s string
-	if err := e.b.call(http.MethodGet, "/session/"+e.b.session+"/element/"+e.id+"/text", nil, &s); err != nil {
-		e.b.t.Fatalf("text: %v", err)
-	}
+	e.b.Eval(`var el = document.querySelector(arguments[0]); return el.innerText !== undefined ? el.innerText : el.textContent;`, &s, e.css)
 	return s
 }
 
-// Eval runs a script in the page and decodes its return value into out.
-func (b *Browser) Eval(script string, out any, args ...any) {
-	b.t.Helper()
+// SetValue sets an input's or a select's value, as typing or choosing would.
+func (e *Element) SetValue(v string) {
+	e.b.t.Helper()
+	e.b.Eval(`var el = document.querySelector(arguments[0]); el.focus(); el.value = arguments[1];
+el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true}));`, nil, e.css, v)
+}
+
+// eval runs script as the body of a function called with args (JSON
+// values) and decodes its return value into out (nil ignores it).
+func (b *Browser) eval(script string, out any, args ...any) error {
 	if args == nil {
 		args = []any{}
 	}
-	if err := b.call(http.MethodPost, "/session/"+b.session+"/execute/sync", map[string]any{"script": script, "args": args}, out); err != nil {
-		b.t.Fatalf("eval: %v", err)
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
 	}
+	expr := "(function () {\n" + script + "\n}).apply(null, " + string(raw) + ")"
+	ctx, cancel := context.WithTimeout(b.ctx, Step)
+	defer cancel()
+	// []byte: the result's JSON as the browser gave it (undefined: none).
+	res, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](expr))
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if out == nil || len(res) == 0 {
+		return nil
+	}
+	return json.Unmarshal(res, out)
+}
+
+// Eval runs a script in the page (a function body: `arguments` holds
+// args, `return` gives the value) and decodes its return value into out.
+func (b *Browser) Eval(script string, out any, args ...any) {
+	b.t.Helper()
+	if err := b.eval(script, out, args...); err != nil {
+		b.t.Fatalf("%v\n%s", err, firstLines(script))
+	}
+}
+
+func firstLines(s string) string {
+	lines := strings.SplitN(strings.TrimSpace(s), "\n", 4)
+	return strings.Join(lines[:min(3, len(lines))], "\n")
 }
 
 // WaitFor polls a CSS selector until it matches or timeout passes. Browser
@@ -248,16 +209,14 @@ func (b *Browser) WaitFor(css string, timeout time.Duration) *Element {
 	}
 }
 
-// Screenshot saves a PNG of the page to dir/name.png and returns its path.
+// Screenshot saves a PNG of the viewport to dir/name.png and returns its path.
 func (b *Browser) Screenshot(dir, name string) string {
 	b.t.Helper()
-	var data string
-	if err := b.call(http.MethodGet, "/session/"+b.session+"/screenshot", nil, &data); err != nil {
-		b.t.Fatalf("screenshot: %v", err)
-	}
-	png, err := base64.StdEncoding.DecodeString(data)
+	ctx, cancel := context.WithTimeout(b.ctx, Step)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
-		b.t.Fatal(err)
+		b.t.Fatalf("screenshot: %v", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.t.Fatal(err)
@@ -267,4 +226,12 @@ func (b *Browser) Screenshot(dir, name string) string {
 		b.t.Fatal(err)
 	}
 	return path
+}
+
+// Resize lays the page out at width x height CSS pixels.
+func (b *Browser) Resize(width, height int) {
+	b.t.Helper()
+	if err := b.run(chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		b.t.Fatalf("resize to %dx%d: %v", width, height, err)
+	}
 }

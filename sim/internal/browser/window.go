@@ -1,16 +1,5 @@
 package browser
 
-import "net/http"
-
-// Resize sets the browser window to width x height CSS pixels (the page
-// lays out at that width).
-func (b *Browser) Resize(width, height int) {
-	b.t.Helper()
-	if err := b.call(http.MethodPost, "/session/"+b.session+"/window/rect", map[string]any{"width": width, "height": height}, nil); err != nil {
-		b.t.Fatalf("resize to %dx%d: %v", width, height, err)
-	}
-}
-
 // LayoutProblems is a script for Eval: it lists every element matching
 // its first argument (the panels) that overflows horizontally
 // (scrollWidth > clientWidth), and every text of an SVG picture whose box

@@ -22,6 +22,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
+	"github.com/rewardsim/rewardsim/sim/internal/story"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
@@ -38,6 +39,8 @@ type Channel struct {
 	Summary          cards.Summary
 	// Funnels (one per campaign) and Stocks (one per offer) are SVG.
 	Funnels, Stocks []template.HTML
+	// Panel is the channel's control panel.
+	Panel Panel
 }
 
 // dashFilter narrows the journal panel and draws the flow it selects.
@@ -65,6 +68,10 @@ type View struct {
 	// channel or user is chosen.
 	Diagram, DiagramURL template.HTML
 	Pushes              []webhook.Push
+	// PushGroups are Pushes grouped by referenceId: a storm is one row.
+	PushGroups []PushGroup
+	// CSRF goes with every write the page sends (header X-Rewardsim-CSRF).
+	CSRF string
 
 	// The live panels.
 	JournalStored  int
@@ -95,6 +102,31 @@ type Sources struct {
 	Coupons   *coupons.Service // nil: no stock charts
 	// Deadline is the webhook deadline in force when a scenario sets none.
 	Deadline time.Duration
+	// Stories is the book of stories applied per channel (nil: none).
+	Stories *story.Book
+}
+
+// PushGroup is the pushes of one referenceId (a storm's repeats), oldest first.
+type PushGroup struct {
+	ReferenceID string
+	Pushes      []webhook.Push
+}
+
+// groupPushes groups pushes by referenceId, each group where its first
+// push is.
+func groupPushes(ps []webhook.Push) []PushGroup {
+	var out []PushGroup
+	at := map[string]int{}
+	for _, p := range ps {
+		ref := p.Event.ReferenceID
+		if i, ok := at[ref]; ok && ref != "" {
+			out[i].Pushes = append(out[i].Pushes, p)
+			continue
+		}
+		at[ref] = len(out)
+		out = append(out, PushGroup{ReferenceID: ref, Pushes: []webhook.Push{p}})
+	}
+	return out
 }
 
 // ChannelRef is a channel in force and where it comes from.
@@ -115,6 +147,7 @@ func Build(ctx context.Context, s Sources, channels []ChannelRef, q url.Values) 
 		Journal: "/__sim/journal", Faults: "/__sim/faults", Webhooks: "/__sim/webhooks", Report: "/__sim/report",
 		Filter: Filter{Channel: q.Get("channel"), VirtualID: q.Get("virtualId"), Endpoint: q.Get("endpoint"), Assets: q.Get("assets") != ""},
 	}
+	rules := s.Plane.Faults().List()
 	for _, ch := range channels {
 		sum, err := s.Cards.Summary(ch.Name, Users)
 		if err != nil {
@@ -125,10 +158,15 @@ func Build(ctx context.Context, s Sources, channels []ChannelRef, q url.Values) 
 		if err != nil {
 			return v, err
 		}
+		var offers []string
+		for _, o := range chsc.OfferList(ch.Name) {
+			offers = append(offers, o.ID)
+		}
 		v.Channels = append(v.Channels, Channel{
 			Name: ch.Name, ChannelID: ch.ChannelID, Scenario: chsc.Name, Source: ch.Source,
 			Switches: yamlOf(s.effectiveSwitches(chsc)), Campaigns: len(chsc.CampaignsOf(ch.Name)), Summary: sum,
 			Funnels: funnels, Stocks: stocks,
+			Panel: s.panel(ch.Name, chsc.Name, len(chsc.FaultRules), offers, rules, chsc.Location),
 		})
 	}
 	return v, s.livePanels(ctx, &v)
@@ -163,6 +201,7 @@ func (s Sources) livePanels(ctx context.Context, v *View) error {
 		}
 	}
 	v.Pushes = all[max(0, len(all)-Recent):]
+	v.PushGroups = groupPushes(v.Pushes)
 	// Only the newest entries are read, so the page costs the same at any
 	// journal size; /__sim/diagram.svg and /__sim/report read the rest.
 	p, err := s.Journal.Tail(ctx, Window)

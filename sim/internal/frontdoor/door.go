@@ -68,13 +68,20 @@ type Endpoint[T any] struct {
 	Serve func(c echo.Context, call *Call, req *T) error
 }
 
+// StoryHeader names the failure stories applied to the call's channel.
+const StoryHeader = "X-Rewardsim-Story"
+
 // Door holds what every way in shares: one opener per auth scheme and
 // one dialect per shape of failure, chosen by each operation's Auth and
 // Dialect in contract.Ops.
 type Door struct {
 	// Faults are the rules added at run time (the control API's),
 	// consulted before the governing scenario's own.
-	Faults   fault.Decider
+	Faults fault.Decider
+	// Stories, if set, names the failure stories applied to a channel
+	// ("" none): every answer to that channel says them in header
+	// StoryHeader, so its journal entry shows what governed it.
+	Stories  func(channel string) string
 	Openers  map[contract.Auth]Opener
 	Dialects map[contract.Dialect]Dialect
 }
@@ -102,6 +109,11 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		call, err := d.Openers[op.Auth](c, op, body, readErr, &req)
 		if err != nil {
 			return err
+		}
+		if d.Stories != nil {
+			if s := d.Stories(call.Channel.Name); s != "" {
+				c.Response().Header().Set(StoryHeader, s)
+			}
 		}
 		if e.Check != nil {
 			if err := e.Check(c, call, &req); err != nil {

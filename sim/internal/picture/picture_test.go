@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
@@ -177,5 +178,25 @@ func TestTail_keepsOnlyTheCallsDrawn(t *testing.T) {
 	}
 	if i, j := strings.Index(out, fmt.Sprintf(`data-seq="%d"`, first)), strings.Index(out, fmt.Sprintf(`data-seq="%d"`, n)); i > j {
 		t.Error("calls are not drawn oldest first")
+	}
+}
+
+// Issue 43 item 10: an arrow says how long its answer took, and a fault
+// that withholds a committed claim's answer says the claim was committed.
+func TestSequence_timingsAndCommittedClaims(t *testing.T) {
+	cs := Calls([]journal.Entry{
+		{Seq: 1, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Status: 200, LatencyMs: 3.46, Outcome: journal.OutcomeSuccess},
+		{Seq: 2, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Status: 200, LatencyMs: 30012, Fault: fault.CommitThenDelay, Outcome: journal.OutcomeFault},
+		{Seq: 3, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Fault: fault.CommitThenDrop, Outcome: journal.OutcomeTransport},
+	})
+	var b strings.Builder
+	if err := Sequence(&b, "t", cs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"200 · 3.5 ms", "fault commit-then-delay (the claim was committed, answered late) · 30.0 s",
+		"no answer · fault commit-then-drop (the claim was committed, no answer)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the diagram lacks %q", want)
+		}
 	}
 }

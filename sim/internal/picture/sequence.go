@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/coupons"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 )
 
@@ -45,6 +46,9 @@ type Call struct {
 	// Outcome is the call's contract outcome (journal.Outcome*), which
 	// colours its answer; ErrorCode the coupon errorCode it carried.
 	Outcome, ErrorCode string
+	// LatencyMs is how long the answer took (0: not known, as in a
+	// recording), written on its arrow.
+	LatencyMs float64
 }
 
 // Calls turns journal entries into the diagram's calls, in journal order.
@@ -52,7 +56,7 @@ func Calls(es []journal.Entry) []Call {
 	out := make([]Call, 0, len(es))
 	for _, e := range es {
 		c := Call{Seq: e.Seq, From: Publisher, To: laneOf(e), Label: e.Endpoint, Status: e.Status, Fault: e.Fault, Error: e.Error,
-			Outcome: e.Outcome, ErrorCode: e.ErrorCode}
+			Outcome: e.Outcome, ErrorCode: e.ErrorCode, LatencyMs: e.LatencyMs}
 		if !strings.HasPrefix(e.Reason, journal.FaultPrefix) {
 			c.Reason = e.Reason
 		}
@@ -322,11 +326,29 @@ func outcomeLook(c Call) (color, text, outcome string) {
 		text += " " + c.ErrorCode
 	}
 	if c.Fault != "" {
-		text += " · fault " + c.Fault
+		text += " · fault " + c.Fault + committed[c.Fault]
 	} else if c.Reason != "" {
 		text += " · " + c.Reason
 	}
+	if c.LatencyMs > 0 {
+		text += " · " + took(c.LatencyMs)
+	}
 	return OutcomeColors[outcome], text, outcome
+}
+
+// committed says, on the arrow of a fault that withholds the answer of a
+// committed call, that the call's effect stands (CPN-4).
+var committed = map[string]string{
+	fault.CommitThenDelay: " (the claim was committed, answered late)",
+	fault.CommitThenDrop:  " (the claim was committed, no answer)",
+}
+
+// took is a latency as the arrows show it.
+func took(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.1f s", ms/1000)
+	}
+	return fmt.Sprintf("%.1f ms", ms)
 }
 
 func esc(s string) string { return html.EscapeString(s) }

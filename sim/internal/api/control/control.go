@@ -9,7 +9,6 @@ package control
 
 import (
 	"bytes"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +27,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/story"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
 
@@ -62,6 +62,8 @@ type Options struct {
 	// WebhookDeadline is the deadline in force when a scenario sets none,
 	// so the dashboard shows the value that applies.
 	WebhookDeadline time.Duration
+	// Stories is the book of named failure stories applied to channels.
+	Stories *story.Book
 }
 
 // API is the control API's handlers. It translates requests and answers;
@@ -85,6 +87,8 @@ type API struct {
 	deadline       time.Duration
 	heavy          chan struct{} // slots of MaxHeavyReaders
 	coupons        *coupons.Service
+	stories        *story.Book
+	secret         []byte // keys the dashboard's MACs when there is no token
 }
 
 // New returns the control API's handlers.
@@ -94,6 +98,7 @@ func New(o Options) *API {
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
 		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI, openAPIControl: o.OpenAPIControl,
 		live: o.Live, deadline: o.WebhookDeadline, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
+		stories: o.Stories, secret: newSecret(),
 	}
 }
 
@@ -109,6 +114,7 @@ func (a *API) Health(c echo.Context) error {
 		"time":       a.plane.Clock().Now(),
 		"crypto":     envelope.Backend(),
 		"durability": a.durable,
+		"stories":    a.stories.All(),
 	})
 }
 
@@ -122,21 +128,28 @@ func (a *API) NotFound(c echo.Context) error {
 	return fail(http.StatusNotFound, "no control call %s %s", c.Request().Method, c.Request().URL.Path)
 }
 
-// Auth requires the control token, when one is set.
+// Auth requires the control token, when one is set (the header, or the
+// dashboard's session cookie), and the CSRF token of a browser's write
+// (dashboard_auth.go).
 func (a *API) Auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if a.token == "" {
-			return next(c)
+		r := c.Request()
+		byCookie := false
+		if a.token != "" && !a.headerToken(r) {
+			if byCookie = a.sessionCookie(r); !byCookie {
+				return fail(http.StatusUnauthorized, "this control API needs its token: header %s or Authorization: Bearer", TokenHeader)
+			}
 		}
-		got := c.Request().Header.Get(TokenHeader)
-		if v, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer "); ok && got == "" {
-			got = v
-		}
-		if subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) != 1 {
-			return fail(http.StatusUnauthorized, "this control API needs its token: header %s or Authorization: Bearer", TokenHeader)
+		if !a.csrfOK(r, byCookie) {
+			return fail(http.StatusForbidden, "a write from a page needs the dashboard's CSRF token in header %s", CSRFHeader)
 		}
 		return next(c)
 	}
+}
+
+// authorized reports whether a read may go on (Auth without the answer).
+func (a *API) authorized(r *http.Request) bool {
+	return a.token == "" || a.headerToken(r) || a.sessionCookie(r)
 }
 
 // Problem locates one problem of a refused input.

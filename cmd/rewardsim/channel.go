@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// channelRow is a channel as GET /__sim/channels lists it.
+type channelRow struct {
+	Name       string `json:"name"`
+	ChannelID  string `json:"channelId"`
+	WebhookURL string `json:"webhookUrl"`
+	Scenario   string `json:"scenario"`
+	Source     string `json:"source"`
+	Like       string `json:"like"`
+}
+
+func (c channelRow) String() string {
+	line := fmt.Sprintf("%s (CHANNELID %s, %s, scenario %s", c.Name, c.ChannelID, c.Source, c.Scenario)
+	if c.Like != "" {
+		line += ", like " + c.Like
+	}
+	if c.WebhookURL != "" {
+		line += ", webhook " + c.WebhookURL
+	}
+	return line + ")"
+}
+
+func newChannelCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "channel", Short: "Register, list and remove channels of a running simulator (/__sim/channels)"}
+	cmd.AddCommand(newChannelAddCmd(), newChannelLsCmd(), newChannelRmCmd())
+	return cmd
+}
+
+func newChannelAddCmd() *cobra.Command {
+	var (
+		v                                                  verb
+		like, webhook, certFile, channelID, appKey, secKey string
+		scenario                                           string
+	)
+	cmd := &cobra.Command{
+		Use:   "add NAME [--like DEMOBANK] [--webhook-url URL] [--certificate FILE]",
+		Short: "Register a channel at run time: a copy of another (--like) or one with its own certificate",
+		Long: "Registers NAME through POST /__sim/channels. --like copies another channel's campaigns, offers,\n" +
+			"switches and credentials; without --like or --certificate the channel is made like DEMOBANK,\n" +
+			"the default scenario's channel. Registering a name again replaces it.",
+		Example: "  rewardsim channel add CI-42 --like DEMOBANK --webhook-url http://127.0.0.1:9000/hooks",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			body := map[string]any{"name": args[0]}
+			if certFile != "" {
+				pem, err := os.ReadFile(certFile)
+				if err != nil {
+					return err
+				}
+				body["certificate"] = string(pem)
+			} else if like == "" {
+				like = "DEMOBANK"
+			}
+			for k, s := range map[string]string{"like": like, "webhookUrl": webhook, "channelId": channelID,
+				"appKey": appKey, "secKey": secKey, "scenario": scenario} {
+				if s != "" {
+					body[k] = s
+				}
+			}
+			return v.run(cmd, http.MethodPost, "/__sim/channels", nil, body, decoded(func(c channelRow) string { return "registered " + c.String() }))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&like, "like", "", "copy this channel (default DEMOBANK when no --certificate)")
+	f.StringVar(&webhook, "webhook-url", "", "where coupon-status pushes for this channel go")
+	f.StringVar(&certFile, "certificate", "", "PEM file: the publisher certificate or RSA public key that verifies its SIGN")
+	f.StringVar(&channelID, "channel-id", "", "CHANNELID (default: NAME)")
+	f.StringVar(&appKey, "app-key", "", "ServiceAppKey app key (default: copied with --like)")
+	f.StringVar(&secKey, "sec-key", "", "ServiceAppKey secret key (default: copied with --like)")
+	f.StringVar(&scenario, "scenario", "", "a loaded scenario that governs the channel")
+	v.flags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("like", func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		return starting(channelNames(cmd, &v), prefix), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("certificate", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"pem", "crt"}, cobra.ShellCompDirectiveFilterFileExt
+	})
+	return cmd
+}
+
+func newChannelLsCmd() *cobra.Command {
+	var v verb
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "List the channels in force, each with the scenario that governs it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return v.run(cmd, http.MethodGet, "/__sim/channels", nil, nil, decoded(func(l struct{ Channels []channelRow }) string {
+				var b strings.Builder
+				for _, c := range l.Channels {
+					b.WriteString(c.String() + "\n")
+				}
+				return b.String()
+			}))
+		},
+	}
+	v.flags(cmd)
+	return cmd
+}
+
+func newChannelRmCmd() *cobra.Command {
+	var v verb
+	cmd := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Remove a channel registered at run time (a scenario's own channels stay)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return v.run(cmd, http.MethodDelete, "/__sim/channels/"+url.PathEscape(args[0]), nil, nil, fixed("removed channel "+args[0]))
+		},
+	}
+	v.flags(cmd)
+	cmd.ValidArgsFunction = channelArg(&v)
+	return cmd
+}

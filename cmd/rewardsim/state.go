@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/spf13/cobra"
+)
+
+func newStateCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "state", Short: "Read a user's state, or wipe a channel's (/__sim/state)"}
+	cmd.AddCommand(newStateResetCmd(), newStateUserCmd())
+	return cmd
+}
+
+func newStateResetCmd() *cobra.Command {
+	return channelVerb("reset [--channel C]",
+		"Wipe the state (tokens, sessions, cards, coupons, pushes) of one channel, or of every channel; configuration stays",
+		"only this channel's state", cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
+			body := map[string]any{}
+			what := "every channel"
+			if channel != "" {
+				body["channel"], what = channel, "channel "+channel
+			}
+			return v.run(cmd, http.MethodPost, "/__sim/state/reset", nil, body, fixed("wiped the state of "+what))
+		})
+}
+
+// userState is GET /__sim/state/users/{channel}/{virtualId}, counted.
+type userState struct {
+	Channel   string `json:"channel"`
+	VirtualID string `json:"virtualId"`
+	Now       string `json:"now"`
+	Tokens    []struct {
+		Expired bool `json:"expired"`
+	} `json:"tokens"`
+	Sessions []json.RawMessage `json:"sessions"`
+	Cards    []json.RawMessage `json:"cards"`
+	Coupons  []json.RawMessage `json:"coupons"`
+}
+
+func (u userState) String() string {
+	expired := 0
+	for _, t := range u.Tokens {
+		if t.Expired {
+			expired++
+		}
+	}
+	return fmt.Sprintf("%s on %s at %s: %d token(s) (%d expired), %d session(s), %d card(s), %d coupon(s); --json for the whole state",
+		u.VirtualID, u.Channel, u.Now, len(u.Tokens), expired, len(u.Sessions), len(u.Cards), len(u.Coupons))
+}
+
+func newStateUserCmd() *cobra.Command {
+	var v verb
+	cmd := &cobra.Command{
+		Use:   "user CHANNEL VIRTUALID",
+		Short: "A user's tokens (expired or not, on the channel's clock), sessions, cards and coupons",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return v.run(cmd, http.MethodGet, "/__sim/state/users/"+url.PathEscape(args[0])+"/"+url.PathEscape(args[1]), nil, nil,
+				decoded(func(u userState) string { return u.String() }))
+		},
+	}
+	v.flags(cmd)
+	cmd.ValidArgsFunction = channelArg(&v)
+	return cmd
+}

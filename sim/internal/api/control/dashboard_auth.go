@@ -1,0 +1,92 @@
+package control
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// The dashboard's session: with --control-token the page asks for the
+// token once (POST /__sim/login) and the browser then keeps a cookie,
+// SameSite=Strict and HttpOnly, whose value is a MAC of the token (never
+// the token). Every write the page sends carries the CSRF token in
+// CSRFHeader, and a write on the cookie's authority without it is
+// refused: the guard's checks (guard.go) already refuse a page of another
+// origin, the CSRF token is the second lock. A caller that sends the
+// token itself (a script, a test library) needs no CSRF token, as before.
+const (
+	SessionCookie = "rewardsim_control"
+	CSRFHeader    = "X-Rewardsim-CSRF"
+)
+
+// newSecret keys the session and CSRF MACs when the simulator has no
+// control token (one per process: a restart asks the page to reload).
+func newSecret() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand never fails on the platforms served
+	return b
+}
+
+func (a *API) mac(purpose string) string {
+	key := a.secret
+	if a.token != "" {
+		key = []byte(a.token)
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("rewardsim dashboard " + purpose))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// CSRF is the token the dashboard sends with every write.
+func (a *API) CSRF() string { return a.mac("csrf") }
+
+func (a *API) sessionCookie(r *http.Request) bool {
+	ck, err := r.Cookie(SessionCookie)
+	return err == nil && a.token != "" && subtle.ConstantTimeCompare([]byte(ck.Value), []byte(a.mac("session"))) == 1
+}
+
+func (a *API) headerToken(r *http.Request) bool {
+	got := r.Header.Get(TokenHeader)
+	if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && got == "" {
+		got = v
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) == 1
+}
+
+func isWrite(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
+}
+
+// csrfOK reports whether a write may go on: one on the cookie's
+// authority must carry the page's CSRF token.
+func (a *API) csrfOK(r *http.Request, byCookie bool) bool {
+	if !isWrite(r.Method) || !byCookie {
+		return true
+	}
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(a.CSRF())) == 1
+}
+
+// Login is POST /__sim/login {"token": T}: with the right token, the
+// session cookie; the dashboard's token prompt sends it.
+func (a *API) Login(c echo.Context) error {
+	var req struct {
+		Token string `json:"token"`
+	}
+	if err := a.bind(c, "control.login", &req); err != nil {
+		return err
+	}
+	if a.token == "" {
+		return c.JSON(http.StatusOK, map[string]any{"session": false, "reason": "this simulator has no control token"})
+	}
+	if subtle.ConstantTimeCompare([]byte(req.Token), []byte(a.token)) != 1 {
+		return fail(http.StatusUnauthorized, "that is not this simulator's control token")
+	}
+	c.SetCookie(&http.Cookie{Name: SessionCookie, Value: a.mac("session"), Path: "/__sim", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	return c.JSON(http.StatusOK, map[string]any{"session": true})
+}

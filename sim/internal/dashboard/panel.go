@@ -1,0 +1,76 @@
+package dashboard
+
+import (
+	"slices"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/story"
+	"github.com/rewardsim/rewardsim/sim/internal/webhook"
+)
+
+// Panel is a channel's control panel: what the page offers to change,
+// and what is in force now. Every change it makes is a control API call
+// the page sends itself (dashboard.html), so the panel is only a view.
+type Panel struct {
+	// Endpoints are the operations that can show a fault, each with the
+	// kinds it can show and the run-time rules armed on it for the channel.
+	Endpoints []EndpointFaults
+	Stories   []story.Story
+	Applied   []string // stories applied to the channel
+	Clock     ClockLine
+	// Scenarios are the loaded scenarios the select offers.
+	Scenarios []string
+	Offers    []string
+	Reasons   []string
+	Codes     []string
+	// FileFaults is how many fault rules the governing scenario's file has.
+	FileFaults int
+}
+
+// EndpointFaults is one row of the panel's fault toggles.
+type EndpointFaults struct {
+	Name  string
+	Kinds []string
+	Armed []fault.Status
+}
+
+// ClockLine is a channel's time and whether it runs on a clock of its own.
+type ClockLine struct {
+	Now, Mode string
+	Own       bool
+}
+
+// panel builds the control panel of channel ch, governed by scenario sc
+// (its name and file faults given), with the run-time rules rules.
+func (s Sources) panel(ch, scenario string, fileFaults int, offers []string, rules []fault.Status, loc *time.Location) Panel {
+	p := Panel{Stories: story.All(), Reasons: webhook.Reasons, Offers: offers, FileFaults: fileFaults, Codes: schema.FaultErrorCodes()}
+	if s.Stories != nil {
+		p.Applied = s.Stories.All()[ch]
+	}
+	for _, op := range contract.Ops {
+		kinds := fault.Shown(op.Name)
+		if len(kinds) == 0 {
+			continue
+		}
+		row := EndpointFaults{Name: op.Name, Kinds: kinds}
+		for _, r := range rules {
+			if r.Channel == ch && (r.Endpoint == op.Name || r.Endpoint == "*" && slices.Contains(kinds, r.Action.Kind)) {
+				row.Armed = append(row.Armed, r)
+			}
+		}
+		p.Endpoints = append(p.Endpoints, row)
+	}
+	if v, own, err := s.Plane.ChannelClockView(ch); err == nil {
+		p.Clock = ClockLine{Now: v.Now.In(loc).Format("2006-01-02 15:04:05 -07:00"), Mode: v.Mode, Own: own}
+	}
+	for _, sc := range s.Scenarios.Scenarios() {
+		p.Scenarios = append(p.Scenarios, sc.Name)
+	}
+	if !slices.Contains(p.Scenarios, scenario) {
+		p.Scenarios = append(p.Scenarios, scenario)
+	}
+	return p
+}
