@@ -24,7 +24,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: bins run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
+.PHONY: bins run test test-all build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -53,7 +53,9 @@ bins:
 # suites in clients/) must run here, not skip: browser-deps, crypto-deps,
 # kit-deps and java-deps install what is missing; the
 # docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
-test: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps node-kit image java node
+test:
+	.ci/no-leftovers $(MAKE) --no-print-directory test-all
+test-all: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps node-kit image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
 	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
 	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image REWARDSIM_IMAGE_STATIC=$(CURDIR)/dist/image-static $(GO) test -count=1 ./...
@@ -214,7 +216,7 @@ node-kit: node-deps
 # when missing) and Debian's docker-compose, for the image's tests in a
 # real engine (.ci/tools/engine, docs/ci.md).
 engine-deps:
-	.ci/engine/up >/dev/null
+	.ci/engine/up --install >/dev/null
 	@if ! command -v docker-compose >/dev/null; then \
 	  echo "installing Debian's docker-compose for the compose recipe of docs/ci.md"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose; \

@@ -41,7 +41,7 @@ const maxStateCards = 1000
 func (s *Sim) openControl(active *scenario.Scenario) error {
 	p, err := controlplane.Open(controlplane.Options{
 		Store: s.store, Files: scenarioFiles{s.schemas}, Scenario: active, Watch: s.opts.ScenarioPath,
-		Clock: s.opts.Clock, Rand: s.opts.Rand, Log: s.log,
+		Clock: s.opts.Clock, Rand: s.opts.Rand, Log: s.log, SharedBox: s.opts.SharedBox,
 	})
 	if err != nil {
 		return err

@@ -580,7 +580,7 @@ func TestFetchCouponCode_CPN4_timeoutAfterCommitThenReconcile(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			action := "{kind: commit-then-drop}"
 			if kind == "commit-then-delay" {
-				action = "{kind: commit-then-delay, delay: 1h}"
+				action = "{kind: commit-then-delay, delay: 1m}"
 			}
 			s := couponSim(t, "", "  - {endpoint: fetchCouponCode, virtualId: U-SLOW, times: 1, action: "+action+"}\n")
 			impatient := *s.Client

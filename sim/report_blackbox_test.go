@@ -17,7 +17,7 @@ import (
 
 // slowClaimFault withholds the answer of VU-SLOW's first fetchCouponCode
 // after committing it (CPN-4), on top of the default scenario.
-const slowClaimFault = "faults:\n  - {endpoint: fetchCouponCode, virtualId: VU-SLOW, times: 1, action: {kind: commit-then-delay, delay: 1h}}\n"
+const slowClaimFault = "faults:\n  - {endpoint: fetchCouponCode, virtualId: VU-SLOW, times: 1, action: {kind: commit-then-delay, delay: 1m}}\n"
 
 // timedOutClaim claims OFFER-DEMO for VU-SLOW with a client that gives up
 // (the slowClaimFault withholds the answer) and checks the claim was

@@ -59,10 +59,11 @@ func (s *Sim) routes() ([]route, error) {
 	rw := rewards.Deps{Door: door, Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: reg, PublicURL: s.opts.PublicURL}
 	hd := hotdeals.Deps{
 		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Door: door,
+		SharedBox: s.opts.SharedBox,
 	}
 	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
 	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
-		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Door: door}
+		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Door: door, LiveSession: s.liveSession()}
 	door.Openers = map[contract.Auth]frontdoor.Opener{
 		contract.SignedEnvelope: signed.Open,
 		contract.BearerRef:      rewards.Opener(rw), contract.BearerUser: rewards.Opener(rw),

@@ -45,7 +45,7 @@ type ServerOptions struct {
 // Defaults of ServerOptions.
 const (
 	DefaultReadTimeout     = 30 * time.Second
-	DefaultWriteTimeout    = 2 * time.Hour
+	DefaultWriteTimeout    = 90 * time.Second
 	DefaultIdleTimeout     = 60 * time.Second
 	DefaultMaxConns        = 1024
 	DefaultMaxControlConns = 64

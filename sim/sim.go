@@ -92,6 +92,10 @@ type Options struct {
 	// control listener (behind the control token): how `make load`
 	// profiles a real process.
 	DebugPprof bool
+	// SharedBox: several teams share the box (docs/security.md): copies
+	// made like a channel get fresh credentials, and the credential-less
+	// routes act only on what the channel's credentialed calls issued.
+	SharedBox bool
 	// Version is the build's version, reported by /__sim/health; empty
 	// means "(devel)".
 	Version string

@@ -21,7 +21,7 @@ type serveConfig struct {
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
 	LogLevel, LogFormat, Crypto, Durability                          string
-	DebugPprof, ExitOnStdinEOF, RemoveDataOnExit                     bool
+	DebugPprof, ExitOnStdinEOF, RemoveDataOnExit, SharedBox          bool
 	CORSOrigins                                                      string
 	ControlToken, WebhookDeadline                                    string
 	ControlAllowedHosts                                              []string
@@ -60,7 +60,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"control-allowed-hosts", "", "comma-separated host names the control API answers to besides IP addresses and localhost (DNS-rebinding guard)"},
 	{"webhook-deadline", "5s", "how long a publisher's webhook receiver has to answer {\"status\":\"OK\"}"},
 	{"read-timeout", "30s", "longest time to read one request, headers and body"},
-	{"write-timeout", "2h", "longest time from a request's headers to the end of its answer: keep it above the longest injected delay"},
+	{"write-timeout", "90s", "longest time from a request's headers to the end of its answer (above the longest injected delay, 1m)"},
 	{"idle-timeout", "60s", "close a keep-alive connection idle this long"},
 	{"max-connections", "1024", "open connections each public listener accepts at once (more wait in the backlog)"},
 	{"control-max-connections", "64", "open connections the control listener accepts at once"},
@@ -72,6 +72,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"debug-pprof", "false", "serve Go's profiler (net/http/pprof) under /__sim/debug/pprof/ on the control listener, behind the control token: for performance work, not for shared use"},
 	{"exit-on-stdin-eof", "false", "stop when standard input reaches end of file: a parent that starts serve with a pipe it never closes takes the simulator with it when it dies, however it dies"},
 	{"remove-data-on-exit", "false", "remove the --data folder when serve stops (after a signal, end of standard input, or a failed start): for a folder a test library made"},
+	{"shared-box", "false", "one box for several teams' CI jobs: a channel made like another gets fresh credentials and key pair, and the credential-less routes act only on what the channel's credentialed calls issued (docs/security.md)"},
 	{"state-retention", "24h", "delete tokens and sessions expired longer than this simulated duration (until then they answer as expired, after it as unknown; -1: never)"},
 }
 
@@ -83,7 +84,7 @@ func bindServeFlags(cmd *cobra.Command, v *viper.Viper) {
 	}
 	// Switches a library passes alone read as true (`--exit-on-stdin-eof`);
 	// `--name=false` still turns them off.
-	for _, key := range []string{"exit-on-stdin-eof", "remove-data-on-exit"} {
+	for _, key := range []string{"exit-on-stdin-eof", "remove-data-on-exit", "shared-box"} {
 		cmd.Flags().Lookup(key).NoOptDefVal = "true"
 	}
 	v.SetEnvPrefix("REWARDSIM")
@@ -155,7 +156,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		return serveConfig{}, err
 	}
 	bools := map[string]bool{}
-	for _, key := range []string{"debug-pprof", "exit-on-stdin-eof", "remove-data-on-exit"} {
+	for _, key := range []string{"debug-pprof", "exit-on-stdin-eof", "remove-data-on-exit", "shared-box"} {
 		b, err := strconv.ParseBool(v.GetString(key))
 		if err != nil {
 			return serveConfig{}, fmt.Errorf("%s: %q is not true or false", key, v.GetString(key))
@@ -184,6 +185,7 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		DebugPprof:          bools["debug-pprof"],
 		ExitOnStdinEOF:      bools["exit-on-stdin-eof"],
 		RemoveDataOnExit:    bools["remove-data-on-exit"],
+		SharedBox:           bools["shared-box"],
 	}, nil
 }
 

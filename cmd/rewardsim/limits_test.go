@@ -106,7 +106,7 @@ func TestServe_connectionFloodLeavesControlAnswering(t *testing.T) {
 func TestServe_shutdownSaysWhatItCut(t *testing.T) {
 	bin := buildBinary(t)
 	cmd, urls, stderr := startServeLogged(t, bin, t.TempDir(), "--shutdown-timeout", "500ms")
-	rule := `{"endpoint":"getSecuredReferenceToken","action":{"kind":"delay","delay":"1h"}}`
+	rule := `{"endpoint":"getSecuredReferenceToken","action":{"kind":"delay","delay":"1m"}}`
 	res, err := http.Post(urls["control"]+"/__sim/faults", "application/json", strings.NewReader(rule))
 	if err != nil || res.StatusCode != http.StatusCreated {
 		t.Fatalf("add the delay rule: %v %v", res, err)

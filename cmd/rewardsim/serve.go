@@ -117,6 +117,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	opts.State = sim.StateOptions{Retention: cfg.StateRetention}
 	opts.Durability = sim.Durability(cfg.Durability)
 	opts.DebugPprof = cfg.DebugPprof
+	opts.SharedBox = cfg.SharedBox
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
 		return errors.New("--service-key and --service-cert go together")
 	}

@@ -420,7 +420,7 @@ func expand(pattern string, seq uint64, seed int64, drawKey string, c model.Card
 			break
 		}
 		name, arg, _ := strings.Cut(pattern[i+1:i+k], ":")
-		n, _ := strconv.Atoi(arg)
+		n := scenario.PatternWidth(arg)
 		switch name {
 		case "seq":
 			b.WriteString(fmt.Sprintf("%0*d", n, seq))

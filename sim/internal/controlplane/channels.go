@@ -29,6 +29,11 @@ type ChannelSpec struct {
 	// settings and (unless given) credentials the channel copies, from
 	// the scenario in force for it (Scenario.Like).
 	Like string `json:"like,omitempty"`
+	// Isolated makes a copy (Like) with fresh credentials instead of the
+	// original's (always so on a shared box, isolated.go).
+	Isolated bool `json:"isolated,omitempty"`
+	// Fresh is what an isolated copy was given, for the answer only.
+	Fresh *Credentials `json:"-"`
 	// KeyOrigin is model.KeyOriginLibrary when a test library made the key.
 	KeyOrigin string `json:"keyOrigin,omitempty"`
 }
@@ -121,6 +126,9 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 		return spec, copied, refuse(refusal.Invalid, "give like or scenario, not both")
 	}
 	if spec.Like != "" {
+		if err := p.isolate(&spec); err != nil {
+			return spec, copied, err
+		}
 		if err := p.fillLike(&spec); err != nil {
 			return spec, copied, err
 		}
@@ -196,7 +204,12 @@ func (p *Plane) PatchChannel(name string, patch ChannelPatch) (ChannelSpec, erro
 	return p.RegisterChannel(spec)
 }
 
-// UnregisterChannel removes a channel registered at run time.
+// UnregisterChannel removes a channel registered at run time with
+// everything the store keys by it, in one transaction: its state (cards,
+// coupons, tokens, sessions, pending pushes), its own clock, the scenario
+// activated for it and the run-time fault rules that name it. A channel made again under the name
+// inherits nothing (issue 42). The journal, a file of its own, is the
+// caller's to drop.
 func (p *Plane) UnregisterChannel(name string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -204,11 +217,22 @@ func (p *Plane) UnregisterChannel(name string) error {
 		if !d.Unregister(name) {
 			return refuse(refusal.NotFound, "no channel named %q was registered at run time", name)
 		}
-		// Its own clock goes with it: a channel made again under the name starts on the global clock.
-		if err := p.store.WriteConfig(del(kindChannel, name), del(kindClock, channelClockKey(name))); err != nil {
+		_ = d.Activate("", name) // and the scenario activated for it
+		writes := []stateWrite{del(kindChannel, name), del(kindClock, channelClockKey(name)), del(kindActivation, name)}
+		var rules []string
+		for _, st := range p.faults.List() {
+			if st.Channel == name {
+				rules = append(rules, st.ID)
+				writes = append(writes, del(kindFault, st.ID))
+			}
+		}
+		if err := p.store.ResetChannel(name, writes...); err != nil {
 			return err
 		}
 		p.clocks.Drop(name)
+		for _, id := range rules {
+			p.faults.Remove(id)
+		}
 		return nil
 	})
 }

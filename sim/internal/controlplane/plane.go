@@ -41,7 +41,7 @@ type Store interface {
 	ConfigList(kind string) ([]json.RawMessage, error)
 	WriteConfig(ws ...state.ConfigWrite) error
 	ReplaceConfig(kind, key string, v any, newer func(old []byte) bool) (bool, error)
-	ResetChannel(channel string) error
+	ResetChannel(channel string, ws ...state.ConfigWrite) error
 }
 
 // Files reads scenarios for the plane: the composition root's, the only
@@ -69,6 +69,9 @@ type Options struct {
 	Clock clock.Clock
 	Rand  io.Reader
 	Log   *slog.Logger
+	// SharedBox makes every channel made like another isolated
+	// (ChannelSpec.Isolated).
+	SharedBox bool
 }
 
 // Plane is the control plane. Its changes run one at a time.
@@ -82,6 +85,7 @@ type Plane struct {
 	clocks    *clock.Channels // it, with the channels' own clocks
 	rand      io.Reader
 	log       *slog.Logger
+	sharedBox bool
 
 	watchMu sync.Mutex
 	watched map[string]string // path -> Stamp of its files
@@ -104,7 +108,7 @@ func refuse(why refusal.Kind, format string, a ...any) error {
 func Open(o Options) (*Plane, error) {
 	p := &Plane{
 		store: o.Store, files: o.Files, scenarios: scenario.NewRegistry(o.Scenario),
-		faults: &fault.Set{}, clock: o.Clock, rand: o.Rand, log: o.Log,
+		faults: &fault.Set{}, clock: o.Clock, rand: o.Rand, log: o.Log, sharedBox: o.SharedBox,
 		watched: map[string]string{},
 	}
 	if p.clock == nil {

@@ -35,6 +35,14 @@ func (f *failingStore) WriteConfig(ws ...state.ConfigWrite) error {
 	return f.Store.WriteConfig(ws...)
 }
 
+// ResetChannel with config writes is a channel's deletion: it fails too.
+func (f *failingStore) ResetChannel(channel string, ws ...state.ConfigWrite) error {
+	if f.failing && len(ws) > 0 {
+		return errDiskFull
+	}
+	return f.Store.ResetChannel(channel, ws...)
+}
+
 type files struct{ set *schema.Set }
 
 func (f files) Parse(name string, data []byte, _ func(string) ([]byte, bool)) (*scenario.Scenario, error) {

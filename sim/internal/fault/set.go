@@ -3,6 +3,7 @@ package fault
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 )
@@ -169,6 +170,10 @@ type CheckError struct {
 
 func (e *CheckError) Error() string { return e.Msg }
 
+// MaxDelay bounds an injected delay, so a held answer always ends before
+// the server's default write timeout (sim.DefaultWriteTimeout) cuts it.
+const MaxDelay = time.Minute
+
 // Check reports what is wrong with a rule (a *CheckError), or nil.
 //
 // The control API and scenario files both check rules here, so a rule is
@@ -192,6 +197,9 @@ func Check(r Rule) error {
 	case Delay, CommitThenDelay:
 		if r.Action.Delay.D() <= 0 {
 			return bad("/action/delay", "a %s action needs a positive delay", r.Action.Kind)
+		}
+		if r.Action.Delay.D() > MaxDelay {
+			return bad("/action/delay", "delay %v is over the bound of %v (MaxDelay): a longer one would outlast the write timeout", r.Action.Delay.D(), MaxDelay)
 		}
 	case CouponError:
 		if r.Action.ErrorCode == "" {

@@ -47,8 +47,12 @@ func (j *Journal) queued(seq uint64) {
 	a.mu.Unlock()
 }
 
-// Settle waits until every exchange answered before the call is stored.
+// Settle waits until every exchange answered before the call is stored,
+// at most SettleWait: then it stores what it can and returns *Unsettled.
 func (j *Journal) Settle(ctx context.Context) error {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(parent, SettleWait)
+	defer cancel()
 	a := &j.answered
 	a.mu.Lock()
 	if a.changed.L == nil {
@@ -71,7 +75,7 @@ func (j *Journal) Settle(ctx context.Context) error {
 			}
 			if ctx.Err() != nil {
 				a.mu.Unlock()
-				return ctx.Err()
+				return unsettled(parent, j, seq)
 			}
 			a.waiters++
 			a.changed.Wait()

@@ -110,3 +110,45 @@ func FuzzScenarioParse(f *testing.F) {
 		}
 	})
 }
+
+// clause: SIM-1
+// Every width, count and repetition a scenario can ask the simulator to
+// make at run time is bounded when the file is loaded, at its line, with
+// the bound's name (issue 42: {rand:1000000000000} killed the process in
+// a reveal's transaction); the bound itself is accepted.
+func TestParseBounds_runTimeSizes(t *testing.T) {
+	set, err := schema.Compile(schemas.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offer := func(field string) string {
+		return base + "offers:\n  DEMOBANK:\n    - id: O\n      stock: 1\n" + field
+	}
+	pool := func(pattern string) string {
+		return base + "pools:\n  - id: P\n    entries:\n      - id: E\n        couponPattern: \"" + pattern + "\"\n        offer: {offerTitle: t}\n"
+	}
+	w := strconv.Itoa(scenario.MaxPatternWidth)
+	for _, c := range []struct{ name, yaml, want string }{
+		{"rand width", pool("X-{rand:1000000000000}"), "b.yaml:10: /pools/0/entries/0/couponPattern: {rand:1000000000000} is wider than the bound of 64 (MaxPatternWidth)"},
+		{"seq width", pool("X-{seq:65}"), "(MaxPatternWidth)"},
+		{"placeholders repeated", pool(strings.Repeat("{rewardId}", scenario.MaxPlaceholders+1)), "has 9 placeholders, over the bound of 8 (MaxPlaceholders)"},
+		{"template length", pool("{seq}" + strings.Repeat("x", scenario.MaxTemplateBytes)), "(MaxTemplateBytes)"},
+		{"offer code pattern", offer("      codes: {pattern: \"" + strings.Repeat("{seq}", 9) + "\"}\n"), "b.yaml:10: /offers/DEMOBANK/0/codes/pattern: has 9 placeholders"},
+		{"redirect query", offer("      url: {query: \"" + strings.Repeat("v={virtualId}&", 9) + "\"}\n"), "/offers/DEMOBANK/0/url/query: has 9 placeholders"},
+		{"pool weight", strings.Replace(pool("X-{seq}"), "        offer:", "        weight: 9223372036854775807\n        offer:", 1), "/pools/0/entries/0/weight: 9223372036854775807 is over the bound of 1000000 (MaxWeight)"},
+		{"list limit", base + "switches:\n  cards: {listDefaultLimit: 10, listMaxLimit: 1000000}\n", "b.yaml:7: /switches/cards/listMaxLimit: 1000000 is over the bound of 1000 (MaxListLimit)"},
+		{"webhook deadline", base + "switches:\n  webhook: {deadline: 1h}\n", "/switches/webhook/deadline: 1h0m0s is over the bound of 1m0s (MaxWebhookDeadline)"},
+		{"fault delay", base + "faults:\n  - {endpoint: GetReward, action: {kind: delay, delay: 2h}}\n", "/faults/0/action/delay: delay 2h0m0s is over the bound of 1m0s (MaxDelay)"},
+		{"at the bounds", pool("X-{rand:"+w+"}-{seq:"+w+"}") + "switches:\n  cards: {listMaxLimit: 1000}\n  webhook: {deadline: 1m}\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := scenario.Parse("b.yaml", []byte(c.yaml), set, scenario.Sources{Builtin: certs.FS})
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused at the bounds: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("Parse: %v, want %q", err, c.want)
+			}
+		})
+	}
+}

@@ -198,6 +198,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 			fail(fmt.Sprintf("/faults/%d%s", i, ce.Field), ce.Msg)
 		}
 	}
+	checkBounds(f, fail)
 	s.Offers = compileOffers(f, fail)
 	compileCards(s, fail)
 	compileSDK(s, fail)

@@ -67,8 +67,9 @@ func deletePrefix(b *bolt.Bucket, prefix []byte) error {
 // channel "" resets the state of every channel (tokens, sessions, and
 // whatever other areas keep in channel-scoped buckets). Registered
 // channels, faults, the clock and the scenario selection are
-// configuration, not state, and are kept.
-func (s *Store) ResetChannel(channel string) error {
+// configuration, not state, and are kept; ws are config changes made in
+// the same transaction (a channel's deletion takes its configuration).
+func (s *Store) ResetChannel(channel string, ws ...ConfigWrite) error {
 	// Forget remembered tokens and sessions after the commit (and even if
 	// it failed: a miss only costs a read).
 	defer s.tokens.forget()
@@ -88,6 +89,6 @@ func (s *Store) ResetChannel(channel string) error {
 				return err
 			}
 		}
-		return nil
+		return writeConfig(tx, ws)
 	})
 }

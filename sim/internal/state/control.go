@@ -26,21 +26,23 @@ type ConfigWrite struct {
 
 // WriteConfig makes every change in one transaction: all land or none.
 func (s *Store) WriteConfig(ws ...ConfigWrite) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketConfig)
-		for _, w := range ws {
-			var err error
-			if w.Delete {
-				err = b.Delete(configKey(w.Kind, w.Key))
-			} else {
-				err = putJSON(b, configKey(w.Kind, w.Key), w.Value)
-			}
-			if err != nil {
-				return err
-			}
+	return s.db.Update(func(tx *bolt.Tx) error { return writeConfig(tx, ws) })
+}
+
+func writeConfig(tx *bolt.Tx, ws []ConfigWrite) error {
+	b := tx.Bucket(bucketConfig)
+	for _, w := range ws {
+		var err error
+		if w.Delete {
+			err = b.Delete(configKey(w.Kind, w.Key))
+		} else {
+			err = putJSON(b, configKey(w.Kind, w.Key), w.Value)
 		}
-		return nil
-	})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ReplaceConfig rewrites an existing record, in one transaction, only if

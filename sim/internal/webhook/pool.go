@@ -68,7 +68,7 @@ type pool struct {
 	flying  map[string]bool     // ids dispatched and not yet back
 	// attempting holds the flying ids a worker has taken up.
 	attempting map[string]bool
-	queue      []job
+	fair       fairQueue // dispatched jobs, by channel (fair.go)
 	wake       chan struct{}
 	// landed is closed (and replaced) each time an attempt is recorded,
 	// waking whoever waits for a push to settle.
@@ -234,7 +234,7 @@ func (s *Scheduler) Dispatch() (Batch, error) {
 			}
 			s.p.flying[d.id] = true
 			wg.Add(1)
-			s.p.queue = append(s.p.queue, job{d, wg})
+			s.p.fair.push(job{d, wg})
 			out = append(out, Due{ID: d.id, Channel: d.channel})
 		}
 	}
@@ -359,18 +359,18 @@ func (s *Scheduler) startWorkers() {
 func (s *Scheduler) work() {
 	for {
 		s.p.mu.Lock()
-		var j job
-		ok := len(s.p.queue) > 0
-		if ok {
-			j = s.p.queue[0]
-			s.p.queue[0] = job{}
-			s.p.queue = s.p.queue[1:]
-		}
+		j, ok := s.p.fair.take()
 		if ok {
 			if s.p.attempting == nil {
 				s.p.attempting = map[string]bool{}
 			}
 			s.p.attempting[j.d.id] = true
+			if len(s.p.fair.ring) > 0 { // more may run: pass the turn on
+				select {
+				case s.p.wake <- struct{}{}:
+				default:
+				}
+			}
 		}
 		s.p.mu.Unlock()
 		if !ok {
@@ -399,6 +399,11 @@ func (s *Scheduler) run(j job) {
 	defer s.p.mu.Unlock()
 	delete(s.p.flying, j.d.id)
 	delete(s.p.attempting, j.d.id)
+	s.p.fair.done(j.d.channel)
+	select { // a worker the share held back may take a job now
+	case s.p.wake <- struct{}{}:
+	default:
+	}
 	if s.p.landed != nil {
 		close(s.p.landed)
 		s.p.landed = nil

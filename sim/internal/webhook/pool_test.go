@@ -228,3 +228,66 @@ func TestSchedule_pendingBound(t *testing.T) {
 		t.Fatalf("pending after the reset and one push: %d", n)
 	}
 }
+
+// Issue 42: a channel whose receiver never answers holds at most its
+// share of the workers (never all of them), so another channel's push
+// due now is delivered at once, however many pushes the first holds;
+// the workers it leaves free go round robin between channels.
+func TestDispatch_fairAcrossChannels(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	silent, most := 0, 0
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/silent" {
+			mu.Lock()
+			silent++
+			most = max(most, silent)
+			mu.Unlock()
+			<-release
+			return
+		}
+		w.Write([]byte(`{"status":"OK"}`))
+	}))
+	defer rc.Close()
+	defer close(release) // before rc.Close: the silent handlers return
+	st := &memStore{recs: map[string]json.RawMessage{}}
+	clk := clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))
+	s := New(Options{Store: st, Clock: clk, Rand: rand.Reader, Deadline: MaxDeadline,
+		Channel: func(name string) (Channel, bool) {
+			if name == "SILENT" {
+				return Channel{Name: name, WebhookURL: rc.URL + "/silent"}, true
+			}
+			return Channel{Name: name, WebhookURL: rc.URL + "/ok"}, true
+		}})
+	defer s.Stop()
+	for range 80 / MaxRepeat {
+		if _, err := s.Schedule(Request{Channel: "SILENT", OfferID: "O", Reason: "OUT_OF_STOCK", Repeat: MaxRepeat}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Dispatch(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the silent channel takes what it may
+	ps, err := s.Schedule(Request{Channel: "HEALTHY", OfferID: "O", Reason: "OUT_OF_STOCK"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := s.Dispatch(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p, ok, err := s.Settle(ctx, "HEALTHY", ps[0].ID)
+	took := time.Since(start)
+	if err != nil || !ok || p.State != Delivered || took > 2*time.Second {
+		t.Fatalf("the healthy channel's push beside 80 silent ones: %s after %v (%v), want delivered at once", p.State, took, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most > Workers-1 {
+		t.Fatalf("the silent channel held %d workers at once, want at most %d", most, Workers-1)
+	}
+	t.Logf("delivered in %v beside 80 pushes to a silent receiver (which held %d workers)", took.Round(time.Millisecond), most)
+}

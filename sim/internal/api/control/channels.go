@@ -2,6 +2,7 @@ package control
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -115,7 +116,10 @@ func (a *API) RegisterChannel(c echo.Context) error {
 	if err != nil {
 		return refused(err)
 	}
-	if given == "" && spec.Like != "" {
+	switch {
+	case spec.Fresh != nil && spec.Fresh.SecKey != "":
+		given = spec.Fresh.SecKey // an isolated copy's own, made here
+	case given == "" && spec.Like != "" && !spec.Isolated:
 		// A copy calls with its template's secKey, known in clear when
 		// the template is a scenario's channel.
 		if src, _, ok := a.scenarios.ByChannelName(spec.Like); ok {
@@ -130,13 +134,33 @@ func (a *API) RegisterChannel(c echo.Context) error {
 		channelCredentials
 		Like   string          `json:"like"`
 		Copied scenario.Copied `json:"copied"`
-	}{info, spec.Like, copied})
+		// Fresh is an isolated copy's own credentials, shown only here.
+		Fresh *controlplane.Credentials `json:"credentials,omitempty"`
+	}{info, spec.Like, copied, spec.Fresh})
 }
 
-// UnregisterChannel removes a channel registered at run time.
+// UnregisterChannel removes a channel registered at run time and all
+// that is keyed by it (controlplane.UnregisterChannel); its journal
+// entries too, unless ?keepJournal=true.
 func (a *API) UnregisterChannel(c echo.Context) error {
-	if err := a.plane.UnregisterChannel(c.Param("name")); err != nil {
+	if err := strictQuery(c, []string{"keepJournal"}); err != nil {
+		return badRequest(c, err.Error())
+	}
+	keep := c.QueryParam("keepJournal")
+	if keep != "" && keep != "true" && keep != "false" {
+		return badRequest(c, "keepJournal must be true or false, not "+strconv.Quote(keep))
+	}
+	name := c.Param("name")
+	if err := a.plane.UnregisterChannel(name); err != nil {
 		return refused(err)
+	}
+	if a.hooks != nil {
+		a.hooks.Forget(name)
+	}
+	if keep != "true" {
+		if err := a.journal.ResetChannel(c.Request().Context(), name); err != nil {
+			return internal(err)
+		}
 	}
 	return c.NoContent(http.StatusNoContent)
 }

@@ -3,6 +3,7 @@ package control
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -79,6 +80,10 @@ func strictQuery(c echo.Context, known []string) error {
 	return nil
 }
 
+// UnsettledHeader names the exchange a journal page was read without:
+// its answer had started but its client had not read it (journal.SettleWait).
+const UnsettledHeader = "X-Rewardsim-Unsettled"
+
 // Journal is one page of the journal's entries, filtered.
 func (a *API) Journal(c echo.Context) error {
 	if err := strictQuery(c, journalParams); err != nil {
@@ -88,8 +93,12 @@ func (a *API) Journal(c echo.Context) error {
 	if err != nil {
 		return badRequest(c, err.Error())
 	}
-	// Every exchange answered before this call is in the page.
-	if err := a.journal.Settle(c.Request().Context()); err != nil {
+	// Every exchange answered before this call is in the page, but for
+	// one whose client stopped reading: named in a header, not waited for.
+	var un *journal.Unsettled
+	if err := a.journal.Settle(c.Request().Context()); errors.As(err, &un) {
+		c.Response().Header().Set(UnsettledHeader, strconv.FormatUint(un.Seq, 10))
+	} else if err != nil {
 		return err
 	}
 	p, err := a.journal.Query(c.Request().Context(), f)

@@ -117,6 +117,10 @@ func (a *API) LiveStream(c echo.Context) error {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
+	// The stream outlives the server's write timeout; each write gets
+	// its own deadline instead, so a client that stops reading is cut.
+	rc := http.NewResponseController(res.Writer)
+	_ = rc.SetWriteDeadline(time.Now().Add(2 * liveBeat))
 	res.WriteHeader(http.StatusOK)
 	fmt.Fprint(res, "retry: 1000\n\n")
 	res.Flush()
@@ -135,6 +139,7 @@ func (a *API) LiveStream(c echo.Context) error {
 			data, _ := json.Marshal(ev)
 			fmt.Fprintf(res, "id: %d\nevent: entry\ndata: %s\n\n", ev.Seq, data)
 		}
+		_ = rc.SetWriteDeadline(time.Now().Add(2 * liveBeat))
 		res.Flush()
 	}
 }

@@ -44,6 +44,9 @@ type Deps struct {
 	Coupons   *coupons.Service
 	PublicURL string
 	Door      *frontdoor.Door
+	// SharedBox: a coupon URL, which carries no credential, is followed
+	// only when it names a coupon the channel delivered (docs/security.md).
+	SharedBox bool
 }
 
 // RedirectPrefix is where coupon URLs are served (CPN-8).
@@ -473,6 +476,11 @@ func (h *handlers) catalogue(c echo.Context, cl *frontdoor.Call, req *catalogueR
 func (h *handlers) redirect(c echo.Context) error {
 	chName, offerID := c.Param("channel"), c.Param("offer")
 	_, sc, _ := h.Channels.ByChannelName(chName)
+	if h.SharedBox {
+		if err := h.delivered(chName, offerID, c.QueryParams()); err != nil {
+			return err
+		}
+	}
 	target, found, err := h.Coupons.Follow(sc, chName, offerID, c.Request().URL.RawQuery)
 	if !found {
 		return &httpx.Error{Status: http.StatusNotFound, Body: map[string]string{"message": "no such offer"},

@@ -2,6 +2,7 @@ package microsite
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -73,7 +74,18 @@ func (h *handlers) openSDK(c echo.Context, op contract.Op, body []byte, readErr 
 	if !ok {
 		return nil, bad("channelName %q is not a channel of the active scenario", name)
 	}
-	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: httpx.Member(doc, "virtualId")}, nil
+	call := &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: httpx.Member(doc, "virtualId")}
+	if h.LiveSession != nil {
+		live, err := h.LiveSession(ch.Name, call.VirtualID)
+		if err != nil {
+			return nil, err
+		}
+		if !live {
+			msg := fmt.Sprintf("shared box: virtualId %q has no live session of channel %s (GenerateSessionInfoV2 first)", call.VirtualID, ch.Name)
+			return nil, &httpx.Error{Status: http.StatusUnauthorized, Reason: msg, Body: issueAnswer{Status: false, Message: msg}}
+		}
+	}
+	return call, nil
 }
 
 // checkIssue holds the parameter rules of getScratchCardDetails /

@@ -70,6 +70,11 @@ type Deps struct {
 	// DeepLink renders a card's deep link (the one GetScratchCardForBank hands out).
 	DeepLink func(model.Card) string
 	Door     *frontdoor.Door
+	// LiveSession, set on a shared box, says whether a credentialed
+	// GenerateSessionInfoV2 of channel issued virtualID a live session:
+	// SDK issuance, which carries no credential, then serves only such
+	// users (docs/security.md).
+	LiveSession func(channel, virtualID string) (bool, error)
 }
 
 type handlers struct {
