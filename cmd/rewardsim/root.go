@@ -15,5 +15,6 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd(), newVersionCmd(), newOpenAPICmd(), newHealthcheckCmd())
 	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd(), newDiagramCmd())
 	root.AddCommand(newVerifyCmd(), newScenarioCmd())
+	root.AddCommand(newSweepCmd())
 	return root
 }
