@@ -28,6 +28,14 @@ type errSweepFailed struct{ msg string }
 func (e errSweepFailed) Error() string { return e.msg }
 func (errSweepFailed) ExitCode() int   { return 1 }
 
+// errSweepInterrupted exits 130, as a shell reports Ctrl-C.
+type errSweepInterrupted struct{}
+
+func (errSweepInterrupted) Error() string {
+	return "interrupted: the runs were stopped and their channels deleted (and the simulator the sweep started stopped)"
+}
+func (errSweepInterrupted) ExitCode() int { return 130 }
+
 type sweepFlags struct {
 	control, token, url, like, when, out, failOn string
 	only, kinds                                  []string
@@ -48,7 +56,7 @@ REWARDSIM_SWEEP_ROW (the row as JSON). A row is graded not-reached, handled, sur
 or unsafe (docs/sweep.md). Exit 0, 1 when a row is graded --fail-on or worse (or the baseline
 fails), 2 when the sweep's own input is wrong.`,
 		Example: `  rewardsim sweep --only fetchCouponCode --parallel 4 --out sweep-out -- go test ./...`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runSweep(cmd, args, f) },
+		RunE:    func(cmd *cobra.Command, args []string) error { return runSweep(cmd, args, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.control, "control", "", "a running simulator's control API (default: start one on free ports, stopped at the end)")
@@ -110,6 +118,9 @@ func runSweep(cmd *cobra.Command, args []string, f sweepFlags) error {
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "sweep: baseline run of %s on channels like %s\n", strings.Join(command, " "), f.like)
 	rep, err := sweep.Run(ctx, o)
+	if ctx.Err() != nil {
+		return errSweepInterrupted{}
+	}
 	var be *sweep.BaselineError
 	if errors.As(err, &be) {
 		return errSweepFailed{be.Error()}

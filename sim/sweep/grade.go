@@ -120,14 +120,15 @@ func claimIn(e journal.Entry) (claimBody, bool) {
 }
 
 // maxDeliveries is the most claims committed for one user and offer, by
-// distinct extTransactionId: a claim answered 200, or committed before
-// an injected commit-then-* withheld its answer.
+// distinct extTransactionId: a claim answered with a coupon (HTTP 200 and
+// no errorCode: the coupon host may answer a refusal with HTTP 200), or
+// committed before an injected commit-then-* withheld its answer.
 func maxDeliveries(es []journal.Entry) int {
 	ids := map[string]map[string]bool{}
 	most := 0
 	for _, e := range es {
 		b, ok := claimIn(e)
-		if !ok || !(e.Status == 200 || strings.HasPrefix(e.Fault, "commit-then")) {
+		if !ok || !(e.Status == 200 && e.ErrorCode == "" && e.Fault == "" || strings.HasPrefix(e.Fault, "commit-then")) {
 			continue
 		}
 		k := b.VirtualID + "\x00" + b.OfferID

@@ -36,11 +36,11 @@ const sweptStatus = http.StatusServiceUnavailable
 // Row is one run of the sweep: one fault on one endpoint.
 type Row struct {
 	// ID names the row in files and reports: endpoint/kind/when.
-	ID       string       `json:"id"`
-	Endpoint string       `json:"endpoint"`
-	Kind     string       `json:"kind"` // the matrix column: the fault kind, a coupon-error's code after a space
-	When     string       `json:"when"`
-	Action   fault.Action `json:"action"`
+	ID       string        `json:"id"`
+	Endpoint string        `json:"endpoint"`
+	Kind     string        `json:"kind"` // the matrix column: the fault kind, a coupon-error's code after a space
+	When     string        `json:"when"`
+	Action   *fault.Action `json:"action,omitempty"` // nil for the baseline
 }
 
 // Plan lists the rows: each endpoint of called, or of only when given
@@ -63,7 +63,7 @@ func Plan(called, only, kinds []string, when string, delay time.Duration) []Row 
 			}
 			for _, w := range whens(when) {
 				rows = append(rows, Row{ID: op.Name + "/" + strings.ReplaceAll(col, " ", ":") + "/" + w,
-					Endpoint: op.Name, Kind: col, When: w, Action: a})
+					Endpoint: op.Name, Kind: col, When: w, Action: &a})
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
 )
 
@@ -106,7 +105,7 @@ func Terminal(w io.Writer, r *Report, colour bool) {
 	}
 	fmt.Fprintln(w)
 	for _, res := range r.Rows {
-		if AtLeast(res.Grade, Surfaced) && res.Grade != Surfaced || res.Grade == Unsafe {
+		if res.Grade == Unsafe || res.Grade == TimedOut {
 			fmt.Fprintf(w, "%s %s: %s", strings.ToUpper(res.Grade), res.ID, res.Note)
 			if res.Next != "" {
 				fmt.Fprintf(w, " (then: %s)", res.Next)
@@ -161,5 +160,3 @@ func faultedSequence(w io.Writer, r *Result) error {
 	title := "sweep " + r.ID + " on " + r.Channel
 	return picture.Sequence(w, title, picture.Calls(slices.Clone(es)))
 }
-
-var _ = journal.KindExchange

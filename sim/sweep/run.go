@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -95,7 +93,7 @@ func (s *sweeper) run(ctx context.Context, row Row, n int, baseline bool) (Resul
 	}
 	defer s.dropChannel(ch)
 	if !baseline {
-		r := fault.Rule{ID: ch, Endpoint: row.Endpoint, Channel: ch, Action: row.Action}
+		r := fault.Rule{ID: ch, Endpoint: row.Endpoint, Channel: ch, Action: *row.Action}
 		if row.When == First {
 			r.Times = 1
 		}
@@ -279,8 +277,3 @@ func writeRun(dir string, n int, r *Result) error {
 	}
 	return nil
 }
-
-var _ io.Writer = (*bytes.Buffer)(nil)
-
-// trimmed is s without its trailing blank lines, for messages.
-func trimmed(b []byte) string { return strings.TrimRight(string(b), "\n ") }
