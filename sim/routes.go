@@ -101,6 +101,7 @@ func (s *Sim) routes() ([]route, error) {
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth
+	sweeps := &control.Sweeps{Schemas: s.schemas}
 	// Calls that read the whole journal share a small bound (429 beyond).
 	heavy := func(h echo.HandlerFunc) echo.HandlerFunc { return auth(ctl.Heavy(h)) }
 	all := append(ops, []route{
@@ -159,6 +160,8 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodPost, "/__sim/diagram.svg", heavy(ctl.RecordingDiagram)},
 		{Control, http.MethodGet, "/__sim/notifications", auth(ctl.Notifications)},
 		{Control, http.MethodGet, "/__sim/cards/:rewardId", auth(ctl.Card)},
+		{Control, http.MethodGet, "/__sim/sweeps/last", auth(sweeps.Last)},
+		{Control, http.MethodPost, "/__sim/sweeps/last", auth(sweeps.PutLast)},
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},
 		{Control, anyMethod, "/__sim/*", auth(ctl.NotFound)},
 	}...)

@@ -125,7 +125,7 @@ func TestSweep_exampleService(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two binaries and runs five sweeps")
 	}
-	bin, shop := buildBinary(t), buildShopTests(t)
+	bin, shop := issue20Binary(t), buildShopTests(t)
 	args := []string{"--delay", "1s", "--parallel", "4", "--", shop}
 	mistakes := []string{"SWEEP_EXAMPLE_MISTAKES=on"}
 	planted := []string{
@@ -174,7 +174,7 @@ func mapsEqual(a, b map[string]string) bool {
 // TestSweep_edges drives real processes through the sweep's edges: a
 // command that never calls the simulator, a failing baseline, bad input.
 func TestSweep_edges(t *testing.T) {
-	bin := buildBinary(t)
+	bin := issue20Binary(t)
 	none := runSweepBin(t, bin, nil, "--only", "fetchCouponCode", "--kinds", "internal-error,coupon-error:COUPON_EXHAUSTED", "--", "true")
 	if none.code != 0 || len(none.grades) != 4 {
 		t.Fatalf("exit %d, rows %v\n%s%s", none.code, none.grades, none.stdout, none.stderr)
@@ -219,7 +219,7 @@ func TestSweep_interruptLeavesNothing(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc for leftover processes")
 	}
-	bin := buildBinary(t)
+	bin := issue20Binary(t)
 	srv, urls := startServe(t, bin, t.TempDir())
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	for _, own := range []bool{true, false} {
