@@ -55,7 +55,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := writeRun(o.Out, 0, &base); err != nil {
 		return nil, err
 	}
-	rep.Baseline, rep.Called = base, called(bev.entries)
+	rep.Baseline, rep.Called = base, append([]string{}, called(bev.entries)...)
 	rows := Plan(rep.Called, o.Only, KindFilter(o.Kinds), o.When, o.Delay)
 	if rep.Rows, err = s.runRows(ctx, rows, base.verdict); err != nil {
 		return nil, err
