@@ -313,3 +313,42 @@ func checkSweepSchema(t *testing.T, doc map[string]any) {
 		t.Fatalf("sweep.json does not follow schemas/sweep.json: %v", err)
 	}
 }
+
+// likeScript makes a channel of its own like $REWARDSIM_LIKE (as the Java
+// and Node libraries do per test class) and claims a coupon there,
+// failing unless a coupon code comes back.
+const likeScript = `set -e
+K="$REWARDSIM_CHANNEL-K"
+curl -fsS "$REWARDSIM_CONTROL_URL/__sim/channels" -H 'Content-Type: application/json' -d "{\"name\":\"$K\",\"like\":\"$REWARDSIM_LIKE\"}" > /dev/null
+curl -fsS "$REWARDSIM_URL/api/fetchCouponCode" -H 'Content-Type: application/json' -H "X-CHANNELID: $K" \
+  -H 'Authorization: ServiceAppKey DEMOAPPKEY:DEMOSECKEY' \
+  -d "{\"offerId\":\"OFFER-DEMO\",\"virtualId\":\"VU-1\",\"channelName\":\"$K\",\"extTransactionId\":\"T-1\",\"coinsUsed\":\"100\"}" | grep -q coupon_code`
+
+// TestSweep_likeChannelsMeetTheRunsFault: a channel the command makes
+// like REWARDSIM_LIKE meets the run's fault, its calls count (the
+// baseline's endpoints, the row's grade), and the sweep deletes it with
+// the run's own channel from a simulator given with --control.
+func TestSweep_likeChannelsMeetTheRunsFault(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatal("this test drives the simulator with curl (make test installs it: doc-deps)")
+	}
+	bin := issue20Binary(t)
+	srv, urls := startServe(t, bin, t.TempDir())
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	r := runSweepBin(t, bin, nil, "--control", urls["control"], "--url", urls["all"], "--kinds", "internal-error", "--when", "first", "--", "sh", "-c", likeScript)
+	if r.code != 0 || r.grades["fetchCouponCode/internal-error/first"] != "surfaced" || len(r.grades) != 1 {
+		t.Fatalf("exit %d, grades %v; want the one row of the copy's endpoint surfaced\n%s%s", r.code, r.grades, r.stdout, r.stderr)
+	}
+	for _, path := range []string{"/__sim/channels", "/__sim/faults"} {
+		res, err := http.Get(urls["control"] + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(res.Body)
+		res.Body.Close()
+		if strings.Contains(buf.String(), "SWEEP-") {
+			t.Errorf("%s still lists the sweep's channels or rules: %s", path, buf.String())
+		}
+	}
+}

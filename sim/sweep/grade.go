@@ -54,7 +54,6 @@ type evidence struct {
 	timedOut bool
 	fired    int
 	entries  []journal.Entry
-	channel  string
 }
 
 // verdict is a graded run.
@@ -96,7 +95,9 @@ func gradeRun(ev evidence, endpoint string, base verdict) verdict {
 }
 
 func findings(ev evidence) []Finding {
-	r := report.Build(ev.entries, report.Options{Channel: ev.channel})
+	// The entries are the run's channels' alone: no channel filter, so
+	// those of a channel made like the run's (REWARDSIM_LIKE) count too.
+	r := report.Build(ev.entries, report.Options{})
 	out := []Finding{}
 	for _, f := range r.Findings {
 		out = append(out, Finding{Rule: f.ID, Clause: f.Clause, Severity: string(f.Severity), Title: f.Title, Count: f.Count, Seq: f.Example.Seq})
@@ -131,7 +132,7 @@ func maxDeliveries(es []journal.Entry) int {
 		if !ok || !(e.Status == 200 && e.ErrorCode == "" && e.Fault == "" || strings.HasPrefix(e.Fault, "commit-then")) {
 			continue
 		}
-		k := b.VirtualID + "\x00" + b.OfferID
+		k := e.Channel + "\x00" + b.VirtualID + "\x00" + b.OfferID
 		if ids[k] == nil {
 			ids[k] = map[string]bool{}
 		}

@@ -2,10 +2,12 @@ package sweep
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,30 +95,28 @@ func (s *sweeper) run(ctx context.Context, row Row, n int, baseline bool) (Resul
 		return res, evidence{}, err
 	}
 	defer s.dropChannel(ch)
+	r := markerRule(ch)
 	if !baseline {
-		r := fault.Rule{ID: ch, Endpoint: row.Endpoint, Channel: ch, Action: *row.Action}
+		r = fault.Rule{ID: ch, Endpoint: row.Endpoint, Channel: ch, Action: *row.Action}
 		if row.When == First {
 			r.Times = 1
 		}
-		if _, err := s.o.Control.PostJSON(ctx, "/__sim/faults", r); err != nil {
-			return res, evidence{}, err
-		}
+	}
+	if _, err := s.o.Control.PostJSON(ctx, "/__sim/faults", r); err != nil {
+		return res, evidence{}, err
 	}
 	env, err := s.env(ch, row, baseline)
 	if err != nil {
 		return res, evidence{}, err
 	}
 	start := time.Now()
-	ev := evidence{channel: ch}
+	ev := evidence{}
 	res.output, ev.exit, ev.timedOut, err = execute(ctx, s.o.Command, env, s.o.Timeout)
 	res.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		return res, ev, err
 	}
-	if ev.fired, err = s.fired(ctx, ch); err != nil {
-		return res, ev, err
-	}
-	if ev.entries, err = s.journal(ctx, ch); err != nil {
+	if err := s.collect(ctx, ch, &ev); err != nil {
 		return res, ev, err
 	}
 	res.Exit, res.Fired, res.entries, res.Exchanges = ev.exit, ev.fired, ev.entries, len(ev.entries)
@@ -150,35 +151,80 @@ func (s *sweeper) makeChannel(ctx context.Context, ch string) error {
 	return nil
 }
 
-// dropChannel deletes the channel, its fault and its journal entries. It
-// runs on a context of its own: it must also run when the sweep is
-// interrupted.
+// markerRule is the baseline's rule: it never fires (its nth call is
+// never reached), but a channel made like the baseline's copies it, which
+// names that channel to collect.
+func markerRule(ch string) fault.Rule {
+	return fault.Rule{ID: ch, Endpoint: "*", Channel: ch, Nth: math.MaxInt32, Action: fault.Action{Kind: fault.InternalError}}
+}
+
+// dropChannel deletes the channel, its fault and its journal entries,
+// and the channels made like it during the run (REWARDSIM_LIKE: found by
+// their copies of its fault). It runs on a context of its own: it must
+// also run when the sweep is interrupted.
 func (s *sweeper) dropChannel(ch string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c := s.o.Control
-	_, _ = c.Send(ctx, http.MethodDelete, "/__sim/faults/"+url.PathEscape(ch), nil, "", nil)
-	_, _ = c.Send(ctx, http.MethodDelete, "/__sim/journal", url.Values{"channel": {ch}}, "", nil)
-	_, _ = c.Send(ctx, http.MethodDelete, "/__sim/channels/"+url.PathEscape(ch), nil, "", nil)
+	rules, _ := s.rules(ctx, ch)
+	channels := []string{ch}
+	for _, r := range rules {
+		_, _ = c.Send(ctx, http.MethodDelete, "/__sim/faults/"+url.PathEscape(r.ID), nil, "", nil)
+		if !slices.Contains(channels, r.Channel) {
+			channels = append(channels, r.Channel)
+		}
+	}
+	for _, x := range slices.Backward(channels) {
+		_, _ = c.Send(ctx, http.MethodDelete, "/__sim/journal", url.Values{"channel": {x}}, "", nil)
+		_, _ = c.Send(ctx, http.MethodDelete, "/__sim/channels/"+url.PathEscape(x), nil, "", nil)
+	}
 	s.mu.Lock()
 	s.made = slices.DeleteFunc(s.made, func(x string) bool { return x == ch })
 	s.mu.Unlock()
 }
 
-// fired reads the run's fault counter.
-func (s *sweeper) fired(ctx context.Context, ch string) (int, error) {
+// rules are the run's fault rule (ID ch) and its copies on channels made
+// like ch (ID ch~copy, controlplane's copyRuntimeFaults).
+func (s *sweeper) rules(ctx context.Context, ch string) ([]fault.Status, error) {
 	var list struct {
 		Rules []fault.Status `json:"rules"`
 	}
 	if err := s.o.Control.CallJSON(ctx, http.MethodGet, "/__sim/faults", nil, &list); err != nil {
-		return 0, err
+		return nil, err
 	}
+	var out []fault.Status
 	for _, r := range list.Rules {
-		if r.ID == ch {
-			return r.Fired, nil
+		if r.ID == ch || strings.HasPrefix(r.ID, ch+"~") {
+			out = append(out, r)
 		}
 	}
-	return 0, nil
+	return out, nil
+}
+
+// collect reads what the run left: how often its fault fired (copies
+// included) and the journal slices of its channel and of the channels
+// made like it, in journal order.
+func (s *sweeper) collect(ctx context.Context, ch string, ev *evidence) error {
+	rules, err := s.rules(ctx, ch)
+	if err != nil {
+		return err
+	}
+	channels := []string{ch}
+	for _, r := range rules {
+		ev.fired += r.Fired
+		if !slices.Contains(channels, r.Channel) {
+			channels = append(channels, r.Channel)
+		}
+	}
+	for _, x := range channels {
+		es, err := s.journal(ctx, x)
+		if err != nil {
+			return err
+		}
+		ev.entries = append(ev.entries, es...)
+	}
+	slices.SortStableFunc(ev.entries, func(a, b journal.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
+	return nil
 }
 
 // journal reads the channel's whole journal slice, a page at a time.

@@ -95,7 +95,6 @@ func TestGradeRun(t *testing.T) {
 			verdict{findings: []Finding{{Rule: "claim-after-terminal-error"}}}, Handled, "retried new id"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			c.ev.channel = "C"
 			v := gradeRun(c.ev, "fetchCouponCode", c.base)
 			if v.grade != c.grade || v.next != c.next {
 				t.Fatalf("grade %s, next %q (%s); want %s, %q", v.grade, v.next, v.note, c.grade, c.next)
