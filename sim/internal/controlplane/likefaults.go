@@ -1,6 +1,5 @@
 package controlplane
 
-
 // copyRuntimeFaults arms, for channel name made like src, a copy of each
 // run-time rule bound to src: ID "<id>~<name>", bound to name, with
 // counters of its own. A channel made like a sweep run's channel (a test
