@@ -21,7 +21,7 @@ var page = template.Must(template.New("sweep").Parse(`<!doctype html>
 <style>
 body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.25em .4em;text-align:center}
-th.kind{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;white-space:nowrap}
+th.kind{font-weight:normal;font-size:12px;white-space:nowrap}td{white-space:nowrap}
 td.ep{text-align:left;font-family:monospace}
 a.m{display:inline-block;min-width:1.4em;text-decoration:none;border-radius:3px;margin:1px;font-weight:bold;color:#fff}
 .not-reached{background:#9e9e9e}.handled{background:#2e7d32}.surfaced{background:#f9a825;color:#222!important}
@@ -30,10 +30,11 @@ small a{color:#555}
 </style></head><body>
 <h1>What does our service do when ...?</h1>
 <p><code>{{.Command}}</code>, channels like {{.Like}}, {{.Summary}}</p>
-<table><tr><th>endpoint</th>{{range .Columns}}<th class="kind">{{.}}</th>{{end}}</tr>
+<table><tr><th>endpoint</th>{{range .Columns}}<th class="kind" title="{{.Full}}">{{.Short}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td class="ep">{{.Endpoint}}</td>{{range .Cells}}<td>{{range .}}<a class="m {{.Grade}}" href="{{.Diagram}}" title="{{.Title}}">{{.Mark}}</a><small><a href="{{.Journal}}" title="journal slice">j</a></small>{{end}}</td>{{end}}</tr>
 {{end}}</table>
 <p>Each cell: one mark per row ({{.Whens}}); the mark links to the sequence diagram of the faulted exchange, <em>j</em> to the run's journal slice.
+Columns: {{range $i, $c := .Columns}}{{if $i}}, {{end}}<b>{{$c.Short}}</b> {{$c.Full}}{{end}}.<br>
 {{range .Legend}}<a class="m {{.Grade}}">{{.Mark}}</a> {{.Grade}} {{end}}</p>
 </body></html>
 `))
@@ -60,10 +61,15 @@ func HTML(w io.Writer, r *Report) error {
 		}
 		rows = append(rows, hr)
 	}
+	type column struct{ Short, Full string }
+	var columns []column
+	for _, c := range m.columns {
+		columns = append(columns, column{label(c), c})
+	}
 	var legend []htmlCell
 	for _, g := range Grades {
 		legend = append(legend, htmlCell{Mark: Marks[g], Grade: g})
 	}
 	return page.Execute(w, map[string]any{"Command": strings.Join(r.Command, " "), "Like": r.Like, "Summary": Summary(r),
-		"Columns": m.columns, "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend})
+		"Columns": columns, "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend})
 }
