@@ -187,6 +187,18 @@ func TestSweep_edges(t *testing.T) {
 	if !strings.Contains(none.stdout, "note: the baseline run made no call to the simulator") {
 		t.Errorf("no note for a command that never calls the simulator:\n%s", none.stdout)
 	}
+	// A row's run outlives --timeout (the baseline, REWARDSIM_SWEEP_ROW
+	// null, does not): timed-out, and its sleeping child is killed with it.
+	slow := runSweepBin(t, bin, nil, "--timeout", "500ms", "--only", "fetchCouponCode", "--kinds", "internal-error", "--when", "first",
+		"--", "sh", "-c", `[ "$REWARDSIM_SWEEP_ROW" = null ] || sleep 30 # sweep-slow-row`)
+	if slow.code != 0 || slow.grades["fetchCouponCode/internal-error/first"] != "timed-out" || !strings.Contains(slow.stdout, "TIMED-OUT fetchCouponCode/internal-error/first") {
+		t.Errorf("slow row: exit %d, grades %v\n%s", slow.code, slow.grades, slow.stdout)
+	}
+	if runtime.GOOS == "linux" {
+		if p := processesMentioning(t, "sweep-slow-row"); len(p) != 0 {
+			t.Errorf("the timed-out run's processes are left: %v", p)
+		}
+	}
 	failing := runSweepBin(t, bin, nil, "--", "sh", "-c", "echo the-suite-broke; exit 3")
 	if failing.code != 1 || !strings.Contains(failing.stderr, "the baseline run (no fault) exited 3") || !strings.Contains(failing.stderr, "the-suite-broke") {
 		t.Errorf("failing baseline: exit %d\n%s", failing.code, failing.stderr)

@@ -81,7 +81,7 @@ func gradeRun(ev evidence, endpoint string, base verdict) verdict {
 	}
 	switch {
 	case ev.timedOut:
-		v.grade = TimedOut
+		v.grade, v.note = TimedOut, "the run outlived --timeout; its process group was killed"
 	case ev.fired == 0:
 		v.grade, v.note = NotReached, "the fault never fired: the command made no matching call on its channel"
 	case len(unsafe) > 0:
