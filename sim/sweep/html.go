@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"html/template"
 	"io"
 	"strings"
@@ -31,9 +32,9 @@ small a{color:#555}
 <h1>What does our service do when ...?</h1>
 <p><code>{{.Command}}</code>, channels like {{.Like}}, {{.Summary}}</p>
 <table><tr><th>endpoint</th>{{range .Columns}}<th class="kind" title="{{.Full}}">{{.Short}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td class="ep">{{.Endpoint}}</td>{{range .Cells}}<td>{{range .}}<a class="m {{.Grade}}" href="{{.Diagram}}" title="{{.Title}}">{{.Mark}}</a><small><a href="{{.Journal}}" title="journal slice">j</a></small>{{end}}</td>{{end}}</tr>
+{{range .Rows}}<tr><td class="ep">{{.Endpoint}}</td>{{range .Cells}}<td>{{range .}}<a class="m {{.Grade}}"{{if .Diagram}} href="{{.Diagram}}"{{end}} title="{{.Title}}">{{.Mark}}</a>{{if .Journal}}<small><a href="{{.Journal}}" title="journal slice">j</a></small>{{end}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
-<p>Each cell: one mark per row ({{.Whens}}); the mark links to the sequence diagram of the faulted exchange, <em>j</em> to the run's journal slice.
+<p>Each cell: one mark per row ({{.Whens}}){{if .Linked}}; the mark links to the sequence diagram of the faulted exchange, <em>j</em> to the run's journal slice{{end}}.
 Columns: {{range $i, $c := .Columns}}{{if $i}}, {{end}}<b>{{$c.Short}}</b> {{$c.Full}}{{end}}.<br>
 {{range .Legend}}<a class="m {{.Grade}}">{{.Mark}}</a> {{.Grade}} {{end}}</p>
 </body></html>
@@ -71,5 +72,19 @@ func HTML(w io.Writer, r *Report) error {
 		legend = append(legend, htmlCell{Mark: Marks[g], Grade: g})
 	}
 	return page.Execute(w, map[string]any{"Command": strings.Join(r.Command, " "), "Like": r.Like, "Summary": Summary(r),
-		"Columns": columns, "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend})
+		"Columns": columns, "Linked": len(r.Rows) > 0 && r.Rows[0].Diagram != "", "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend})
+}
+
+// HTMLFromJSON renders a sweep.json as the page, without the links to
+// the run files (they are on the machine that swept): what the
+// simulator shows of the last sweep reported to it.
+func HTMLFromJSON(w io.Writer, raw []byte) error {
+	var r Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return err
+	}
+	for i := range r.Rows {
+		r.Rows[i].Output, r.Rows[i].Journal, r.Rows[i].Diagram = "", "", ""
+	}
+	return HTML(w, &r)
 }

@@ -1,6 +1,8 @@
 package control
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"sync"
 
@@ -14,8 +16,10 @@ import (
 // (its sweep.json), in memory only, for the dashboard to show.
 type Sweeps struct {
 	Schemas *schema.Set
-	mu      sync.Mutex
-	last    []byte
+	// Page renders a sweep.json as HTML (the sweep package's page).
+	Page func(w io.Writer, sweepJSON []byte) error
+	mu   sync.Mutex
+	last []byte
 }
 
 // PutLast is POST /__sim/sweeps/last: a sweep.json (schemas/sweep.json)
@@ -36,11 +40,32 @@ func (s *Sweeps) PutLast(c echo.Context) error {
 
 // Last is GET /__sim/sweeps/last: the last sweep reported, or 404.
 func (s *Sweeps) Last(c echo.Context) error {
-	s.mu.Lock()
-	last := s.last
-	s.mu.Unlock()
-	if last == nil {
-		return fail(http.StatusNotFound, "no sweep has reported to this simulator yet (rewardsim sweep --control reports its sweep.json here)")
+	last, err := s.lastOne()
+	if err != nil {
+		return err
 	}
 	return c.JSONBlob(http.StatusOK, last)
+}
+
+// LastHTML is GET /__sim/sweeps/last.html: its matrix as a page, for the
+// dashboard to show or link.
+func (s *Sweeps) LastHTML(c echo.Context) error {
+	last, err := s.lastOne()
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := s.Page(&b, last); err != nil {
+		return internal(err)
+	}
+	return c.HTMLBlob(http.StatusOK, b.Bytes())
+}
+
+func (s *Sweeps) lastOne() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		return nil, fail(http.StatusNotFound, "no sweep has reported to this simulator yet (rewardsim sweep --control reports its sweep.json here)")
+	}
+	return s.last, nil
 }
