@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -143,44 +144,46 @@ func maxDeliveries(es []journal.Entry) int {
 }
 
 // nextMove says what the client did on endpoint after the first call the
-// fault answered: gave up, retried (with the same or a new
-// extTransactionId, for a claim), or hammered.
+// fault answered, counting the calls of the same user (the faulted call's
+// virtualId; every call when it names none): gave up, retried (with the
+// same or a new extTransactionId, for a claim), hammered, or, for a claim
+// it did not send again, reconciled through getUserCoupons.
 func nextMove(es []journal.Entry, endpoint string) string {
-	var sorted []journal.Entry
-	for _, e := range es {
-		if e.Endpoint == endpoint && e.Kind == journal.KindExchange {
-			sorted = append(sorted, e)
-		}
-	}
+	sorted := slices.Clone(es)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Seq < sorted[j].Seq })
-	at := -1
-	for i, e := range sorted {
-		if e.Fault != "" {
-			at = i
-			break
-		}
-	}
+	at := slices.IndexFunc(sorted, func(e journal.Entry) bool { return e.Endpoint == endpoint && e.Fault != "" })
 	if at < 0 {
 		return ""
 	}
-	after := sorted[at+1:]
-	if len(after) == 0 {
-		return "gave up"
+	faulted := sorted[at]
+	var after []journal.Entry
+	reconciled := false
+	for _, e := range sorted[at+1:] {
+		if e.Kind != journal.KindExchange || faulted.VirtualID != "" && e.VirtualID != faulted.VirtualID {
+			continue
+		}
+		if e.Endpoint == endpoint {
+			after = append(after, e)
+		}
+		reconciled = reconciled || e.Endpoint == "getUserCoupons" && endpoint == "fetchCouponCode"
 	}
 	if n := len(after); n >= hammerCalls {
-		if span := after[n-1].At.Sub(sorted[at].At); span <= hammerWindow {
+		if span := after[n-1].At.Sub(faulted.At); span <= hammerWindow {
 			return fmt.Sprintf("hammered: %d calls in %s", n, span.Round(time.Millisecond))
 		}
 	}
-	first, ok := claimIn(sorted[at])
-	if !ok {
+	first, isClaim := claimIn(faulted)
+	if !isClaim {
+		if len(after) == 0 {
+			return "gave up"
+		}
 		return fmt.Sprintf("retried ×%d", len(after))
 	}
 	same, fresh := 0, 0
 	for _, e := range after {
 		if b, ok := claimIn(e); ok && b.ExtTxID == first.ExtTxID {
 			same++
-		} else if ok && b.VirtualID == first.VirtualID && b.OfferID == first.OfferID {
+		} else if ok && b.OfferID == first.OfferID {
 			fresh++
 		}
 	}
@@ -189,6 +192,8 @@ func nextMove(es []journal.Entry, endpoint string) string {
 		return "retried new id"
 	case same > 0:
 		return fmt.Sprintf("retried same id ×%d", same)
+	case reconciled:
+		return "reconciled (getUserCoupons)"
 	}
 	return "gave up"
 }

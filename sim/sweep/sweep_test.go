@@ -74,6 +74,14 @@ func claimEntry(seq uint64, txn string, status int, fault, code string) journal.
 	return e
 }
 
+// listEntry is a getUserCoupons exchange of user U-1.
+func listEntry(seq uint64) journal.Entry {
+	e := journal.Entry{Seq: seq, Kind: journal.KindExchange, Endpoint: "getUserCoupons", Method: "POST", Path: "/api/getUserCoupons",
+		Channel: "C", ChannelID: "C", VirtualID: "U-1", Status: 200}
+	e.Request.Body = json.RawMessage(`{"virtualId":"U-1","channelName":"C"}`)
+	return e
+}
+
 func TestGradeRun(t *testing.T) {
 	ok := claimEntry(2, "T-1", 200, "", "")
 	for _, c := range []struct {
@@ -91,6 +99,7 @@ func TestGradeRun(t *testing.T) {
 		{"new id after commit-then-drop", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 0, "commit-then-drop", ""), claimEntry(2, "T-2", 200, "", "")}}, verdict{}, Unsafe, "retried new id"},
 		// CPN-3: a claim after COUPON_EXHAUSTED, under a new id.
 		{"claim after exhausted", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "coupon-error COUPON_EXHAUSTED", "COUPON_EXHAUSTED"), claimEntry(2, "T-2", 200, "", "")}}, verdict{}, Unsafe, "retried new id"},
+		{"reconciled a withheld claim", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 499, "commit-then-delay", ""), listEntry(2)}}, verdict{}, Handled, "reconciled (getUserCoupons)"},
 		{"a finding the baseline had too", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "coupon-error COUPON_EXHAUSTED", "COUPON_EXHAUSTED"), claimEntry(2, "T-2", 200, "", "")}},
 			verdict{findings: []Finding{{Rule: "claim-after-terminal-error"}}}, Handled, "retried new id"},
 	} {
