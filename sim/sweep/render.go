@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
 )
 
@@ -45,15 +46,9 @@ func arrange(rows []Result) matrix {
 		k := [2]string{r.Endpoint, r.Kind}
 		m.cells[k] = append(m.cells[k], r)
 	}
-	// Columns in the order of fault.Kinds, as Plan made them for the
-	// endpoint showing most; endpoints in contract order.
-	order := map[string]int{}
-	for _, r := range Plan(m.endpoints, nil, nil, First, 0) {
-		if _, ok := order[r.Kind]; !ok {
-			order[r.Kind] = len(order)
-		}
-	}
-	slices.SortStableFunc(m.columns, func(a, b string) int { return order[a] - order[b] })
+	// Columns in the order of fault.Kinds, coupon codes in CouponCodes
+	// order; endpoints in contract order.
+	slices.SortStableFunc(m.columns, func(a, b string) int { return columnRank(a) - columnRank(b) })
 	ops := map[string]int{}
 	for i, op := range contract.Ops {
 		ops[op.Name] = i
@@ -159,4 +154,9 @@ func faultedSequence(w io.Writer, r *Result) error {
 	}
 	title := "sweep " + r.ID + " on " + r.Channel
 	return picture.Sequence(w, title, picture.Calls(slices.Clone(es)))
+}
+
+func columnRank(col string) int {
+	kind, code, _ := strings.Cut(col, " ")
+	return slices.Index(fault.Kinds, kind)*100 + slices.Index(CouponCodes, code)
 }

@@ -1,8 +1,9 @@
 // Package shop is a small publisher service of the kind `rewardsim sweep`
-// grades: it redeems a user's coins for a coupon and lists the user's
-// coupons, over the coupon host of the Rewards service. It is configured
+// grades: it signs a user in (GetAuthToken, a signed call), redeems the
+// user's coins for a coupon and lists the user's coupons. It is configured
 // only from the environment a sweep (or a developer) gives it:
-// REWARDSIM_URL, REWARDSIM_CHANNEL and REWARDSIM_CHANNEL_ID.
+// REWARDSIM_URL, REWARDSIM_CONTROL_URL (whence the channel's test key),
+// REWARDSIM_CHANNEL and REWARDSIM_CHANNEL_ID.
 //
 // Two mistakes are planted behind SWEEP_EXAMPLE_MISTAKES=on, for the
 // sweep to find: after a dropped connection whose claim did go through,
@@ -33,15 +34,17 @@ const (
 
 // Shop calls the coupon host for one channel.
 type Shop struct {
-	base, channel, channelID string
-	http                     *http.Client
-	mistakes                 bool
-	txn                      atomic.Int64
+	base, controlURL   string
+	channel, channelID string
+	k                  keys
+	http               *http.Client
+	mistakes           bool
+	txn                atomic.Int64
 }
 
 // FromEnv configures a Shop from the environment.
 func FromEnv() (*Shop, error) {
-	s := &Shop{base: os.Getenv("REWARDSIM_URL"), channel: os.Getenv("REWARDSIM_CHANNEL"), channelID: os.Getenv("REWARDSIM_CHANNEL_ID"),
+	s := &Shop{base: os.Getenv("REWARDSIM_URL"), controlURL: os.Getenv("REWARDSIM_CONTROL_URL"), channel: os.Getenv("REWARDSIM_CHANNEL"), channelID: os.Getenv("REWARDSIM_CHANNEL_ID"),
 		// Shorter than a delayed answer: the shop would rather reconcile.
 		http:     &http.Client{Timeout: 300 * time.Millisecond},
 		mistakes: os.Getenv("SWEEP_EXAMPLE_MISTAKES") == "on"}

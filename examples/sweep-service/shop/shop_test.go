@@ -45,3 +45,14 @@ func TestMyCouponsListsTheRedeemedOne(t *testing.T) {
 	}
 	t.Fatalf("coupon %s not among %+v", c.Code, cs)
 }
+
+func TestSignInGivesAToken(t *testing.T) {
+	s := shop(t)
+	tok, err := s.SignIn(context.Background(), "VU-SIGNIN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tok) < 16 {
+		t.Fatalf("token %q", tok)
+	}
+}
