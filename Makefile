@@ -24,13 +24,24 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
+.PHONY: bins run test build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/rewardsim ./cmd/rewardsim
+
+# Static binaries for every platform the Java and Node libraries carry
+# (their platform artefacts, make java and make node): bin/platforms/
+# <os>-<arch>/rewardsim, .exe on windows. The Go build cache makes a
+# second run cheap.
+BIN_PLATFORMS := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64 windows-arm64
+bins:
+	for p in $(BIN_PLATFORMS); do \
+	  os=$${p%-*}; arch=$${p#*-}; ext=; [ $$os = windows ] && ext=.exe; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/platforms/$$p/rewardsim$$ext ./cmd/rewardsim || exit 1; \
+	done
 
 # gofmt and vet first (cheap), then every test under the race detector
 # (the harness recording every answer), then the build tools' tests: the

@@ -132,6 +132,8 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodPost, "/__sim/scenarios/:name/activate", auth(ctl.ActivateScenario)},
 		{Control, http.MethodGet, "/__sim/channels", auth(ctl.ListChannels)},
 		{Control, http.MethodPost, "/__sim/channels", auth(ctl.RegisterChannel)},
+		{Control, http.MethodGet, "/__sim/channels/:name", auth(ctl.GetChannel)},
+		{Control, http.MethodPatch, "/__sim/channels/:name", auth(ctl.PatchChannel)},
 		{Control, http.MethodDelete, "/__sim/channels/:name", auth(ctl.UnregisterChannel)},
 		{Control, http.MethodPost, "/__sim/state/reset", auth(ctl.ResetState)},
 		{Control, http.MethodGet, "/__sim/state/users/:channel/:virtualId", auth(ctl.ReadUser)},

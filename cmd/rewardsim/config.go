@@ -21,7 +21,7 @@ type serveConfig struct {
 	Data, Scenario, PublicURL                                        string
 	ServiceKey, ServiceCert                                          string
 	LogLevel, LogFormat, Crypto, Durability                          string
-	DebugPprof                                                       bool
+	DebugPprof, ExitOnStdinEOF, RemoveDataOnExit                     bool
 	CORSOrigins                                                      string
 	ControlToken, WebhookDeadline                                    string
 	ControlAllowedHosts                                              []string
@@ -70,6 +70,8 @@ var serveKeys = []struct{ key, def, help string }{
 	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 	{"debug-pprof", "false", "serve Go's profiler (net/http/pprof) under /__sim/debug/pprof/ on the control listener, behind the control token: for performance work, not for shared use"},
+	{"exit-on-stdin-eof", "false", "stop when standard input reaches end of file: a parent that starts serve with a pipe it never closes takes the simulator with it when it dies, however it dies"},
+	{"remove-data-on-exit", "false", "remove the --data folder when serve stops (after a signal, end of standard input, or a failed start): for a folder a test library made"},
 	{"state-retention", "24h", "delete tokens and sessions expired longer than this simulated duration (until then they answer as expired, after it as unknown; -1: never)"},
 }
 
@@ -78,6 +80,11 @@ func bindServeFlags(cmd *cobra.Command, v *viper.Viper) {
 	for _, k := range serveKeys {
 		cmd.Flags().String(k.key, k.def, k.help+" [env REWARDSIM_"+envName(k.key)+"]")
 		_ = v.BindPFlag(k.key, cmd.Flags().Lookup(k.key))
+	}
+	// Switches a library passes alone read as true (`--exit-on-stdin-eof`);
+	// `--name=false` still turns them off.
+	for _, key := range []string{"exit-on-stdin-eof", "remove-data-on-exit"} {
+		cmd.Flags().Lookup(key).NoOptDefVal = "true"
 	}
 	v.SetEnvPrefix("REWARDSIM")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
@@ -147,9 +154,13 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if _, err := sim.ParseDurability(v.GetString("durability")); err != nil {
 		return serveConfig{}, err
 	}
-	pprofOn, err := strconv.ParseBool(v.GetString("debug-pprof"))
-	if err != nil {
-		return serveConfig{}, fmt.Errorf("debug-pprof: %q is not true or false", v.GetString("debug-pprof"))
+	bools := map[string]bool{}
+	for _, key := range []string{"debug-pprof", "exit-on-stdin-eof", "remove-data-on-exit"} {
+		b, err := strconv.ParseBool(v.GetString(key))
+		if err != nil {
+			return serveConfig{}, fmt.Errorf("%s: %q is not true or false", key, v.GetString(key))
+		}
+		bools[key] = b
 	}
 	format := v.GetString("log-format")
 	if format != "text" && format != "json" {
@@ -170,7 +181,9 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		Server:              srv,
 		JournalMaxAge:       maxAge,
 		StateRetention:      retention,
-		DebugPprof:          pprofOn,
+		DebugPprof:          bools["debug-pprof"],
+		ExitOnStdinEOF:      bools["exit-on-stdin-eof"],
+		RemoveDataOnExit:    bools["remove-data-on-exit"],
 	}, nil
 }
 

@@ -536,6 +536,9 @@ func TestServe_SIM4_verifyCommand(t *testing.T) {
 		{[]string{"--at-most", "0", "--since", strconv.FormatUint(seq+1, 10)}, 0, "ok: 0 matching"},
 		{[]string{"--where", "extTransactionId=T-1"}, 2, "want /pointer=value"},
 		{[]string{"--endpoint", "fetchCoupon"}, 2, `endpoint "fetchCoupon" is not an operation name`},
+		// issue 39: a misspelt field or channel cannot make "never" pass.
+		{[]string{"--where", "/extTransactionID=T-1", "--times", "0"}, 2, "did you mean /extTransactionId?"},
+		{[]string{"--channel", "CI-NOPE", "--times", "0"}, 2, `channel "CI-NOPE" is not registered`},
 	} {
 		args := append([]string{"verify", "--channel", "CI-CLI", "--endpoint", "fetchCouponCode"}, tc.args...)
 		out, code := cli(t, bin, env, args...)

@@ -15,6 +15,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd(), newVersionCmd(), newOpenAPICmd(), newHealthcheckCmd())
 	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd(), newDiagramCmd())
 	root.AddCommand(newVerifyCmd(), newScenarioCmd())
+	root.AddCommand(newCalibrateCmd())
 	root.AddCommand(newSweepCmd())
 	return root
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -35,6 +37,27 @@ func serveCommand(run func(*cobra.Command, serveConfig) error) *cobra.Command {
 	}
 	bindServeFlags(cmd, v)
 	return cmd
+}
+
+// untilEOF returns a context that ends with ctx or when in reaches end of
+// file. A parent that starts serve with a pipe on its standard input and
+// never closes it makes the simulator die with it, however the parent
+// ends: the OS closes the pipe even after SIGKILL, on every platform.
+func untilEOF(ctx context.Context, in io.Reader) context.Context {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		_, _ = io.Copy(io.Discard, in)
+	}()
+	return ctx
+}
+
+// removeDataDir removes the data folder of --remove-data-on-exit, saying
+// so on standard error when it cannot.
+func removeDataDir(cmd *cobra.Command, dir string) {
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "rewardsim: --remove-data-on-exit: %v\n", err)
+	}
 }
 
 // gcPercent is the GC's growth target under the memory limit.
@@ -106,16 +129,25 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 			return err
 		}
 	}
+	l := sim.Listen{All: cfg.Listen, Rewards: cfg.RewardsListen, Bank: cfg.BankListen, Hotdeals: cfg.HotdealsListen, Control: cfg.ControlListen}
+	if l.Split() && (l.Rewards == "" || l.Bank == "" || l.Hotdeals == "") {
+		return errors.New("split mode needs all three of --rewards-listen, --bank-listen and --hotdeals-listen")
+	}
+	// The data folder goes last, after the store is closed, and also when
+	// the start fails: a library that made the folder leaves nothing behind.
+	if cfg.RemoveDataOnExit {
+		defer removeDataDir(cmd, cfg.Data)
+	}
 	s, err := sim.New(opts)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	l := sim.Listen{All: cfg.Listen, Rewards: cfg.RewardsListen, Bank: cfg.BankListen, Hotdeals: cfg.HotdealsListen, Control: cfg.ControlListen}
-	if l.Split() && (l.Rewards == "" || l.Bank == "" || l.Hotdeals == "") {
-		return errors.New("split mode needs all three of --rewards-listen, --bank-listen and --hotdeals-listen")
+	ctx := cmd.Context()
+	if cfg.ExitOnStdinEOF {
+		ctx = untilEOF(ctx, cmd.InOrStdin())
 	}
-	return s.Serve(cmd.Context(), l, func(bound map[sim.Host]string) {
+	return s.Serve(ctx, l, func(bound map[sim.Host]string) {
 		hosts := make([]string, 0, len(bound))
 		for h := range bound {
 			hosts = append(hosts, string(h))

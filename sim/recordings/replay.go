@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/calibrate"
 	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
@@ -182,6 +183,7 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		if err != nil {
 			return nil, err
 		}
+		diffs = append(diffs, calibrate.CompareReadings(rec.Switches, against, yml)...)
 		iso, err := isolate(ctx, c, yml, replaySource(o, rec, recordingJSON), o.RunID)
 		if err != nil {
 			return nil, err
@@ -256,6 +258,7 @@ type Recorder struct {
 	mu      sync.Mutex
 	builder *journal.Builder
 	entries []journal.Entry
+	seen    []calibrate.Exchange // the answers as received, for calibrate.Passive
 }
 
 // RecorderOptions configure NewRecorder.
@@ -345,6 +348,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		e.Listener = ""
 	}
 	r.entries = append(r.entries, *e)
+	r.seen = append(r.seen, calibrate.Exchange{Op: e.Endpoint, Method: req.Method, URL: req.URL.String(), Status: res.StatusCode, RespHeader: res.Header, Resp: answer, At: at})
 	r.mu.Unlock()
 }
 
@@ -374,7 +378,11 @@ func (r *Recorder) Recording(name, description string) ([]byte, error) {
 	if len(es) > 0 {
 		o.RecordedAt = es[0].At
 	}
-	return recording.Build(es, o).Marshal()
+	rec := recording.Build(es, o)
+	r.mu.Lock()
+	rec.Switches = calibrate.Passive(r.seen)
+	r.mu.Unlock()
+	return rec.Marshal()
 }
 
 // FileName turns a recording's name into a file name.

@@ -32,10 +32,10 @@ func StartServer(ctx context.Context, exe string) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{data: data, stderr: &lockedBuffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(exe, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
-	// A simulator that can stop at the end of its standard input does so
-	// if the sweep dies unannounced; one that cannot ignores the variable.
-	s.cmd.Env = append(os.Environ(), "REWARDSIM_EXIT_ON_STDIN_EOF=true")
+	// Should the sweep die unannounced (SIGKILL), the end of the
+	// simulator's standard input stops it and removes its data folder.
+	s.cmd = exec.Command(exe, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error",
+		"--exit-on-stdin-eof", "--remove-data-on-exit")
 	s.cmd.Stderr = s.stderr
 	// A group of its own: Ctrl-C reaches the sweep, which stops it last.
 	ownGroup(s.cmd)

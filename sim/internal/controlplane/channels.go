@@ -1,11 +1,11 @@
 package controlplane
 
 import (
-	"crypto/x509"
-	"encoding/pem"
+	"encoding/json"
 	"fmt"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"io"
+
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -29,6 +29,18 @@ type ChannelSpec struct {
 	// settings and (unless given) credentials the channel copies, from
 	// the scenario in force for it (Scenario.Like).
 	Like string `json:"like,omitempty"`
+	// KeyOrigin is model.KeyOriginLibrary when a test library made the key.
+	KeyOrigin string `json:"keyOrigin,omitempty"`
+}
+
+// ChannelPatch is the settings PATCH /__sim/channels/{name} may change;
+// a nil field is left as it is.
+type ChannelPatch struct {
+	WebhookURL  *string `json:"webhookUrl"`
+	Certificate *string `json:"certificate"`
+	AppKey      *string `json:"appKey"`
+	SecKey      *string `json:"secKey"`
+	KeyOrigin   *string `json:"keyOrigin"`
 }
 
 // compile parses the certificate (AUTH-4: PEM certificate or public key).
@@ -43,6 +55,7 @@ func (c ChannelSpec) compile() (scenario.Registered, error) {
 	return scenario.Registered{Channel: model.Channel{
 		Name: c.Name, ChannelID: c.ChannelID, PublicKey: pub,
 		AppKey: c.AppKey, SecKey: c.SecKey, SecKeyHash: c.SecKeyHash, WebhookURL: c.WebhookURL,
+		KeyOrigin: c.KeyOrigin,
 	}, Scenario: c.Scenario}, nil
 }
 
@@ -70,11 +83,11 @@ func (p *Plane) fillLike(spec *ChannelSpec) error {
 		return refuse(refusal.Invalid, "like: a channel cannot be made like itself")
 	}
 	if spec.Certificate == "" {
-		der, err := x509.MarshalPKIXPublicKey(src.PublicKey)
+		cert, err := envelope.PublicKeyPEM(src.PublicKey)
 		if err != nil {
 			return err
 		}
-		spec.Certificate = string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+		spec.Certificate = string(cert)
 	}
 	if spec.AppKey == "" && spec.SecKey == "" {
 		spec.AppKey, spec.SecKey, spec.SecKeyHash = src.AppKey, src.SecKey, src.SecKeyHash
@@ -146,6 +159,48 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 		}
 		return p.store.WriteConfig(put(kindChannel, spec.Name, spec))
 	})
+}
+
+// RegisteredSpec is the stored spec of a channel registered at run time
+// (its secKey only as a hash), and whether there is one.
+func (p *Plane) RegisteredSpec(name string) (ChannelSpec, bool, error) {
+	raws, err := p.store.ConfigList(kindChannel)
+	if err != nil {
+		return ChannelSpec{}, false, err
+	}
+	for _, raw := range raws {
+		var spec ChannelSpec
+		if json.Unmarshal(raw, &spec) == nil && spec.Name == name {
+			return spec, true, nil
+		}
+	}
+	return ChannelSpec{}, false, nil
+}
+
+// PatchChannel changes some settings of a channel registered at run
+// time and keeps the rest: it is re-registered under its name from its
+// stored spec, so its state, faults, clock and journal, all kept by
+// name, stay its own. A scenario's own channel is refused (409).
+func (p *Plane) PatchChannel(name string, patch ChannelPatch) (ChannelSpec, error) {
+	spec, ok, err := p.RegisteredSpec(name)
+	if err != nil {
+		return spec, err
+	}
+	if !ok {
+		if _, _, inScenario := p.scenarios.ByChannelName(name); inScenario {
+			return spec, refuse(refusal.Conflict, "channel %q comes from a scenario: change the scenario, or register a channel of your own", name)
+		}
+		return spec, refuse(refusal.NotFound, "no channel named %q was registered at run time", name)
+	}
+	for dst, v := range map[*string]*string{&spec.WebhookURL: patch.WebhookURL, &spec.Certificate: patch.Certificate, &spec.AppKey: patch.AppKey, &spec.KeyOrigin: patch.KeyOrigin} {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	if patch.SecKey != nil {
+		spec.SecKey, spec.SecKeyHash = *patch.SecKey, ""
+	}
+	return p.RegisterChannel(spec)
 }
 
 // UnregisterChannel removes a channel registered at run time.

@@ -19,6 +19,16 @@ const (
 	MaxKeyBits = 4096
 )
 
+// PublicKeyPEM is pub as a PEM "PUBLIC KEY" block (PKIX), which
+// ParsePublicKeyPEM reads back.
+func PublicKeyPEM(pub *rsa.PublicKey) ([]byte, error) {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), nil
+}
+
 // ParsePublicKeyPEM reads an RSA public key from a PEM X.509 certificate,
 // a PKIX "PUBLIC KEY" or a PKCS#1 "RSA PUBLIC KEY" block.
 func ParsePublicKeyPEM(data []byte) (*rsa.PublicKey, error) {

@@ -51,7 +51,7 @@ func ParseWhere(m map[string]json.RawMessage) (Where, error) {
 			case len(t) == 1 && isRe:
 				var ok bool
 				if p.Regex, ok = compileRegex(re); !ok {
-					return nil, fmt.Errorf("where %s: %q is not a regular expression", ptr, re)
+					return nil, fmt.Errorf("where %s: %q is not an RE2 regular expression (Go's regexp syntax: no lookaround, no backreferences)", ptr, re)
 				}
 			default:
 				return nil, fmt.Errorf(`where %s: an object must be {"regex": "..."} or {"text": "..."}`, ptr)
@@ -76,7 +76,7 @@ func ParseWhereText(s string) (Predicate, error) {
 		}
 		rx, ok := compileRegex(val)
 		if !ok {
-			return Predicate{}, fmt.Errorf("where %s: %q is not a regular expression", re, val)
+			return Predicate{}, fmt.Errorf("where %s: %q is not an RE2 regular expression (Go's regexp syntax: no lookaround, no backreferences)", re, val)
 		}
 		return Predicate{Pointer: re, Regex: rx}, nil
 	}

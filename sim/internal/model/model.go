@@ -57,7 +57,13 @@ type Channel struct {
 	SecKeyHash string
 	// WebhookURL receives coupon-status pushes.
 	WebhookURL string
+	// KeyOrigin is "library" when a test library made the channel's key
+	// pair: a signature that fails on it says how to hand the key over.
+	KeyOrigin string
 }
+
+// KeyOriginLibrary marks a key pair a test library made (Channel.KeyOrigin).
+const KeyOriginLibrary = "library"
 
 // Sentinel errors shared across packages.
 var (

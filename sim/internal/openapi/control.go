@@ -15,6 +15,7 @@ type ControlRoute struct{ Method, Path string }
 // controlBodies names the JSON Schema of each control write's JSON body.
 var controlBodies = map[string]string{
 	"POST /__sim/channels":                 "control.channel",
+	"PATCH /__sim/channels/:name":          "control.channel.patch",
 	"POST /__sim/clock":                    "control.clock",
 	"POST /__sim/clock/advance":            "control.clock",
 	"POST /__sim/faults":                   "control.fault",
@@ -28,16 +29,19 @@ var controlBodies = map[string]string{
 
 // controlAnswers names the schema of an answer where one is written.
 var controlAnswers = map[string]string{
-	"GET /__sim/certs/":         "control.certs",
-	"GET /__sim/clock":          "control.clock.answer",
-	"POST /__sim/clock":         "control.clock.answer",
-	"POST /__sim/clock/advance": "control.clock.answer",
-	"DELETE /__sim/clock":       "control.clock.answer",
-	"POST /__sim/webhooks":      "control.webhook.scheduled",
-	"GET /__sim/webhooks/:id":   "control.webhook.push",
-	"POST /__sim/webhooks/run":  "control.webhook.run",
-	"POST /__sim/verify":        "control.verdict",
-	"GET /__sim/sweeps/last":    "sweep",
+	"GET /__sim/certs/":           "control.certs",
+	"POST /__sim/channels":        "control.channel.answer",
+	"GET /__sim/channels/:name":   "control.channel.answer",
+	"PATCH /__sim/channels/:name": "control.channel.answer",
+	"GET /__sim/clock":            "control.clock.answer",
+	"POST /__sim/clock":           "control.clock.answer",
+	"POST /__sim/clock/advance":   "control.clock.answer",
+	"DELETE /__sim/clock":         "control.clock.answer",
+	"POST /__sim/webhooks":        "control.webhook.scheduled",
+	"GET /__sim/webhooks/:id":     "control.webhook.push",
+	"POST /__sim/webhooks/run":    "control.webhook.run",
+	"POST /__sim/verify":          "control.verdict",
+	"GET /__sim/sweeps/last":      "sweep",
 }
 
 // waitParam is ?wait on the calls that make pushes due, and on reading

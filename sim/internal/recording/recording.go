@@ -30,7 +30,10 @@ type Recording struct {
 	// Masks extend the volatile fields of the answer schemas for this recording: field name to mask kind.
 	Masks   map[string]MaskKind `json:"masks,omitempty"`
 	Against *Against            `json:"against,omitempty"`
-	Steps   []Step              `json:"steps"`
+	// Switches are the behaviour switches the recorded answers show (a
+	// record proxy's, read by sim/calibrate): a replay compares them.
+	Switches map[string]string `json:"switches,omitempty"`
+	Steps    []Step            `json:"steps"`
 }
 
 // Against is what a recording was made against, so a replay can use the

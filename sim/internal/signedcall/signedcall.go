@@ -114,6 +114,9 @@ func (d *Deps) Open(c echo.Context, op contract.Op, body []byte, readErr error, 
 		if errors.Is(err, envelope.ErrBadSignature) && envelope.SignedOverDecodedJSON(ch.PublicKey, env.BDATA, env.SIGN) {
 			reason = "SIGN was made over the decoded JSON; sign the base64 BDATA string itself"
 		}
+		if ch.KeyOrigin == model.KeyOriginLibrary {
+			reason += "; this channel's key was made by the test library: give your service ch.credentials(), or register your own key"
+		}
 		return nil, Failure(sc, 0, SignatureMismatch, reason)
 	}
 	raw, virtualID, err := d.Payload(sc, op, env.BDATA, dst)
