@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -267,6 +268,23 @@ func TestSweep_interruptLeavesNothing(t *testing.T) {
 			t.Errorf("own=%v: the command's processes left: %v", own, p)
 		}
 	}
+	// Killed outright, the sweep cannot clean up: the simulator it
+	// started sees its standard input end, stops and removes its data.
+	tmp, mark := t.TempDir(), filepath.Join(t.TempDir(), "started")
+	cmd := exec.Command(bin, "sweep", "--", "sh", "-c", "touch "+mark+"; sleep 60")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := os.Stat(mark); return err == nil })
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	// The run's own processes it cannot reach: the test ends them.
+	defer killMentioning(t, mark)
+	waitFor(t, func() bool {
+		left, _ := os.ReadDir(tmp)
+		return len(processesMentioning(t, tmp)) == 0 && len(left) == 0
+	})
 	res, err := http.Get(urls["control"] + "/__sim/channels")
 	if err != nil {
 		t.Fatal(err)
@@ -287,6 +305,17 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 	t.Fatal("timed out waiting")
+}
+
+// killMentioning kills the processes whose command line contains s.
+func killMentioning(t *testing.T, s string) {
+	for _, p := range processesMentioning(t, s) {
+		var pid int
+		if _, err := fmt.Sscanf(p, "/proc/%d/", &pid); err == nil {
+			_ = syscall.Kill(-pid, syscall.SIGKILL) // its group: the sweep made each run a group leader
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // processesMentioning lists the live processes whose command line
