@@ -131,7 +131,11 @@ func (s *sweeper) env(ch string, row Row, baseline bool) ([]string, error) {
 			return nil, err
 		}
 	}
-	return append(os.Environ(),
+	env := os.Environ()
+	if s.o.Control.Token != "" {
+		env = append(env, "REWARDSIM_CONTROL_TOKEN="+s.o.Control.Token)
+	}
+	return append(env,
 		"REWARDSIM_URL="+s.o.PublicURL,
 		"REWARDSIM_CONTROL_URL="+s.o.Control.Base,
 		"REWARDSIM_CHANNEL="+ch,
