@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,6 +116,11 @@ func runSweep(cmd *cobra.Command, args []string, f sweepFlags) error {
 		}
 		defer srv.Stop()
 		o.PublicURL, o.Control.Base, o.Control.Token = srv.PublicURL, srv.ControlURL, ""
+	}
+	if a, err := o.Control.Send(ctx, http.MethodGet, "/__sim/channels/"+url.PathEscape(f.like), nil, "", nil); err != nil {
+		return err
+	} else if a.Status == http.StatusNotFound {
+		return errSweepUsage{fmt.Sprintf("--like %s: the simulator has no channel of that name", f.like)}
 	}
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "sweep: baseline run of %s on channels like %s\n", strings.Join(command, " "), f.like)

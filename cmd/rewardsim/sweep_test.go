@@ -217,6 +217,7 @@ func TestSweep_edges(t *testing.T) {
 		{[]string{"--kinds", "delay:X", "--", "true"}, "only coupon-error takes a code"},
 		{[]string{"--when", "sometimes", "--", "true"}, `--when: "sometimes" is not first, every or both`},
 		{[]string{"--fail-on", "handled", "--", "true"}, `--fail-on "handled": give unsafe or surfaced`},
+		{[]string{"--like", "NOBANK", "--", "true"}, "--like NOBANK: the simulator has no channel of that name"},
 	} {
 		r := runSweepBin(t, bin, nil, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
