@@ -29,6 +29,7 @@ type sweepRun struct {
 	stdout, stderr string
 	grades         map[string]string // row id -> grade
 	report         map[string]any
+	junitFailures  int
 }
 
 // runSweepBin runs the built binary's sweep with env added, reading
@@ -62,13 +63,13 @@ func runSweepBin(t *testing.T, bin string, env []string, args ...string) sweepRu
 		r.grades[row.ID] = row.Grade
 	}
 	_ = json.Unmarshal(raw, &r.report)
-	checkSweepFiles(t, out, len(rep.Rows))
+	r.junitFailures = checkSweepFiles(t, out, len(rep.Rows))
 	return r
 }
 
 // checkSweepFiles: junit.xml has a case per row, sweep.html links each
 // cell's journal slice and diagram, and those files exist.
-func checkSweepFiles(t *testing.T, out string, rows int) {
+func checkSweepFiles(t *testing.T, out string, rows int) (junitFailures int) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(out, "junit.xml"))
 	if err != nil {
@@ -90,6 +91,7 @@ func checkSweepFiles(t *testing.T, out string, rows int) {
 			t.Error(err)
 		}
 	}
+	return j.Suites[0].Failures
 }
 
 // buildShopTests compiles the example service's suite once (go test -c):
@@ -147,6 +149,9 @@ func TestSweep_exampleService(t *testing.T) {
 		t.Errorf("terminal output does not explain the unsafe rows:\n%s", first.stdout)
 	}
 	checkSweepSchema(t, first.report)
+	if first.junitFailures != len(planted) {
+		t.Errorf("junit.xml has %d failures, want one per unsafe row (%d)", first.junitFailures, len(planted))
+	}
 	again := runSweepBin(t, bin, mistakes, args...)
 	sequential := runSweepBin(t, bin, mistakes, "--delay", "1s", "--parallel", "1", "--", shop)
 	for name, r := range map[string]sweepRun{"a second sweep": again, "--parallel 1": sequential} {
