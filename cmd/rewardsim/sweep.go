@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -124,6 +125,12 @@ func runSweep(cmd *cobra.Command, args []string, f sweepFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "sweep: baseline run of %s on channels like %s\n", strings.Join(command, " "), f.like)
+	var mu sync.Mutex
+	o.Progress = func(r sweep.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "sweep: %s: %s (%.1fs)\n", r.ID, r.Grade, r.Seconds)
+	}
 	rep, err := sweep.Run(ctx, o)
 	if ctx.Err() != nil {
 		return errSweepInterrupted{}
