@@ -66,6 +66,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	cd $(TOOLS) && $(GO) vet ./...
+	cd examples/sweep-service && $(GO) vet ./...
 
 # Benchmarks behind docs/performance.md.
 bench:

@@ -25,6 +25,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/story"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
+	"github.com/rewardsim/rewardsim/sim/sweep"
 )
 
 // contractOps is the contract table New routes (a variable so a test can
@@ -104,6 +105,7 @@ func (s *Sim) routes() ([]route, error) {
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth
+	sweeps := &control.Sweeps{Schemas: s.schemas, Page: sweep.HTMLFromJSON}
 	// Calls that read the whole journal share a small bound (429 beyond).
 	heavy := func(h echo.HandlerFunc) echo.HandlerFunc { return auth(ctl.Heavy(h)) }
 	all := append(ops, []route{
@@ -169,6 +171,9 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodPost, "/__sim/diagram.svg", heavy(ctl.RecordingDiagram)},
 		{Control, http.MethodGet, "/__sim/notifications", auth(ctl.Notifications)},
 		{Control, http.MethodGet, "/__sim/cards/:rewardId", auth(ctl.Card)},
+		{Control, http.MethodGet, "/__sim/sweeps/last", auth(sweeps.Last)},
+		{Control, http.MethodGet, "/__sim/sweeps/last.html", auth(sweeps.LastHTML)},
+		{Control, http.MethodPost, "/__sim/sweeps/last", auth(sweeps.PutLast)},
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},
 		{Control, anyMethod, "/__sim/*", auth(ctl.NotFound)},
 	}...)

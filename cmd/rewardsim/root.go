@@ -17,5 +17,6 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newVerifyCmd(), newScenarioCmd())
 	root.AddCommand(newFaultCmd(), newClockCmd(), newChannelCmd(), newStateCmd(), newJournalCmd(), newStoryCmd())
 	root.AddCommand(newCalibrateCmd())
+	root.AddCommand(newSweepCmd())
 	return root
 }

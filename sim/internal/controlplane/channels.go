@@ -112,9 +112,16 @@ func (p *Plane) RegisterChannel(spec ChannelSpec) (ChannelSpec, error) {
 }
 
 // RegisterChannelLike is RegisterChannel that also says what a channel
-// made like another copied (zero when spec names none).
+// made like another copied (zero when spec names none), the other
+// channel's run-time fault rules included (copyRuntimeFaults).
 func (p *Plane) RegisterChannelLike(spec ChannelSpec) (ChannelSpec, scenario.Copied, error) {
-	return p.registerChannel(spec)
+	spec, copied, err := p.registerChannel(spec)
+	if err == nil && spec.Like != "" {
+		var ids []string
+		ids, err = p.copyRuntimeFaults(spec.Like, spec.Name)
+		copied.Faults = append(copied.Faults, ids...)
+	}
+	return spec, copied, err
 }
 
 func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied, error) {

@@ -24,6 +24,7 @@ var controlBodies = map[string]string{
 	"POST /__sim/state/reset":              "control.activate",
 	"POST /__sim/webhooks":                 "control.webhook",
 	"POST /__sim/verify":                   "control.verify",
+	"POST /__sim/sweeps/last":              "sweep",
 }
 
 // controlAnswers names the schema of an answer where one is written.
@@ -40,6 +41,7 @@ var controlAnswers = map[string]string{
 	"GET /__sim/webhooks/:id":     "control.webhook.push",
 	"POST /__sim/webhooks/run":    "control.webhook.run",
 	"POST /__sim/verify":          "control.verdict",
+	"GET /__sim/sweeps/last":      "sweep",
 }
 
 // waitParam is ?wait on the calls that make pushes due, and on reading

@@ -1,0 +1,3 @@
+module rewardsim.invalid/sweep-service
+
+go 1.26.8

@@ -1,0 +1,71 @@
+package control
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
+)
+
+// Sweeps keeps the last sweep a `rewardsim sweep --control` reported
+// (its sweep.json), in memory only, for the dashboard to show.
+type Sweeps struct {
+	Schemas *schema.Set
+	// Page renders a sweep.json as HTML (the sweep package's page).
+	Page func(w io.Writer, sweepJSON []byte) error
+	mu   sync.Mutex
+	last []byte
+}
+
+// PutLast is POST /__sim/sweeps/last: a sweep.json (schemas/sweep.json)
+// replaces the last one.
+func (s *Sweeps) PutLast(c echo.Context) error {
+	body, err := httpx.ReadBody(c)
+	if err != nil {
+		return fail(http.StatusRequestEntityTooLarge, "body: %v", err)
+	}
+	if err := s.Schemas.ValidateJSON("sweep", body); err != nil {
+		return badBody("body does not match schemas/sweep.json: ", err)
+	}
+	s.mu.Lock()
+	s.last = body
+	s.mu.Unlock()
+	return c.NoContent(http.StatusNoContent)
+}
+
+// Last is GET /__sim/sweeps/last: the last sweep reported, or 404.
+func (s *Sweeps) Last(c echo.Context) error {
+	last, err := s.lastOne()
+	if err != nil {
+		return err
+	}
+	return c.JSONBlob(http.StatusOK, last)
+}
+
+// LastHTML is GET /__sim/sweeps/last.html: its matrix as a page, for the
+// dashboard to show or link.
+func (s *Sweeps) LastHTML(c echo.Context) error {
+	last, err := s.lastOne()
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := s.Page(&b, last); err != nil {
+		return internal(err)
+	}
+	return c.HTMLBlob(http.StatusOK, b.Bytes())
+}
+
+func (s *Sweeps) lastOne() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		return nil, fail(http.StatusNotFound, "no sweep has reported to this simulator yet (rewardsim sweep --control reports its sweep.json here)")
+	}
+	return s.last, nil
+}

@@ -1,0 +1,90 @@
+package sweep
+
+import (
+	"encoding/json"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// htmlCell is one result as the page shows it.
+type htmlCell struct {
+	Mark, Grade, When, Title, Journal, Diagram string
+}
+
+type htmlRow struct {
+	Endpoint string
+	Cells    [][]htmlCell
+}
+
+var page = template.Must(template.New("sweep").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rewardsim sweep</title>
+<style>
+body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.25em .4em;text-align:center}
+th.kind{font-weight:normal;font-size:12px;white-space:nowrap}td{white-space:nowrap}
+td.ep{text-align:left;font-family:monospace}
+a.m{display:inline-block;min-width:1.4em;text-decoration:none;border-radius:3px;margin:1px;font-weight:bold;color:#fff}
+.not-reached{background:#9e9e9e}.handled{background:#2e7d32}.surfaced{background:#f9a825;color:#222!important}
+.timed-out{background:#6a1b9a}.unsafe{background:#c62828}
+small a{color:#555}
+</style></head><body>
+<h1>What does our service do when ...?</h1>
+<p><code>{{.Command}}</code>, channels like {{.Like}}, {{.Summary}}</p>
+<table><tr><th>endpoint</th>{{range .Columns}}<th class="kind" title="{{.Full}}">{{.Short}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td class="ep">{{.Endpoint}}</td>{{range .Cells}}<td>{{range .}}<a class="m {{.Grade}}"{{if .Diagram}} href="{{.Diagram}}"{{end}} title="{{.Title}}">{{.Mark}}</a>{{if .Journal}}<small><a href="{{.Journal}}" title="journal slice">j</a></small>{{end}}{{end}}</td>{{end}}</tr>
+{{end}}</table>
+<p>Each cell: one mark per row ({{.Whens}}){{if .Linked}}; the mark links to the sequence diagram of the faulted exchange, <em>j</em> to the run's journal slice{{end}}.
+Columns: {{range $i, $c := .Columns}}{{if $i}}, {{end}}<b>{{$c.Short}}</b> {{$c.Full}}{{end}}.<br>
+{{range .Legend}}<a class="m {{.Grade}}">{{.Mark}}</a> {{.Grade}} {{end}}</p>
+</body></html>
+`))
+
+// HTML writes sweep.html: the matrix, each cell linking to its run's
+// journal slice and the sequence diagram of the faulted exchange.
+func HTML(w io.Writer, r *Report) error {
+	m := arrange(r.Rows)
+	var rows []htmlRow
+	for _, e := range m.endpoints {
+		hr := htmlRow{Endpoint: e}
+		for _, c := range m.columns {
+			var cell []htmlCell
+			for _, res := range m.cells[[2]string{e, c}] {
+				title := res.ID + ": " + res.Grade
+				for _, s := range []string{res.Next, res.Note} {
+					if s != "" {
+						title += "; " + s
+					}
+				}
+				cell = append(cell, htmlCell{Mark: Marks[res.Grade], Grade: res.Grade, When: res.When, Title: title, Journal: res.Journal, Diagram: res.Diagram})
+			}
+			hr.Cells = append(hr.Cells, cell)
+		}
+		rows = append(rows, hr)
+	}
+	type column struct{ Short, Full string }
+	var columns []column
+	for _, c := range m.columns {
+		columns = append(columns, column{label(c), c})
+	}
+	var legend []htmlCell
+	for _, g := range Grades {
+		legend = append(legend, htmlCell{Mark: Marks[g], Grade: g})
+	}
+	return page.Execute(w, map[string]any{"Command": strings.Join(r.Command, " "), "Like": r.Like, "Summary": Summary(r),
+		"Columns": columns, "Linked": len(r.Rows) > 0 && r.Rows[0].Diagram != "", "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend})
+}
+
+// HTMLFromJSON renders a sweep.json as the page, without the links to
+// the run files (they are on the machine that swept): what the
+// simulator shows of the last sweep reported to it.
+func HTMLFromJSON(w io.Writer, raw []byte) error {
+	var r Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return err
+	}
+	for i := range r.Rows {
+		r.Rows[i].Output, r.Rows[i].Journal, r.Rows[i].Diagram = "", "", ""
+	}
+	return HTML(w, &r)
+}
