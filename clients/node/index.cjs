@@ -217,8 +217,8 @@ class Rewardsim {
   /**
    * A fresh run-time channel like DEMOBANK (its campaigns, offers with their
    * own stock, switches): { name, prefix = "T", like, privateKey, certificate,
-   * webhookUrl, appKey, secKey }. like defaults to REWARDSIM_LIKE (whose
-   * run-time fault rules are copied too), else DEMOBANK. With neither
+   * webhookUrl, appKey, secKey }. like defaults to REWARDSIM_LIKE, else
+   * DEMOBANK; the simulator copies the like channel's run-time fault rules. With neither
    * privateKey nor certificate the library makes an RSA key and registers it
    * with keyOrigin "library"; with a certificate only, ch.publisher is absent.
    */
@@ -241,20 +241,9 @@ class Rewardsim {
       delete spec.keyOrigin;
       return this.control("POST", "/__sim/channels", spec);
     });
-    if (likeEnv) await this.#copyFaults(likeEnv, name);
     const ch = new Channel(this, { spec, info, privateKey: key.privateKey, servicePem: await this.serviceCertificatePem() });
     this.#channels.add(ch);
     return ch;
-  }
-
-  // The run-time fault rules of channel from, added again for channel to.
-  async #copyFaults(from, to) {
-    const { rules = [] } = (await this.control("GET", "/__sim/faults")) ?? {};
-    for (const r of rules) {
-      if (r.channel !== from) continue;
-      const { endpoint, virtualId, nth, times, probability, seed, action } = r;
-      await this.control("POST", "/__sim/faults", { channel: to, endpoint, virtualId, nth, times, probability, seed, action });
-    }
   }
 
   /** Closes every channel's webhook inbox and stops the simulator if this process started it. */

@@ -26,6 +26,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -245,8 +246,8 @@ public final class RewardsimServer implements AutoCloseable {
 
     /**
      * A fresh run-time channel as spec says. The app key, secret key and channel id are the ones
-     * the simulator answers with (a shared simulator may assign its own). A channel made like
-     * REWARDSIM_LIKE (no like given) also copies that channel's control-API fault rules.
+     * the simulator answers with (a shared simulator may assign its own). The simulator copies the
+     * like channel's control-API fault rules too (a sweep's REWARDSIM_LIKE channel and its fault).
      *
      * @param spec what the channel is made of
      * @return the channel
@@ -256,8 +257,7 @@ public final class RewardsimServer implements AutoCloseable {
         RANDOM.nextBytes(id);
         String n = spec.nameOrNull() != null ? spec.nameOrNull() : "T-" + HexFormat.of().withUpperCase().formatHex(id);
         String like = spec.likeName();
-        boolean fromEnv = like == null && Binary.setting("rewardsim.like", "REWARDSIM_LIKE") != null;
-        if (like == null) like = fromEnv ? Binary.setting("rewardsim.like", "REWARDSIM_LIKE") : "DEMOBANK";
+        if (like == null) like = Objects.requireNonNullElse(Binary.setting("rewardsim.like", "REWARDSIM_LIKE"), "DEMOBANK");
         PrivateKey key = null;
         String cert = spec.certificate();
         boolean libraryKey = false;
@@ -290,30 +290,9 @@ public final class RewardsimServer implements AutoCloseable {
                 if (a.get(k) instanceof String v && !v.isEmpty()) body.put(k, v);
             }
         }
-        if (fromEnv) copyFaults(like, n);
         Channel ch = new Channel(this, body, key, serviceKey());
         channels.add(ch);
         return ch;
-    }
-
-    // The control-API fault rules of channel from, added again for channel
-    // to, unless the simulator copied them itself when it made to like from
-    // (a new channel has no rule of its own but those).
-    @SuppressWarnings("unchecked")
-    private void copyFaults(String from, String to) {
-        Object faults = control("GET", "/__sim/faults", null);
-        if (!(faults instanceof Map<?, ?> m) || !(m.get("rules") instanceof List<?> rules)) return;
-        for (Object r : rules) {
-            if (r instanceof Map<?, ?> rule && to.equals(rule.get("channel"))) return;
-        }
-        for (Object r : rules) {
-            if (r instanceof Map<?, ?> rule && from.equals(rule.get("channel"))) {
-                Map<String, Object> copy = new LinkedHashMap<>((Map<String, Object>) rule);
-                for (String k : new String[] {"id", "seen", "fired", "spent", "seq", "source"}) copy.remove(k);
-                copy.put("channel", to);
-                control("POST", "/__sim/faults", copy);
-            }
-        }
     }
 
     /**
