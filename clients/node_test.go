@@ -163,19 +163,22 @@ func TestNodeJestAndVitest(t *testing.T) {
 	needTool(t, "npm")
 	kit := nodeKit(t)
 	dir := npmProject(t, []string{"node/test/coupon.jest.test.cjs", "node/test/coupon.vitest.test.mjs"}, map[string]string{"vitest": "vitest"})
-	node := nodeOf(t, "22")
-	t.Run("jest", func(t *testing.T) {
-		out := runIn(t, dir, hermeticEnv(t, node), 3*time.Minute, node, filepath.Join(kit, "jest/bin/jest.js"), "--ci", "--rootDir", dir, "coupon.jest.test.cjs")
-		if !regexp.MustCompile(`Tests:\s+\d+ passed, \d+ total`).MatchString(out) {
-			t.Fatalf("jest:\n%s", out)
-		}
-	})
-	t.Run("vitest", func(t *testing.T) {
-		out := runIn(t, dir, hermeticEnv(t, node), 3*time.Minute, node, filepath.Join(kit, "vitest/vitest.mjs"), "run", "--root", dir, "coupon.vitest.test.mjs")
-		if !regexp.MustCompile(`Tests\s+\d+ passed`).MatchString(out) || strings.Contains(out, "failed") {
-			t.Fatalf("vitest:\n%s", out)
-		}
-	})
+	// Each Node the package supports, as the test runners teams use there.
+	for _, version := range []string{"20", "22", "24"} {
+		node := nodeOf(t, version)
+		t.Run("jest@node"+version, func(t *testing.T) {
+			out := runIn(t, dir, hermeticEnv(t, node), 3*time.Minute, node, filepath.Join(kit, "jest/bin/jest.js"), "--ci", "--rootDir", dir, "coupon.jest.test.cjs")
+			if !regexp.MustCompile(`Tests:\s+\d+ passed, \d+ total`).MatchString(out) {
+				t.Fatalf("jest:\n%s", out)
+			}
+		})
+		t.Run("vitest@node"+version, func(t *testing.T) {
+			out := runIn(t, dir, hermeticEnv(t, node), 3*time.Minute, node, filepath.Join(kit, "vitest/vitest.mjs"), "run", "--root", dir, "coupon.vitest.test.mjs")
+			if !regexp.MustCompile(`Tests\s+\d+ passed`).MatchString(out) || strings.Contains(out, "failed") {
+				t.Fatalf("vitest:\n%s", out)
+			}
+		})
+	}
 }
 
 var (
