@@ -49,7 +49,7 @@ func orAbsent(s string) string {
 }
 
 // Format writes a readable report of r.
-func (r *Result) Format(w io.Writer, name string) {
+func (r *ResendResult) Format(w io.Writer, name string) {
 	if r.OK() {
 		fmt.Fprintf(w, "replay %s: %d steps, no difference\n", name, r.Steps)
 		return

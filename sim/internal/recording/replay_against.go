@@ -1,4 +1,4 @@
-package recordings
+package recording
 
 import (
 	"bytes"
@@ -18,7 +18,6 @@ import (
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
 
 // A replay compares against what was recorded: the scenario the
@@ -48,7 +47,7 @@ type ReplayPrepared struct {
 // replaySource names a replay for its channel copy: the file it was read
 // from (or the recording's name) and the hash of its content, so two
 // files never share a copy, even with the same recorded name.
-func replaySource(o ReplayOptions, rec *recording.Recording, data []byte) string {
+func replaySource(o ReplayOptions, rec *Recording, data []byte) string {
 	src := o.Source
 	if src == "" {
 		src = rec.Name
@@ -60,7 +59,7 @@ func replaySource(o ReplayOptions, rec *recording.Recording, data []byte) string
 // againstScenario picks the YAML to copy: --scenario, else the target's
 // copy of the recorded scenario, else (a recording that names none) the
 // embedded default. It returns the differences it noticed.
-func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
+func againstScenario(ctx context.Context, rec *Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
 	if o.Scenario != nil {
 		return o.Scenario, "--scenario", nil, nil, nil
 	}
@@ -159,7 +158,7 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // a recorded channel, the same rule on that channel's copy, and compares
 // the rules in force for the recorded channels with the recorded ones.
 // It returns the ids armed (to disarm after the replay).
-func copyFaults(ctx context.Context, rec *recording.Recording, iso *recording.Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
+func copyFaults(ctx context.Context, rec *Recording, iso *Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
 	var list struct {
 		Rules []fault.Rule `json:"rules"`
 	}
