@@ -338,8 +338,10 @@ func (h *handlers) fetch(c echo.Context, cl *frontdoor.Call, req *claimRequest) 
 	if err != nil {
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
 	}
-	if res.Outcome == coupons.NoSuchOffer || res.Outcome == coupons.WrongPrice {
-		return failure(sc, res.Refused.Code, res.Refused.Msg) // nothing was claimed: no fault to stage
+	if res.Outcome != coupons.Delivered && res.Outcome != coupons.Duplicate {
+		// A refused claim commits nothing: a commit kind has nothing to
+		// withhold, so it is not shown and the door hands the rule back.
+		return failure(sc, res.Refused.Code, res.Refused.Msg)
 	}
 	if cl.Fired && cl.Fault.Commits() {
 		// CPN-4: the claim is committed; withhold the answer.
@@ -351,13 +353,10 @@ func (h *handlers) fetch(c echo.Context, cl *frontdoor.Call, req *claimRequest) 
 			return err // the client gave up: nothing to answer
 		}
 	}
-	if res.Outcome == coupons.Delivered || res.Outcome == coupons.Duplicate {
-		if httpx.Indented(c) {
-			return ok(c, render(sc, res.Coupon))
-		}
-		return httpx.WriteJSON(c, func(b []byte) []byte { return appendCouponAnswer(b, sc, res.Coupon) })
+	if httpx.Indented(c) {
+		return ok(c, render(sc, res.Coupon))
 	}
-	return failure(sc, res.Refused.Code, res.Refused.Msg)
+	return httpx.WriteJSON(c, func(b []byte) []byte { return appendCouponAnswer(b, sc, res.Coupon) })
 }
 
 // parseCoins reads coinsUsed: a string of digits (the contract), or a
