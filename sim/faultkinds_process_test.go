@@ -40,6 +40,11 @@ func TestServe_everyFaultKindOnEveryEndpointIsShownOrRefused(t *testing.T) {
 		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key, AppKey: "DEMOAPPKEY", SecKey: "DEMOSECKEY"}
 	ctx := context.Background()
 	calls := faultCalls(t, c)
+	certPEM, _ := fs.ReadFile(certs.FS, certs.ServiceCert)
+	servicePub, err := publisher.ParsePublicKeyPEM(certPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	const delay = 300 * time.Millisecond
 	accepted, refused := 0, 0
@@ -89,6 +94,17 @@ func TestServe_everyFaultKindOnEveryEndpointIsShownOrRefused(t *testing.T) {
 				case fault.Delay, fault.CommitThenDelay:
 					if err != nil || took < delay {
 						t.Fatalf("want an answer after %v, got one after %v (%v)", delay, took, err)
+					}
+				case fault.AnswerSignOtherBytes, fault.AnswerSignOtherKey, fault.AnswerSignAbsent:
+					// The normal answer, whose SIGN does not verify with
+					// the service's certificate.
+					var env publisher.Envelope
+					if err != nil || res.StatusCode != http.StatusOK || json.Unmarshal(res.Body, &env) != nil || env.BDATA == "" {
+						t.Fatalf("want a signed answer, got %v %v", res, err)
+					}
+					verr := publisher.Verify(servicePub, env.BDATA, env.SIGN)
+					if verr == nil || (kind == fault.AnswerSignAbsent) != (env.SIGN == "") {
+						t.Fatalf("the answer's SIGN %q verifies (%v) or is present when it should not be", env.SIGN, verr)
 					}
 				default:
 					if err != nil || !strings.Contains(res.Header.Get("X-Rewardsim-Reason"), "injected fault: "+kind) {
@@ -284,7 +300,18 @@ func faultCalls(t *testing.T, c *publisher.Client) map[string]faultCall {
 				"extTransactionId": fmt.Sprintf("FK-%d", next()), "amount": 10, "dateandtime": "15012026100000"}
 		})},
 		contract.OpFetchRewardInfo: {"/api/FetchRewardInfo", bearer(true), sealed(func() any {
-			return map[string]string{"rewardId": "1", "virtualId": "VU-1", "channelName": "DEMOBANK"}
+			// A card of its own, so the answer is a first reveal (signed).
+			ref, err := c.ReferenceToken(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			amount := 10.0
+			_, won, err := c.GetReward(ctx, ref.ReferenceKey, publisher.GetRewardRequest{ChannelName: "DEMOBANK", VirtualID: "VU-1", TriggerEventType: "UPI",
+				ExtTransactionID: fmt.Sprintf("FK-%d", next()), Amount: &amount, DateAndTime: "15012026100000"})
+			if err != nil || len(won.Rewards) == 0 {
+				t.Fatalf("a card to reveal: %v %+v", err, won)
+			}
+			return map[string]string{"rewardId": fmt.Sprint(won.Rewards[0].RewardID), "virtualId": "VU-1", "channelName": "DEMOBANK"}
 		})},
 		contract.OpListCards:       {"/api/GetAllScratchCardsByUserId", bearer(true), nil},
 		contract.OpSDKIssueAndroid: {"/sdk/getScratchCardDetails", none, sdk},

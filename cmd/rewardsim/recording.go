@@ -437,6 +437,9 @@ type reportDoc struct {
 	Checked        []struct {
 		ID, Clause, Severity, Title string
 	} `json:"checked"`
+	NotCheckable []struct {
+		ID, Title, How string
+	} `json:"notCheckable"`
 	Findings []struct {
 		ID, Clause, Severity, Title, Advice string
 		Count                               int
@@ -487,8 +490,14 @@ func newReportCmd() *cobra.Command {
 					failing++
 				}
 			}
+			if len(r.NotCheckable) > 0 {
+				fmt.Fprintln(w, "not checkable from here (no finding says nothing about these):")
+				for _, u := range r.NotCheckable {
+					fmt.Fprintf(w, "  - %s\n    how to test: %s\n", u.Title, u.How)
+				}
+			}
 			if junit != "" {
-				if err := writeReportJUnit(junit, r); err != nil {
+				if err := writeReportJUnit(junit, r, failOn, min); err != nil {
 					return err
 				}
 			}
@@ -506,8 +515,10 @@ func newReportCmd() *cobra.Command {
 }
 
 // writeReportJUnit writes a test case per rule the report checked; a rule
-// with a finding fails with the finding's example and advice.
-func writeReportJUnit(path string, r reportDoc) error {
+// with a finding of the --fail-on severity or worse fails with the
+// finding's example and advice, one below it passes with them as its
+// output, as the exit status does.
+func writeReportJUnit(path string, r reportDoc, failOn string, min int) error {
 	s := junitSuite{Name: "rewardsim report", Time: seconds(0)}
 	found := map[string]int{}
 	for i, f := range r.Findings {
@@ -517,9 +528,11 @@ func writeReportJUnit(path string, r reportDoc) error {
 		c := junitCase{Name: rule.Clause + " " + rule.ID, ClassName: "report." + rule.Severity, Time: seconds(0)}
 		if i, ok := found[rule.ID]; ok {
 			f := r.Findings[i]
-			c.Failure = &junitProblem{
-				Message: fmt.Sprintf("%s (x%d)", f.Title, f.Count), Type: f.Severity,
-				Text: fmt.Sprintf("%s %s x%d: %s\ne.g. #%d %s %s: %s\nadvice: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail, f.Advice),
+			text := fmt.Sprintf("%s %s x%d: %s\ne.g. #%d %s %s: %s\nadvice: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail, f.Advice)
+			if failOn != "none" && severityRank[f.Severity] >= min {
+				c.Failure = &junitProblem{Message: fmt.Sprintf("%s (x%d)", f.Title, f.Count), Type: f.Severity, Text: text}
+			} else {
+				c.SystemOut = "below --fail-on " + failOn + ": " + text
 			}
 		}
 		s.Cases = append(s.Cases, c)

@@ -62,7 +62,7 @@ func BuildFrom(read Source, o Options) (Report, error) {
 	}
 	f.finish()
 
-	r := Report{Channel: o.Channel, Findings: []Finding{}, Totals: map[string]int{}, Checked: Rules, Exchanges: f.exchanges}
+	r := Report{Channel: o.Channel, Findings: []Finding{}, Totals: map[string]int{}, Checked: Rules, NotCheckable: NotCheckable, Exchanges: f.exchanges}
 	for _, rule := range Rules {
 		if got := f.c.byID[rule.ID]; got != nil {
 			r.Findings = append(r.Findings, *got)
@@ -91,6 +91,7 @@ type fold struct {
 	expiredTold    map[string]uint64    // TOK-4: credential -> seq of the first refusal
 	firstGetReward map[string]firstCall // GR-4: channel + extTransactionId
 	firstCoupon    map[string]firstCall // CPN-5: channel + offer + extTransactionId
+	misSigned      map[string]misSigned // ENV-3: credential fingerprint -> the mis-signed answer that handed it out
 }
 
 // firstCall is what a duplicate is compared with: the first call's
@@ -119,7 +120,7 @@ func newFold(o Options) *fold {
 		refFetches: map[string][]*journal.Entry{}, firstOffer: map[string]string{}, timedOutClaim: map[string]claim{},
 		refused: map[string]claim{}, refusedCode: map[string]string{}, cardsSeen: map[string]bool{},
 		revealed: map[string]uint64{}, expiredTold: map[string]uint64{},
-		firstGetReward: map[string]firstCall{}, firstCoupon: map[string]firstCall{}}
+		firstGetReward: map[string]firstCall{}, firstCoupon: map[string]firstCall{}, misSigned: map[string]misSigned{}}
 }
 
 // learn is the first pass: which credentials only the report's channel
@@ -183,6 +184,7 @@ func (f *fold) entry(e *journal.Entry) {
 	f.conflictingGetReward(e)
 	f.conflictingCoupon(e)
 	f.trackLinks(e)
+	f.unverifiedAnswer(e)
 }
 
 // perEntry runs the rules that look at one exchange at a time.

@@ -83,6 +83,8 @@ code{font-size:90%}
 {{if .Diagram}}<h2>Flow</h2><div class="diagram">{{.Diagram}}</div>{{end}}
 <h2>Checks</h2><table><tr><th>Rule</th><th>Clause</th><th>Severity</th><th>What it catches</th></tr>
 {{range .Checked}}<tr><td>{{.ID}}</td><td>{{.Clause}}</td><td class="sev {{.Severity}}">{{.Severity}}</td><td>{{.Title}}</td></tr>{{end}}</table>
+{{with .NotCheckable}}<h2 id="not-checkable">Not checkable from here</h2><p>No finding says nothing about these: the journal does not show them.</p>
+<table><tr><th>What</th><th>How to test it</th></tr>{{range .}}<tr><td>{{.Title}}</td><td>{{.How}}</td></tr>{{end}}</table>{{end}}
 </main></body></html>
 `))
 

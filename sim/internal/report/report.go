@@ -59,6 +59,27 @@ var Rules = []Rule{
 	{"not-available-endpoint", "NA-1", Error, "RegisterEvent or ExitEvent was called; they have no implementation", "Remove the call: no logout is needed; run referrals with a scratch card trigger."},
 	{"webhook-not-ok", "WH-2", Error, `The webhook receiver did not answer a JSON object with status "OK"`, `Answer the coupon-status webhook at once with {"status":"OK"} and process it asynchronously.`},
 	{"webhook-slow", "WH-2", Warning, "The webhook receiver answered slowly", "Acknowledge first, then process asynchronously."},
+	{"answer-signature-not-verified", "ENV-3", Error, "A token or session from an answer whose SIGN did not verify (an injected answer-sign fault) was used afterwards", "Verify SIGN of every signed answer with the service certificate before using anything in it; refuse the answer when it does not verify."},
+}
+
+// Unseen is a promise the report cannot check from the journal: what the
+// app does with an answer, inside the app. "No finding" says nothing about
+// these; How says how to test them.
+type Unseen struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	How   string `json:"how"`
+}
+
+// NotCheckable lists what the report cannot see, so a report without
+// findings never reads as "compliant".
+var NotCheckable = []Unseen{
+	{"answer-verification", "Whether the app verifies SIGN on the answers it receives (ENV-3): the journal sees what the app sends, not what it checks",
+		"Arm an answer-sign-other-key (or -other-bytes, -absent) fault on a signed endpoint and drive the app: a token or session it then uses is a finding (answer-signature-not-verified); see testing-your-service.md"},
+	{"what-the-app-shows", "What the app shows its user: messages, coupon codes, error texts, a revealed reward",
+		"Check the app's screens in its own UI tests, against the answers the journal recorded"},
+	{"what-the-app-stores", "What the app keeps between calls (a claim's extTransactionId for a retry, a token until its expireDate) beyond what its later calls show",
+		"Restart the app mid-flow in a test and read the journal for the calls it makes after"},
 }
 
 // Options tune the report.
@@ -110,6 +131,8 @@ type Report struct {
 	Findings  []Finding      `json:"findings"`
 	Totals    map[string]int `json:"totals"`
 	Checked   []Rule         `json:"checked"`
+	// NotCheckable is what no rule can see from the journal.
+	NotCheckable []Unseen `json:"notCheckable"`
 	// JournalDropped is how many exchanges the journal dropped under
 	// overload: when not 0 the report may miss findings.
 	JournalDropped uint64 `json:"journalDropped,omitempty"`

@@ -164,6 +164,9 @@ func (d *Deps) Payload(sc *scenario.Scenario, op contract.Op, bdata string, dst 
 // generic actions (inject.Generic), then the bare failures. not-eligible
 // is left to the endpoint, which alone knows its not-eligible answer.
 func Faults(c echo.Context, call *frontdoor.Call, act fault.Action) (stop bool, err error) {
+	if act.MisSigns() {
+		return false, nil // shown by Reply, on the signed answer
+	}
 	if stop, err := inject.Generic(c, act); stop {
 		return true, err
 	}
@@ -183,6 +186,9 @@ func Faults(c echo.Context, call *frontdoor.Call, act fault.Action) (stop bool, 
 // service's own identifier (ENV-3).
 func (d *Deps) Reply(c echo.Context, call *frontdoor.Call, payload any) error {
 	env, err := envelope.Seal(d.ServiceKey, call.Scenario.Service.ChannelID, payload)
+	if err == nil && call.Fired && call.Fault.MisSigns() {
+		env, err = misSign(c, d.ServiceKey, env, call.Fault.Kind)
+	}
 	if err != nil {
 		return Failure(call.Scenario, 0, InternalError, "sealing the answer: "+err.Error())
 	}
