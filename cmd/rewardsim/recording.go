@@ -64,6 +64,7 @@ It prints a line per recording (per step with -v), notes a step that waits long
 				if o.Scenario, err = os.ReadFile(scenarioPath); err != nil {
 					return err
 				}
+				o.ScenarioBase = siblingScenario(scenarioPath)
 			}
 			for _, m := range masks {
 				k, v, ok := strings.Cut(m, "=")
@@ -542,4 +543,21 @@ func writeReportJUnit(path string, r reportDoc, failOn string, min int) error {
 		return err
 	}
 	return writeFile(path, data)
+}
+
+// siblingScenario finds the scenario an overlay extends as validate does
+// from a file: a file of that name in the same folder.
+func siblingScenario(file string) func(name string) ([]byte, bool) {
+	return func(name string) ([]byte, bool) {
+		for _, ext := range []string{".yaml", ".yml"} {
+			sib := filepath.Join(filepath.Dir(file), filepath.Base(name)+ext)
+			if sib == file {
+				continue
+			}
+			if b, err := os.ReadFile(sib); err == nil {
+				return b, true
+			}
+		}
+		return nil, false
+	}
 }

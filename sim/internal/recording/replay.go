@@ -42,8 +42,13 @@ type ReplayOptions struct {
 	// target without a control API): what the target holds shows.
 	Shared bool
 	// Scenario is the YAML the recording was made against; nil means the
-	// embedded default scenario.
+	// scenario the recording names. An overlay (extends: NAME) is read as
+	// upload and validate read it: merged onto ScenarioBase's NAME, else
+	// the target's loaded scenario NAME, else the embedded one.
 	Scenario []byte
+	// ScenarioBase finds a scenario an overlay extends by name (the CLI:
+	// a file of that name beside --scenario); nil: none.
+	ScenarioBase func(name string) ([]byte, bool)
 	// RunID tells apart concurrent replays of one recording on one
 	// instance (two pipelines); replays with the same RunID reuse their
 	// channels, reset first.

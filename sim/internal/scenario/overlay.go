@@ -234,3 +234,24 @@ func overlayPaths(es Errors, inherited int) Errors {
 	}
 	return es
 }
+
+// Resolve returns a scenario file's YAML with its extends: merged in, as
+// Parse reads it (unchanged when it extends nothing): for a reader that
+// needs the whole scenario's text, such as a replay copying its channels.
+func Resolve(name string, data []byte, src Sources) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, Errors{{File: name, Line: yamlLine(err), Msg: err.Error()}}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return data, nil
+	}
+	if _, key := extendsOf(doc.Content[0]); key == nil {
+		return data, nil
+	}
+	root, err := resolveExtends(name, doc.Content[0], src, 0)
+	if err != nil {
+		return nil, err
+	}
+	return yaml.Marshal(root)
+}
