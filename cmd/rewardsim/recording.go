@@ -351,6 +351,12 @@ output by default; messages go to standard error).`,
 				return err
 			}
 			fmt.Fprintf(msg, "rewardsim record: %d exchanges written to %s\n", rec.Len(), orStdout(out))
+			if n := rec.Note(); n.Rewritten > 0 || n.LeftInSigned > 0 {
+				fmt.Fprintf(msg, "rewardsim record: %d absolute URL(s) of the upstream in answers pointed at the proxy (noted in the recording)\n", n.Rewritten)
+				if n.LeftInSigned > 0 {
+					fmt.Fprintf(msg, "rewardsim record: warning: %d URL(s) of the upstream inside signed answers left as they were (rewriting breaks SIGN): calls to them bypass the proxy and are not recorded\n", n.LeftInSigned)
+				}
+			}
 			return nil
 		},
 	}

@@ -25,6 +25,8 @@ type (
 	Recorder = recording.Recorder
 	// RecorderOptions configure NewRecorder.
 	RecorderOptions = recording.RecorderOptions
+	// ProxyNote says how the record proxy changed the answers it passed on.
+	ProxyNote = recording.ProxyNote
 )
 
 // DefaultReplaySecrets are the API-key credentials of the embedded default

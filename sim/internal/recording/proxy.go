@@ -5,6 +5,8 @@ package recording
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,6 +29,7 @@ type Recorder struct {
 	mu      sync.Mutex
 	builder *journal.Builder
 	entries []journal.Entry
+	note    ProxyNote
 }
 
 // RecorderOptions configure NewRecorder.
@@ -93,6 +96,12 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "rewardsim record: upstream answer: "+err.Error(), http.StatusBadGateway)
 		return
 	}
+	answer, rewritten, left := r.rewriteURLs(answer, ownBase(req))
+	if loc := res.Header.Get("Location"); loc != "" {
+		l, n, _ := r.rewriteURLs([]byte(loc), ownBase(req))
+		res.Header.Set("Location", string(l))
+		rewritten += n
+	}
 	for k, vs := range res.Header {
 		if k == "Content-Length" {
 			continue
@@ -116,6 +125,8 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		e.Listener = ""
 	}
 	r.entries = append(r.entries, *e)
+	r.note.Rewritten += rewritten
+	r.note.LeftInSigned += left
 	r.mu.Unlock()
 }
 
@@ -129,6 +140,13 @@ func (r *Recorder) targetBase(host string) string {
 	return r.targets.Rewards
 }
 
+// Note is what the proxy changed in the answers so far.
+func (r *Recorder) Note() ProxyNote {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.note
+}
+
 // Len is how many exchanges were recorded.
 func (r *Recorder) Len() int {
 	r.mu.Lock()
@@ -140,10 +158,48 @@ func (r *Recorder) Len() int {
 func (r *Recorder) Recording(name, description string) ([]byte, error) {
 	r.mu.Lock()
 	es := append([]journal.Entry(nil), r.entries...)
+	note := r.note
 	r.mu.Unlock()
 	o := BuildOptions{Name: name, Description: description}
 	if len(es) > 0 {
 		o.RecordedAt = es[0].At
 	}
-	return Build(es, o).Marshal()
+	rec := Build(es, o)
+	note.Upstream = r.targets.bases()
+	rec.Proxy = &note
+	return rec.Marshal()
+}
+
+// ownBase is the proxy's own base URL as the client called it.
+func ownBase(req *http.Request) string {
+	if req.TLS != nil {
+		return "https://" + req.Host
+	}
+	return "http://" + req.Host
+}
+
+// rewriteURLs points the upstream's absolute URLs in an answer (a card's
+// trackLink, a redirect) at the proxy, so the app's next call to them
+// comes through it and is recorded. A URL inside a signed envelope's
+// BDATA is left (rewriting it would break SIGN) and counted in left.
+func (r *Recorder) rewriteURLs(b []byte, own string) (out []byte, rewritten, left int) {
+	out = b
+	for _, up := range r.targets.bases() {
+		if up == own {
+			continue
+		}
+		rewritten += bytes.Count(out, []byte(up))
+		out = bytes.ReplaceAll(out, []byte(up), []byte(own))
+	}
+	var env struct {
+		BDATA string `json:"BDATA"`
+	}
+	if json.Unmarshal(out, &env) == nil && env.BDATA != "" {
+		if raw, err := base64.StdEncoding.DecodeString(env.BDATA); err == nil {
+			for _, up := range r.targets.bases() {
+				left += bytes.Count(raw, []byte(up))
+			}
+		}
+	}
+	return out, rewritten, left
 }

@@ -30,7 +30,20 @@ type Recording struct {
 	// Masks extend the volatile fields of the answer schemas for this recording: field name to mask kind.
 	Masks   map[string]MaskKind `json:"masks,omitempty"`
 	Against *Against            `json:"against,omitempty"`
-	Steps   []Step              `json:"steps"`
+	// Proxy is set on a recording the record proxy made: what it changed
+	// in the answers it passed on.
+	Proxy *ProxyNote `json:"proxy,omitempty"`
+	Steps []Step     `json:"steps"`
+}
+
+// ProxyNote says how the record proxy changed the answers it passed on:
+// the upstream's absolute URLs (a trackLink) were pointed at the proxy,
+// so the app's calls to them were recorded too; those inside a signed
+// answer's BDATA were left, and calls to them bypass the proxy.
+type ProxyNote struct {
+	Upstream     []string `json:"upstream"`
+	Rewritten    int      `json:"rewritten"`
+	LeftInSigned int      `json:"leftInSigned,omitempty"`
 }
 
 // Against is what a recording was made against, so a replay can use the

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,17 @@ func ParseTargets(s string) (Targets, error) {
 		return Targets{parts[0], parts[1], parts[2]}, nil
 	}
 	return Targets{}, fmt.Errorf("--target takes one URL or three (rewards,bank,hotdeals), not %d", len(parts))
+}
+
+// bases are the distinct base URLs of t.
+func (t Targets) bases() []string {
+	var out []string
+	for _, b := range []string{t.Rewards, t.Bank, t.Hotdeals} {
+		if b != "" && !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func (t Targets) base(host string) string {
