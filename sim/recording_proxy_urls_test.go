@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/recordings"
-	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
 // clause: SIM-4, TRK-1
@@ -19,15 +17,7 @@ import (
 // comes through it and is recorded (it went straight to the upstream and
 // was missing, silently), and the recording says what was rewritten.
 func TestRecord_SIM4_proxyRewritesUpstreamURLsToItself(t *testing.T) {
-	upstream := simtest.New(t, simtest.WithSplitHosts())
-	r, err := recordings.NewRecorder(recordings.RecorderOptions{Upstream: strings.Join([]string{upstream.RewardsURL, upstream.BankURL, upstream.HotdealsURL}, ","), Clock: upstream.Clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httptest.NewServer(r)
-	t.Cleanup(proxy.Close)
-	c := *upstream.Client
-	c.RewardsURL, c.BankURL, c.HotdealsURL = proxy.URL, proxy.URL, proxy.URL
+	_, r, c, proxyURL := proxied(t)
 	ctx := context.Background()
 	ref, err := c.ReferenceToken(ctx)
 	if err != nil {
@@ -40,8 +30,8 @@ func TestRecord_SIM4_proxyRewritesUpstreamURLsToItself(t *testing.T) {
 		t.Fatalf("GetReward: %v %+v", err, won)
 	}
 	link := won.Rewards[0].TrackLink[0]
-	if !strings.HasPrefix(link, proxy.URL+"/") {
-		t.Fatalf("trackLink %q does not name the proxy %s", link, proxy.URL)
+	if !strings.HasPrefix(link, proxyURL+"/") {
+		t.Fatalf("trackLink %q does not name the proxy %s", link, proxyURL)
 	}
 	res, err := http.Get(link) // the app fires the impression as given
 	if err != nil {
