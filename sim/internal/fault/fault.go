@@ -31,6 +31,11 @@ type Action struct {
 	Delay  model.Duration `yaml:"delay,omitempty" json:"delay,omitempty"`
 	// ErrorCode is the coupon errorCode of a coupon-error action.
 	ErrorCode string `yaml:"errorCode,omitempty" json:"errorCode,omitempty"`
+	// Message, if set, is the injected answer's text where its shape has
+	// one (the coupon host's message, the signed family's ERRORSTRING, the
+	// bearer 401's message); unset, the text is the one the real outcome
+	// carries. X-Rewardsim-Reason says it was injected either way.
+	Message string `yaml:"message,omitempty" json:"message,omitempty"`
 }
 
 // Rule says when an Action fires.

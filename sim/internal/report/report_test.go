@@ -129,8 +129,8 @@ var cases = []struct {
 	// TOK-4: every call refused for an expired token; the second with the
 	// same token says it was already refused.
 	{"expired-token", "TOK-4",
-		[]journal.Entry{ex("/api/FetchRewardInfo", 0, status(401, "token has expired: expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} }),
-			ex("/api/FetchRewardInfo", 1, status(401, "token has expired: expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} })},
+		[]journal.Entry{ex("/api/FetchRewardInfo", 0, status(401, "token has expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} }),
+			ex("/api/FetchRewardInfo", 1, status(401, "token has expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} })},
 		[]journal.Entry{ex("/api/FetchRewardInfo", 0, status(401, "unknown token")), ex("/api/FetchRewardInfo", 1)},
 		2, "refused: token has expired"},
 	{"tracklink-never-fired", "TRK-1",

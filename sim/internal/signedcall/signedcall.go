@@ -171,13 +171,19 @@ func Faults(c echo.Context, call *frontdoor.Call, act fault.Action) (stop bool, 
 		return true, err
 	}
 	sc := call.Scenario
+	text := func(real string) string { // the rule's own words, else the real outcome's
+		if act.Message != "" {
+			return act.Message
+		}
+		return real
+	}
 	switch act.Kind {
 	case fault.MalformedBody:
 		return true, &httpx.Error{Status: http.StatusOK, Body: []byte(`{"STATUS":"FAIL`), Reason: "injected fault: malformed-body"}
 	case fault.InternalError:
-		return true, Failure(sc, act.Status, InternalError, "injected fault: internal-error")
+		return true, Failure(sc, act.Status, text(InternalError), "injected fault: internal-error")
 	case fault.SignatureMismatch:
-		return true, Failure(sc, act.Status, SignatureMismatch, "injected fault: signature-mismatch")
+		return true, Failure(sc, act.Status, text(SignatureMismatch), "injected fault: signature-mismatch")
 	}
 	return false, nil
 }
