@@ -433,7 +433,7 @@ func newRecordingCmd() *cobra.Command {
 	export.Flags().StringVar(&endpoint, "endpoint", "", "only this operation or path")
 	export.Flags().StringVar(&from, "from", "", "only from this time (RFC 3339, simulated time)")
 	export.Flags().StringVar(&to, "to", "", "only before this time (RFC 3339, simulated time)")
-	cmd.AddCommand(export)
+	cmd.AddCommand(export, newRecordingDiffCmd())
 	return cmd
 }
 

@@ -27,7 +27,18 @@ type (
 	RecorderOptions = recording.RecorderOptions
 	// ProxyNote says how the record proxy changed the answers it passed on.
 	ProxyNote = recording.ProxyNote
+	// DiffResult is the outcome of Diff.
+	DiffResult = recording.DiffResult
 )
+
+// Diff compares the requests of two recordings of the app's own traffic,
+// step by step (paired by operation, in order): what the app now sends
+// differently. masks extend the request fields that differ by design
+// (extTransactionId, dateandtime, ...). An error means a file is not a
+// recording.
+func Diff(oldJSON, newJSON []byte, masks map[string]string) (*DiffResult, error) {
+	return recording.DiffFiles(oldJSON, newJSON, masks)
+}
 
 // DefaultReplaySecrets are the API-key credentials of the embedded default
 // scenario's DEMOBANK channel (test-only), used when ReplayOptions.Secrets

@@ -26,20 +26,7 @@ type Difference struct {
 	Note     string `json:"note,omitempty"`
 }
 
-func (d Difference) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "step %s %s: %s", d.Step, d.Label, d.Where)
-	if d.Note != "" {
-		fmt.Fprintf(&b, ": %s", d.Note)
-	}
-	if d.Want != "" || d.Got != "" {
-		fmt.Fprintf(&b, "\n    recorded: %s\n    replayed: %s", orAbsent(d.Want), orAbsent(d.Got))
-	}
-	if d.Compared != "" {
-		fmt.Fprintf(&b, "\n    compared after masking: %s", d.Compared)
-	}
-	return b.String()
-}
+func (d Difference) String() string { return d.format("recorded", "replayed") }
 
 func orAbsent(s string) string {
 	if s == "" {
