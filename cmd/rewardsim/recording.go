@@ -448,9 +448,9 @@ type reportDoc struct {
 		ID, Title, How string
 	} `json:"notCheckable"`
 	Findings []struct {
-		ID, Clause, Severity, Title, Advice string
-		Count                               int
-		Example                             struct {
+		ID, Clause, Severity, Title, Advice, Reading string
+		Count                                        int
+		Example                                      struct {
 			Seq    uint64
 			Method string
 			Path   string
@@ -493,6 +493,9 @@ func newReportCmd() *cobra.Command {
 			failing := 0
 			for _, f := range r.Findings {
 				fmt.Fprintf(w, "%-7s %-6s x%d  %s\n        e.g. #%d %s %s: %s\n        advice: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail, f.Advice)
+				if f.Reading != "" {
+					fmt.Fprintf(w, "        the simulator's reading: %s\n", f.Reading)
+				}
 				if failOn != "none" && severityRank[f.Severity] >= min {
 					failing++
 				}

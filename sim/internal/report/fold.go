@@ -48,6 +48,9 @@ func BuildFrom(read Source, o Options) (Report, error) {
 	if o.RetryWindow <= 0 {
 		o.RetryWindow = DefaultRetryWindow
 	}
+	if o.TerminalWindow <= 0 {
+		o.TerminalWindow = DefaultTerminalWindow
+	}
 	f := newFold(o)
 	if err := read(func(e journal.Entry) bool { f.learn(&e); return true }); err != nil {
 		return Report{}, err
@@ -256,12 +259,23 @@ func (f *fold) couponClaim(cl claim) {
 // terminal errorCode.
 func (f *fold) claimAfterTerminal(cl claim, e *journal.Entry) {
 	k := cl.channel + "\x00" + cl.virtualID + "\x00" + cl.offer
+	code := jsonText(body(e.Response.Body)["errorCode"])
 	if first, ok := f.refused[k]; ok && cl.extTxID != first.extTxID {
-		f.c.add("claim-after-terminal-error", cl.e, fmt.Sprintf("offer %q answered %s to claim %q (exchange %d); claim %q was sent anyway",
-			cl.offer, f.refusedCode[k], first.extTxID, first.e.Seq, cl.extTxID))
-		return
+		switch {
+		case e.Status == 200 && code == "":
+			// The claim was served: the answer was not final after all
+			// (stock came back), so neither is this claim a finding.
+			delete(f.refused, k)
+			return
+		case cl.e.At.Sub(first.e.At) > f.o.TerminalWindow:
+			delete(f.refused, k) // long after: a restock may have come between
+		default:
+			f.c.add("claim-after-terminal-error", cl.e, fmt.Sprintf("offer %q answered %s to claim %q (exchange %d); claim %q was sent anyway, %s later",
+				cl.offer, f.refusedCode[k], first.extTxID, first.e.Seq, cl.extTxID, cl.e.At.Sub(first.e.At).Round(time.Second)))
+			return
+		}
 	}
-	if code := jsonText(body(e.Response.Body)["errorCode"]); terminalCouponErrors[code] {
+	if terminalCouponErrors[code] {
 		if _, ok := f.refused[k]; !ok {
 			f.refused[k], f.refusedCode[k] = cl, code
 		}
