@@ -13,7 +13,8 @@ import (
 // What a restart restored is visible: a scenario activated for one
 // channel and a run-time fault rule, restored from the data folder, are on
 // the start line and in GET /__sim/health (the start line said only
-// scenario=default while they governed).
+// scenario=default while they governed). And the control API's times are
+// in the scenario's zone.
 func TestServe_SIM2_startLineAndHealthListWhatWasRestored(t *testing.T) {
 	bin := buildBinary(t)
 	data := t.TempDir()
@@ -44,6 +45,20 @@ func TestServe_SIM2_startLineAndHealthListWhatWasRestored(t *testing.T) {
 	}
 	_ = json.NewDecoder(res.Body).Decode(&health)
 	res.Body.Close()
+	// The control API's times are in the scenario's zone, as the answers'
+	// are (the default scenario's +05:30), not UTC, on the real clock too.
+	for _, path := range []string{"/__sim/clock", "/__sim/clock?channel=DEMOBANK", "/__sim/state/users/DEMOBANK/VU-1"} {
+		res, err := http.Get(urls["control"] + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct{ Now string }
+		_ = json.NewDecoder(res.Body).Decode(&v)
+		res.Body.Close()
+		if !strings.HasSuffix(v.Now, "+05:30") {
+			t.Errorf("GET %s: now %q, not in the scenario's zone", path, v.Now)
+		}
+	}
 	_ = srv.Process.Signal(syscall.SIGTERM)
 	_ = srv.Wait()
 	if health.Channels["DEMOBANK"] != "ci-own" || len(health.Faults) != 1 || health.Faults[0].ID != "kept" || health.Faults[0].Kind != "internal-error" {

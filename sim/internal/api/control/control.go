@@ -109,7 +109,7 @@ func (a *API) Health(c echo.Context) error {
 		"scenario":   in.Scenario,
 		"channels":   in.Channels, // channel -> the scenario it runs, when not the active one
 		"faults":     in.Faults,   // run-time rules in force, restored or added
-		"time":       a.plane.Clock().Now(),
+		"time":       a.plane.Clock().Now().In(a.scenarios.Active().Location),
 		"crypto":     envelope.Backend(),
 		"durability": a.durable,
 	})
