@@ -422,6 +422,11 @@ func newRecordingCmd() *cobra.Command {
 			if out != "" && out != "-" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "recording %s written to %s\n", name, out)
 			}
+			if warn, err := recordings.Unresolved(data); err == nil {
+				for _, w := range warn {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+				}
+			}
 			return nil
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 type (
@@ -58,3 +59,18 @@ func NewRecorder(o RecorderOptions) (*Recorder, error) { return recording.NewRec
 
 // FileName turns a recording's name into a file name.
 func FileName(name string) string { return recording.FileName(name) }
+
+// Unresolved lists the steps of a recording file that send a bearer token
+// no earlier step handed out (fetched outside the exported slice): a
+// replay cannot send them. An error means the file is not a recording.
+func Unresolved(recordingJSON []byte) ([]string, error) {
+	set, err := schema.Embedded()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := recording.Parse(recordingJSON, set)
+	if err != nil {
+		return nil, err
+	}
+	return rec.Unresolved(), nil
+}

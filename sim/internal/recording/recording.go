@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -232,4 +233,24 @@ func (s *Recording) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// Unresolved lists the steps that send a bearer token no earlier step of
+// the recording handed out (a slice cut by --virtual-id or --endpoint
+// leaves the token's fetch out): the journal keeps only its fingerprint,
+// so a replay cannot send it and the step fails. One line per token.
+func (r *Recording) Unresolved() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, st := range r.Steps {
+		for h, v := range st.Header {
+			scheme, cred, ok := strings.Cut(v, " ")
+			if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(cred, "~fp:") || seen[cred] {
+				continue
+			}
+			seen[cred] = true
+			out = append(out, fmt.Sprintf("step %s %s sends a bearer token (%s header) fetched outside this slice: a replay cannot send it; export the call that fetched it too (a wider slice, such as --channel)", st.ID, st.Label(), h))
+		}
+	}
+	return out
 }
