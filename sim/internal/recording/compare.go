@@ -153,6 +153,12 @@ func diffJSON(where string, want, got json.RawMessage, masks map[string]MaskKind
 		if ptr == "" {
 			ptr = "/"
 		}
+		if strings.Contains(w, `"<url>`) && note == "" {
+			// The file holds the URL as older recordings were written: its
+			// host dropped and digit runs as 9 (VU-Q9 for VU-Q1); the
+			// replayed value is shown as sent.
+			note = "the recording holds this URL normalised (host dropped, digit runs as 9)"
+		}
 		add(where+" "+ptr, w, g, compared, note)
 	})
 }

@@ -26,3 +26,14 @@ func TestCompare_collapsesManyAddedFieldsAndShowsTheReason(t *testing.T) {
 		t.Fatalf("another status: %+v", d)
 	}
 }
+
+// A recorded URL a file holds normalised (older recordings: host dropped,
+// digit runs as 9) is said to be so, next to the replayed URL as sent.
+func TestCompare_saysARecordedURLIsNormalised(t *testing.T) {
+	st := &Step{ID: "s1", Method: "POST", Path: "/x", Expect: Expect{Status: 200, Body: []byte(`{"u":"<url>/c/9?vid=VU-Q9"}`)}}
+	got := answer{status: 200, header: http.Header{}, body: []byte(`{"u":"http://h:1/d/1?vid=VU-Q1"}`)}
+	d := compare(st, got, map[string]MaskKind{"u": MaskURL})
+	if len(d) != 1 || !strings.Contains(d[0].Note, "normalised") || !strings.Contains(d[0].Got, "VU-Q1") {
+		t.Fatalf("%+v", d)
+	}
+}
