@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,9 +40,15 @@ func TestServe_everyFaultKindOnEveryEndpointIsShownOrRefused(t *testing.T) {
 		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key, AppKey: "DEMOAPPKEY", SecKey: "DEMOSECKEY"}
 	ctx := context.Background()
 	calls := faultCalls(t, c)
+	certPEM, _ := fs.ReadFile(certs.FS, certs.ServiceCert)
+	servicePub, err := publisher.ParsePublicKeyPEM(certPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	const delay = 300 * time.Millisecond
 	accepted, refused := 0, 0
+	cursor := map[string]uint64{}
 	for _, op := range contract.Ops {
 		for _, kind := range fault.Kinds {
 			t.Run(op.Name+"/"+kind, func(t *testing.T) {
@@ -63,6 +70,10 @@ func TestServe_everyFaultKindOnEveryEndpointIsShownOrRefused(t *testing.T) {
 				accepted++
 				defer controlCall(t, http.MethodDelete, ctlURL+"/__sim/faults/"+id, nil)
 				call := calls[op.Name]
+				// A refusal before the fault decision (and, for a commit
+				// kind, a claim the domain refused) does not spend it.
+				refusedBefore(t, c, ctlURL, pub, op, kind, &cursor)
+				faultCounters(t, ctlURL, id, 0, false)
 				var body []byte
 				if call.body != nil {
 					body = call.body()
@@ -84,19 +95,26 @@ func TestServe_everyFaultKindOnEveryEndpointIsShownOrRefused(t *testing.T) {
 					if err != nil || took < delay {
 						t.Fatalf("want an answer after %v, got one after %v (%v)", delay, took, err)
 					}
+				case fault.AnswerSignOtherBytes, fault.AnswerSignOtherKey, fault.AnswerSignAbsent:
+					// The normal answer, whose SIGN does not verify with
+					// the service's certificate.
+					var env publisher.Envelope
+					if err != nil || res.StatusCode != http.StatusOK || json.Unmarshal(res.Body, &env) != nil || env.BDATA == "" {
+						t.Fatalf("want a signed answer, got %v %v", res, err)
+					}
+					verr := publisher.Verify(servicePub, env.BDATA, env.SIGN)
+					if verr == nil || (kind == fault.AnswerSignAbsent) != (env.SIGN == "") {
+						t.Fatalf("the answer's SIGN %q verifies (%v) or is present when it should not be", env.SIGN, verr)
+					}
 				default:
 					if err != nil || !strings.Contains(res.Header.Get("X-Rewardsim-Reason"), "injected fault: "+kind) {
 						t.Fatalf("want the injected %s answer, got %v %v", kind, res, err)
 					}
 				}
-				_, list := controlCall(t, http.MethodGet, ctlURL+"/__sim/faults", nil)
-				var rules struct{ Rules []fault.Status }
-				_ = json.Unmarshal([]byte(list), &rules)
-				for _, r := range rules.Rules {
-					if r.ID == id && r.Fired != 1 {
-						t.Errorf("rule fired %d times, want 1: %+v", r.Fired, r)
-					}
+				if got := journalFaults(t, ctlURL, op.Name, &cursor, true); !slices.Contains(got, kind) {
+					t.Errorf("the faulted call's journal entry names faults %q, want %q", got, kind)
 				}
+				faultCounters(t, ctlURL, id, 1, true)
 			})
 		}
 	}
@@ -104,6 +122,88 @@ func TestServe_everyFaultKindOnEveryEndpointIsShownOrRefused(t *testing.T) {
 		t.Errorf("%d accepted, %d refused of %d pairs", accepted, refused, len(contract.Ops)*len(fault.Kinds))
 	}
 	t.Logf("%d (endpoint, kind) pairs shown, %d refused at add time", accepted, refused)
+}
+
+// refusedBefore sends op a call refused before its fault decision (a body
+// or credentials its opener refuses) and, for a commit kind, a claim the
+// domain refuses (nothing committed, nothing to withhold); each is
+// answered at once and journaled without a fault.
+func refusedBefore(t *testing.T, c *publisher.Client, ctlURL, pub string, op contract.Op, kind string, cursor *map[string]uint64) {
+	t.Helper()
+	ctx := context.Background()
+	journalFaults(t, ctlURL, op.Name, cursor, false) // past what came before
+	header := http.Header{"Content-Type": {"application/json"}}
+	body := []byte(`{}`)
+	switch {
+	case op.Method == http.MethodGet:
+		body = nil // no credentials
+	case op.Auth == contract.APIKey:
+		header = c.APIKeyHeader()
+	}
+	var sends [][]byte
+	sends = append(sends, body)
+	if kind == fault.CommitThenDelay || kind == fault.CommitThenDrop {
+		sends = append(sends, []byte(`{"offerId":"OFFER-NOPE","virtualId":"VU-R","channelName":"DEMOBANK","extTransactionId":"R-1","coinsUsed":"100"}`))
+	}
+	for _, b := range sends {
+		res, err := c.Do(ctx, op.Method, pub+op.Path, header, b)
+		if err != nil {
+			t.Fatalf("the call meant to be refused: %v", err)
+		}
+		if r := res.Header.Get("X-Rewardsim-Reason"); r == "" || strings.HasPrefix(r, "injected fault:") {
+			t.Fatalf("the call meant to be refused: HTTP %d, reason %q", res.StatusCode, r)
+		}
+		if got := journalFaults(t, ctlURL, op.Name, cursor, true); len(got) != 1 || got[0] != "" {
+			t.Fatalf("the refused call's journal entries name faults %q, want none", got)
+		}
+	}
+}
+
+// journalFaults reads the faults named by op's journal entries after the
+// cursor, and moves it past them; wait waits (bounded) for at least one.
+func journalFaults(t *testing.T, ctlURL, op string, cursor *map[string]uint64, wait bool) []string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, raw := controlCall(t, http.MethodGet, fmt.Sprintf("%s/__sim/journal?endpoint=%s&after=%d&limit=1000", ctlURL, op, (*cursor)[op]), nil)
+		var page struct {
+			Entries []struct {
+				Seq   uint64
+				Fault string
+			}
+		}
+		if err := json.Unmarshal([]byte(raw), &page); err != nil {
+			t.Fatalf("journal: %v %s", err, raw)
+		}
+		var faults []string
+		for _, e := range page.Entries {
+			faults = append(faults, e.Fault)
+			(*cursor)[op] = e.Seq
+		}
+		if len(faults) > 0 || !wait {
+			return faults
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s journal entry after %d", op, (*cursor)[op])
+		}
+	}
+}
+
+// faultCounters checks a run-time rule's counters as GET /__sim/faults
+// lists them: the fields a sweep reads.
+func faultCounters(t *testing.T, ctlURL, id string, fired int, spent bool) {
+	t.Helper()
+	_, list := controlCall(t, http.MethodGet, ctlURL+"/__sim/faults", nil)
+	var rules struct{ Rules []fault.Status }
+	_ = json.Unmarshal([]byte(list), &rules)
+	for _, r := range rules.Rules {
+		if r.ID == id {
+			if r.Fired != fired || r.Spent != spent {
+				t.Errorf("rule %s: fired %d spent %v, want fired %d spent %v", id, r.Fired, r.Spent, fired, spent)
+			}
+			return
+		}
+	}
+	t.Errorf("rule %s is not listed", id)
 }
 
 // serveProcess builds rewardsim and runs `rewardsim serve` on free
@@ -200,7 +300,18 @@ func faultCalls(t *testing.T, c *publisher.Client) map[string]faultCall {
 				"extTransactionId": fmt.Sprintf("FK-%d", next()), "amount": 10, "dateandtime": "15012026100000"}
 		})},
 		contract.OpFetchRewardInfo: {"/api/FetchRewardInfo", bearer(true), sealed(func() any {
-			return map[string]string{"rewardId": "1", "virtualId": "VU-1", "channelName": "DEMOBANK"}
+			// A card of its own, so the answer is a first reveal (signed).
+			ref, err := c.ReferenceToken(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			amount := 10.0
+			_, won, err := c.GetReward(ctx, ref.ReferenceKey, publisher.GetRewardRequest{ChannelName: "DEMOBANK", VirtualID: "VU-1", TriggerEventType: "UPI",
+				ExtTransactionID: fmt.Sprintf("FK-%d", next()), Amount: &amount, DateAndTime: "15012026100000"})
+			if err != nil || len(won.Rewards) == 0 {
+				t.Fatalf("a card to reveal: %v %+v", err, won)
+			}
+			return map[string]string{"rewardId": fmt.Sprint(won.Rewards[0].RewardID), "virtualId": "VU-1", "channelName": "DEMOBANK"}
 		})},
 		contract.OpListCards:       {"/api/GetAllScratchCardsByUserId", bearer(true), nil},
 		contract.OpSDKIssueAndroid: {"/sdk/getScratchCardDetails", none, sdk},

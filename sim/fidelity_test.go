@@ -71,7 +71,7 @@ func TestFaults_SIM3_signatureMismatchOnBearerAndSDKEndpoints(t *testing.T) {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(res.Body, &ans)
-		if res.StatusCode != http.StatusUnauthorized || ans.Status == nil || *ans.Status || ans.Message != "Unauthorized: "+reason ||
+		if res.StatusCode != http.StatusUnauthorized || ans.Status == nil || *ans.Status || ans.Message != "Unauthorized: token is unknown" ||
 			reasonOf(res) != reason || !strings.HasPrefix(res.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("%s: HTTP %d %s (reason %q), want the bearer 401", what, res.StatusCode, res.Body, reasonOf(res))
 		}

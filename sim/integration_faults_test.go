@@ -85,23 +85,28 @@ func TestCardEndpointFaults_SIM3(t *testing.T) {
 }
 
 // clause: SIM-3, CPN-3
-// coupon-error and not-eligible rules answer the coupon host's error codes.
+// coupon-error and not-eligible rules answer the coupon host's error codes
+// in the words the real outcome uses (the app shows the same text for an
+// injected exhaustion as for a real one), or the rule's own message;
+// X-Rewardsim-Reason says it was injected.
 func TestCouponFaultKinds_SIM3(t *testing.T) {
 	e := newCardEnv(t)
 	for _, c := range []struct {
-		action map[string]any
-		code   string
-		status int
+		action        map[string]any
+		code, message string
+		status        int
 	}{
-		{map[string]any{"kind": "coupon-error", "errorCode": "COUPON_EXHAUSTED"}, "COUPON_EXHAUSTED", 409},
-		{map[string]any{"kind": "coupon-error", "errorCode": "MAX_LIMIT_REACHED"}, "MAX_LIMIT_REACHED", 429},
-		{map[string]any{"kind": "not-eligible"}, "NON_ELIGIBLE", 403},
+		{map[string]any{"kind": "coupon-error", "errorCode": "COUPON_EXHAUSTED"}, "COUPON_EXHAUSTED", "offer OFFER-DEMO has no coupons left", 409},
+		{map[string]any{"kind": "coupon-error", "errorCode": "MAX_LIMIT_REACHED"}, "MAX_LIMIT_REACHED", `virtualId "VU-C" reached the purchase_limit of offer OFFER-DEMO`, 429},
+		{map[string]any{"kind": "not-eligible"}, "NON_ELIGIBLE", `offer OFFER-DEMO's targeting excludes virtualId "VU-C"`, 403},
+		{map[string]any{"kind": "coupon-error", "errorCode": "COUPON_EXHAUSTED", "message": "Sold out!"}, "COUPON_EXHAUSTED", "Sold out!", 409},
 	} {
 		addFault(t, e, "fetchCouponCode", "VU-C", c.action)
-		_, err := e.s.Client.FetchCouponCode(bg, publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-C", ChannelName: "DEMOBANK", ExtTransactionID: "T-" + c.code, CoinsUsed: "100"})
-		var ce *publisher.CouponError
-		if !errorsAs(err, &ce) || ce.ErrorCode != c.code || ce.Status != c.status || !strings.Contains(ce.Message, "injected") {
-			t.Errorf("%v: got %v, want %d %s", c.action, err, c.status, c.code)
+		res, err := e.s.Client.PostAPIKey(bg, "/api/fetchCouponCode", publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-C", ChannelName: "DEMOBANK", ExtTransactionID: "T-" + c.code, CoinsUsed: "100"})
+		var ce publisher.CouponError
+		if err != nil || json.Unmarshal(res.Body, &ce) != nil || ce.ErrorCode != c.code || ce.Status != c.status || ce.Message != c.message ||
+			!strings.HasPrefix(res.Header.Get("X-Rewardsim-Reason"), "injected fault: "+c.action["kind"].(string)) {
+			t.Errorf("%v: got %v %s (reason %q), want %d %s %q", c.action, err, res.Body, res.Header.Get("X-Rewardsim-Reason"), c.status, c.code, c.message)
 		}
 	}
 }

@@ -93,9 +93,17 @@ func (s *Sim) logEntry(e journal.Entry) {
 }
 
 // logStart is the line an operator looks for: where it listens, which
-// build, which data folder and scenario.
+// build, which data folder and scenario, and what the data folder
+// restored: the channels that run another scenario and the fault rules.
 func (s *Sim) logStart(bound map[Host]string) {
-	attrs := []any{"version", s.version(), "crypto", Crypto(), "data", s.opts.DataDir, "scenario", s.plane.Scenarios().Active().Name}
+	in := s.plane.InForce() // what a restart restored governs as much as --scenario
+	attrs := []any{"version", s.version(), "crypto", Crypto(), "data", s.opts.DataDir, "scenario", in.Scenario}
+	if c := in.ChannelScenarios(); c != "" {
+		attrs = append(attrs, "channelScenarios", c)
+	}
+	if f := in.FaultIDs(); f != "" {
+		attrs = append(attrs, "faults", f)
+	}
 	for _, h := range []Host{All, Rewards, Bank, Hotdeals, Control} {
 		if a, ok := bound[h]; ok {
 			attrs = append(attrs, slog.String("listen."+string(h), a))

@@ -171,10 +171,10 @@ func TestRecording_SIM4_fixturesReplayCleanInParallelAndTwice(t *testing.T) {
 	}
 }
 
-// clause: SIM-4
-// The record proxy captures a flow against a second simulator acting as
-// the upstream, and the captured session replays cleanly.
-func TestRecord_SIM4_proxyCapturesAFlowThatReplaysClean(t *testing.T) {
+// proxied is a record proxy in front of a simulator with split hosts, and
+// a client of that simulator that calls the proxy instead.
+func proxied(t *testing.T) (*simtest.Server, *recordings.Recorder, publisher.Client, string) {
+	t.Helper()
 	upstream := simtest.New(t, simtest.WithSplitHosts())
 	r, err := recordings.NewRecorder(recordings.RecorderOptions{Upstream: strings.Join([]string{upstream.RewardsURL, upstream.BankURL, upstream.HotdealsURL}, ","), Clock: upstream.Clock})
 	if err != nil {
@@ -184,6 +184,14 @@ func TestRecord_SIM4_proxyCapturesAFlowThatReplaysClean(t *testing.T) {
 	t.Cleanup(proxy.Close)
 	c := *upstream.Client
 	c.RewardsURL, c.BankURL, c.HotdealsURL = proxy.URL, proxy.URL, proxy.URL
+	return upstream, r, c, proxy.URL
+}
+
+// clause: SIM-4
+// The record proxy captures a flow against a second simulator acting as
+// the upstream, and the captured session replays cleanly.
+func TestRecord_SIM4_proxyCapturesAFlowThatReplaysClean(t *testing.T) {
+	upstream, r, c, _ := proxied(t)
 	tokenFlow(t, &c)
 	if r.Len() != 7 {
 		t.Fatalf("recorded %d exchanges, want 7", r.Len())

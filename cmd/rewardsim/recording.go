@@ -64,6 +64,7 @@ It prints a line per recording (per step with -v), notes a step that waits long
 				if o.Scenario, err = os.ReadFile(scenarioPath); err != nil {
 					return err
 				}
+				o.ScenarioBase = siblingScenario(scenarioPath)
 			}
 			for _, m := range masks {
 				k, v, ok := strings.Cut(m, "=")
@@ -350,6 +351,12 @@ output by default; messages go to standard error).`,
 				return err
 			}
 			fmt.Fprintf(msg, "rewardsim record: %d exchanges written to %s\n", rec.Len(), orStdout(out))
+			if n := rec.Note(); n.Rewritten > 0 || n.LeftInSigned > 0 {
+				fmt.Fprintf(msg, "rewardsim record: %d absolute URL(s) of the upstream in answers pointed at the proxy (noted in the recording)\n", n.Rewritten)
+				if n.LeftInSigned > 0 {
+					fmt.Fprintf(msg, "rewardsim record: warning: %d URL(s) of the upstream inside signed answers left as they were (rewriting breaks SIGN): calls to them bypass the proxy and are not recorded\n", n.LeftInSigned)
+				}
+			}
 			return nil
 		},
 	}
@@ -415,6 +422,11 @@ func newRecordingCmd() *cobra.Command {
 			if out != "" && out != "-" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "recording %s written to %s\n", name, out)
 			}
+			if warn, err := recordings.Unresolved(data); err == nil {
+				for _, w := range warn {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+				}
+			}
 			return nil
 		},
 	}
@@ -426,7 +438,7 @@ func newRecordingCmd() *cobra.Command {
 	export.Flags().StringVar(&endpoint, "endpoint", "", "only this operation or path")
 	export.Flags().StringVar(&from, "from", "", "only from this time (RFC 3339, simulated time)")
 	export.Flags().StringVar(&to, "to", "", "only before this time (RFC 3339, simulated time)")
-	cmd.AddCommand(export)
+	cmd.AddCommand(export, newRecordingDiffCmd())
 	return cmd
 }
 
@@ -437,10 +449,13 @@ type reportDoc struct {
 	Checked        []struct {
 		ID, Clause, Severity, Title string
 	} `json:"checked"`
+	NotCheckable []struct {
+		ID, Title, How string
+	} `json:"notCheckable"`
 	Findings []struct {
-		ID, Clause, Severity, Title, Advice string
-		Count                               int
-		Example                             struct {
+		ID, Clause, Severity, Title, Advice, Reading string
+		Count                                        int
+		Example                                      struct {
 			Seq    uint64
 			Method string
 			Path   string
@@ -483,12 +498,21 @@ func newReportCmd() *cobra.Command {
 			failing := 0
 			for _, f := range r.Findings {
 				fmt.Fprintf(w, "%-7s %-6s x%d  %s\n        e.g. #%d %s %s: %s\n        advice: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail, f.Advice)
+				if f.Reading != "" {
+					fmt.Fprintf(w, "        the simulator's reading: %s\n", f.Reading)
+				}
 				if failOn != "none" && severityRank[f.Severity] >= min {
 					failing++
 				}
 			}
+			if len(r.NotCheckable) > 0 {
+				fmt.Fprintln(w, "not checkable from here (no finding says nothing about these):")
+				for _, u := range r.NotCheckable {
+					fmt.Fprintf(w, "  - %s\n    how to test: %s\n", u.Title, u.How)
+				}
+			}
 			if junit != "" {
-				if err := writeReportJUnit(junit, r); err != nil {
+				if err := writeReportJUnit(junit, r, failOn, min); err != nil {
 					return err
 				}
 			}
@@ -506,8 +530,10 @@ func newReportCmd() *cobra.Command {
 }
 
 // writeReportJUnit writes a test case per rule the report checked; a rule
-// with a finding fails with the finding's example and advice.
-func writeReportJUnit(path string, r reportDoc) error {
+// with a finding of the --fail-on severity or worse fails with the
+// finding's example and advice, one below it passes with them as its
+// output, as the exit status does.
+func writeReportJUnit(path string, r reportDoc, failOn string, min int) error {
 	s := junitSuite{Name: "rewardsim report", Time: seconds(0)}
 	found := map[string]int{}
 	for i, f := range r.Findings {
@@ -517,9 +543,11 @@ func writeReportJUnit(path string, r reportDoc) error {
 		c := junitCase{Name: rule.Clause + " " + rule.ID, ClassName: "report." + rule.Severity, Time: seconds(0)}
 		if i, ok := found[rule.ID]; ok {
 			f := r.Findings[i]
-			c.Failure = &junitProblem{
-				Message: fmt.Sprintf("%s (x%d)", f.Title, f.Count), Type: f.Severity,
-				Text: fmt.Sprintf("%s %s x%d: %s\ne.g. #%d %s %s: %s\nadvice: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail, f.Advice),
+			text := fmt.Sprintf("%s %s x%d: %s\ne.g. #%d %s %s: %s\nadvice: %s\n", f.Severity, f.Clause, f.Count, f.Title, f.Example.Seq, f.Example.Method, f.Example.Path, f.Example.Detail, f.Advice)
+			if failOn != "none" && severityRank[f.Severity] >= min {
+				c.Failure = &junitProblem{Message: fmt.Sprintf("%s (x%d)", f.Title, f.Count), Type: f.Severity, Text: text}
+			} else {
+				c.SystemOut = "below --fail-on " + failOn + ": " + text
 			}
 		}
 		s.Cases = append(s.Cases, c)
@@ -529,4 +557,21 @@ func writeReportJUnit(path string, r reportDoc) error {
 		return err
 	}
 	return writeFile(path, data)
+}
+
+// siblingScenario finds the scenario an overlay extends as validate does
+// from a file: a file of that name in the same folder.
+func siblingScenario(file string) func(name string) ([]byte, bool) {
+	return func(name string) ([]byte, bool) {
+		for _, ext := range []string{".yaml", ".yml"} {
+			sib := filepath.Join(filepath.Dir(file), filepath.Base(name)+ext)
+			if sib == file {
+				continue
+			}
+			if b, err := os.ReadFile(sib); err == nil {
+				return b, true
+			}
+		}
+		return nil, false
+	}
 }

@@ -153,6 +153,9 @@ func TestReplayCmd_SIM4_isolationAndWhatWasRecorded(t *testing.T) {
 		t.Fatalf("--junit-steps: %v\n%s", err, data)
 	}
 	for _, c := range steps.Cases {
+		if strings.Contains(c.Name, "${") {
+			t.Errorf("step case %q names a placeholder, not where the URL came from", c.Name)
+		}
 		if !strings.HasPrefix(c.Class, "replay.") || !strings.HasSuffix(c.Class, ".custom") {
 			t.Errorf("step case %q classname %q", c.Name, c.Class)
 		}

@@ -34,7 +34,7 @@ func ExampleNewServer() {
 	// Output:
 	// now: 2026-01-15 10:00:00
 	// token expires: 2026-01-15 10:30:00.000
-	// after 31 minutes: HTTP 401: {"message":"Unauthorized: token has expired: expired","status":false}
+	// after 31 minutes: HTTP 401: {"message":"Unauthorized: token has expired","status":false}
 }
 
 // In a test, New starts the simulator and stops it when the test ends; an

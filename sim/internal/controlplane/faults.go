@@ -87,7 +87,7 @@ func (p *Plane) armed(id string) bool {
 func (p *Plane) saveCounters(st fault.Status) {
 	_, err := p.store.ReplaceConfig(kindFault, st.ID, st, func(old []byte) bool {
 		var prev fault.Status
-		return json.Unmarshal(old, &prev) == nil && prev.Seen < st.Seen
+		return json.Unmarshal(old, &prev) == nil && (prev.Fired < st.Fired || prev.Fired == st.Fired && prev.Seen < st.Seen)
 	})
 	if err != nil {
 		p.log.Error("persisting fault counters", "rule", st.ID, "err", err)

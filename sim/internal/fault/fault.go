@@ -31,6 +31,11 @@ type Action struct {
 	Delay  model.Duration `yaml:"delay,omitempty" json:"delay,omitempty"`
 	// ErrorCode is the coupon errorCode of a coupon-error action.
 	ErrorCode string `yaml:"errorCode,omitempty" json:"errorCode,omitempty"`
+	// Message, if set, is the injected answer's text where its shape has
+	// one (the coupon host's message, the signed family's ERRORSTRING, the
+	// bearer 401's message); unset, the text is the one the real outcome
+	// carries. X-Rewardsim-Reason says it was injected either way.
+	Message string `yaml:"message,omitempty" json:"message,omitempty"`
 }
 
 // Rule says when an Action fires.
@@ -54,11 +59,32 @@ type Call struct {
 
 type armed struct {
 	Rule
-	seen, fired int
+	// seen counts the matching calls decided, fired the faults shown;
+	// pending the faults decided whose answer is not yet given.
+	seen, fired, pending int
+}
+
+// Decision is a fired rule's action, held until the answer is given: a
+// rule fires only when its effect is shown (a claim the domain refused
+// commits nothing, so a commit kind has nothing to withhold). Settle
+// says which; until then the rule's counters do not move.
+type Decision struct {
+	Action Action
+	settle func(shown bool)
+}
+
+// Settle confirms the decision (shown: the rule's fired counter moves)
+// or hands the call back, as if the rule had not seen it: its next
+// matching call gets the fault. Settle once; a zero Decision ignores it.
+func (d Decision) Settle(shown bool) {
+	if d.settle != nil {
+		d.settle(shown)
+	}
 }
 
 // Engine holds the armed rules and their counters. It is safe for
-// concurrent use; decisions are serialised so nth and times are exact.
+// concurrent use; decisions are serialised so nth and times are exact
+// (a decision not yet settled holds its place in times).
 type Engine struct {
 	mu    sync.Mutex
 	rules []*armed
@@ -82,10 +108,11 @@ func (r *armed) matches(c Call) bool {
 		(r.VirtualID == "" || r.VirtualID == c.VirtualID)
 }
 
-// Decide returns the action of the first rule that fires for c.
-func (e *Engine) Decide(c Call) (Action, bool) {
+// Decide returns the decision of the first rule that fires for c, to
+// settle once the answer is given.
+func (e *Engine) Decide(c Call) (Decision, bool) {
 	if e == nil {
-		return Action{}, false
+		return Decision{}, false
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -94,7 +121,7 @@ func (e *Engine) Decide(c Call) (Action, bool) {
 			continue
 		}
 		r.seen++
-		if r.Times > 0 && r.fired >= r.Times {
+		if r.Times > 0 && r.fired+r.pending >= r.Times {
 			continue
 		}
 		if r.Nth > 0 && r.seen != r.Nth {
@@ -103,8 +130,19 @@ func (e *Engine) Decide(c Call) (Action, bool) {
 		if r.Probability > 0 && e.rng.Float64() >= r.Probability {
 			continue
 		}
-		r.fired++
-		return r.Action, true
+		r.pending++
+		return Decision{Action: r.Action, settle: func(shown bool) { e.settle(r, shown) }}, true
 	}
-	return Action{}, false
+	return Decision{}, false
+}
+
+func (e *Engine) settle(r *armed, shown bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r.pending--
+	if shown {
+		r.fired++
+	} else {
+		r.seen--
+	}
 }

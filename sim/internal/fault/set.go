@@ -19,7 +19,7 @@ const (
 
 // Decider decides whether a call gets a fault. *Engine and *Set are Deciders.
 type Decider interface {
-	Decide(Call) (Action, bool)
+	Decide(Call) (Decision, bool)
 }
 
 // Status is a rule with its counters, as the control API lists it.
@@ -42,7 +42,8 @@ type Set struct {
 	seq   map[*Engine]int64
 	next  int64
 	// OnFire, if set, is called (outside the set's lock) with a rule's
-	// counters each time it fires, so they can be kept across restarts.
+	// counters each time it fires (its decision settled as shown), so
+	// they can be kept across restarts.
 	OnFire func(Status)
 }
 
@@ -134,32 +135,36 @@ func (e *Engine) status() Status {
 	return Status{Rule: a.Rule, Seen: a.seen, Fired: a.fired, Spent: a.Times > 0 && a.fired >= a.Times}
 }
 
-// Decide returns the action of the first rule of the set that fires.
-func (s *Set) Decide(c Call) (Action, bool) {
+// Decide returns the decision of the first rule of the set that fires.
+func (s *Set) Decide(c Call) (Decision, bool) {
 	if s == nil {
-		return Action{}, false
+		return Decision{}, false
 	}
 	s.mu.Lock()
 	var fired *Engine
-	var act Action
+	var d Decision
 	for _, x := range s.rules {
-		if a, ok := x.Decide(c); ok {
-			fired, act = x, a
+		if dx, ok := x.Decide(c); ok {
+			fired, d = x, dx
 			break
 		}
 	}
 	s.mu.Unlock()
 	if fired == nil {
-		return Action{}, false
+		return Decision{}, false
 	}
-	if s.OnFire != nil {
-		st := fired.status()
-		s.mu.Lock()
-		st.Seq = s.seq[fired]
-		s.mu.Unlock()
-		s.OnFire(st)
+	settle := d.settle
+	d.settle = func(shown bool) {
+		settle(shown)
+		if shown && s.OnFire != nil {
+			st := fired.status()
+			s.mu.Lock()
+			st.Seq = s.seq[fired]
+			s.mu.Unlock()
+			s.OnFire(st)
+		}
 	}
-	return act, true
+	return d, true
 }
 
 // CheckError is what Check refuses: Field is the rule's field at fault,
@@ -214,10 +219,10 @@ func Check(r Rule) error {
 
 // First consults the run-time rules (may be nil), then the scenario's
 // rules: the one order every endpoint uses.
-func First(runtime Decider, scenario *Engine, c Call) (Action, bool) {
+func First(runtime Decider, scenario *Engine, c Call) (Decision, bool) {
 	if runtime != nil {
-		if act, ok := runtime.Decide(c); ok {
-			return act, true
+		if d, ok := runtime.Decide(c); ok {
+			return d, true
 		}
 	}
 	return scenario.Decide(c)

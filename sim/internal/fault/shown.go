@@ -10,26 +10,30 @@ import (
 
 // Kinds lists every action kind, in the order the docs give them.
 var Kinds = []string{InternalError, SignatureMismatch, NotEligible, CouponError, HTTPStatus, Delay,
-	DropConnection, MalformedBody, CommitThenDelay, CommitThenDrop}
+	DropConnection, MalformedBody, CommitThenDelay, CommitThenDrop, AnswerSignOtherBytes, AnswerSignOtherKey, AnswerSignAbsent}
 
 // generic are the kinds every endpoint that decides faults can show: the
 // transport ones (inject.Generic) and the platform failure, the
 // authentication failure and the cut body in the endpoint's own shape.
 var generic = []string{InternalError, SignatureMismatch, HTTPStatus, Delay, DropConnection, MalformedBody}
 
+// signed are the kinds of an endpoint whose answer is a signed envelope:
+// the generic ones and the three that mis-sign it.
+var signed = with(AnswerSignOtherBytes, AnswerSignOtherKey, AnswerSignAbsent)
+
 // shown is what each operation can show beyond the generic kinds. An
 // endpoint's not-eligible is its normal not-eligible answer; coupon-error
 // and the commit kinds need the coupon host's error body and a claim to
-// commit. RegisterEvent and ExitEvent do not exist in the real service
+// commit; the mis-signing kinds a signed answer. RegisterEvent and ExitEvent do not exist in the real service
 // (NA-1): their 404 is the whole answer, so they show no fault.
 var shown = map[string][]string{
-	contract.OpReferenceToken:  generic,
-	contract.OpAuthToken:       generic,
-	contract.OpSession:         generic,
+	contract.OpReferenceToken:  signed,
+	contract.OpAuthToken:       signed,
+	contract.OpSession:         signed,
 	contract.OpGetReward:       with(NotEligible),
-	contract.OpFetchRewardInfo: generic,
+	contract.OpFetchRewardInfo: signed,
 	contract.OpListCards:       generic,
-	contract.OpBankCard:        with(NotEligible),
+	contract.OpBankCard:        append(slices.Clone(signed), NotEligible),
 	contract.OpSDKIssueAndroid: with(NotEligible),
 	contract.OpSDKIssueIOS:     with(NotEligible),
 	contract.OpCatalogue:       with(NotEligible, CouponError),

@@ -35,6 +35,10 @@ type Call struct {
 	// (envelope schemes).
 	Envelope envelope.Envelope
 	BDATA    []byte
+	// Fields are the request's top-level string fields where the opener
+	// keeps them (the coupon host: offerId, extTransactionId), so an
+	// injected answer can word itself as the real outcome would.
+	Fields map[string]string
 	// Fault is an injected action the dialect left to the operation (a
 	// not-eligible answer, a claim's commit kinds); Fired says one fired.
 	Fault fault.Action
@@ -120,10 +124,15 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 				return err
 			}
 		}
-		// The one fault decision of the public hosts.
-		if act, fired := fault.First(d.Faults, call.Scenario.Faults, fault.Call{Endpoint: op.Name, Channel: call.Channel.Name, VirtualID: call.VirtualID}); fired {
-			call.Fault, call.Fired = act, true
-			if stop, err := d.Dialects[op.Dialect](c, call, act); stop {
+		// The one fault decision of the public hosts. It is settled once
+		// the answer is given: shown when the answer named the fault (the
+		// note the journal keeps), else handed back (a claim the domain
+		// refused commits nothing to withhold), so the rule's counters and
+		// the journal agree.
+		if dec, fired := fault.First(d.Faults, call.Scenario.Faults, fault.Call{Endpoint: op.Name, Channel: call.Channel.Name, VirtualID: call.VirtualID}); fired {
+			defer func() { dec.Settle(httpx.OutcomeOf(c).Fault != "") }()
+			call.Fault, call.Fired = dec.Action, true
+			if stop, err := d.Dialects[op.Dialect](c, call, dec.Action); stop {
 				return err
 			}
 		}

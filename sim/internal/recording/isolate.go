@@ -208,7 +208,7 @@ func (iso *Isolation) Rewrite(s *Recording, key *rsa.PrivateKey) error {
 }
 
 // AnswerNames maps each new name back to the recorded one, longest
-// first, for reading replayed answers (Options.AnswerNames).
+// first, for reading replayed answers (ResendOptions.AnswerNames).
 func (iso *Isolation) AnswerNames() [][2]string {
 	var out [][2]string
 	for old, n := range iso.all() {

@@ -88,7 +88,7 @@ func TestReplay_SIM4_reportsWaitingAndSteps(t *testing.T) {
 	waited, steps := 0, 0
 	tg, _ := ParseTargets(srv.URL)
 	s := &Recording{Version: Version, Name: "slow", Steps: []Step{{ID: "s1", Method: "POST", Path: "/slow", Body: json.RawMessage(`{}`), Expect: Expect{Status: 200, Body: json.RawMessage(`{}`)}}}}
-	o := Options{
+	o := ResendOptions{
 		Waiting: func(st *Step, d time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -98,7 +98,7 @@ func TestReplay_SIM4_reportsWaitingAndSteps(t *testing.T) {
 		},
 		Step: func(r StepReport) { steps++ },
 	}
-	res, err := Replay(context.Background(), s, tg, o)
+	res, err := Resend(context.Background(), s, tg, o)
 	if err != nil || !res.OK() || steps != 1 {
 		t.Fatalf("replay: %v %+v, %d step reports", err, res, steps)
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
@@ -30,10 +31,23 @@ type Recording struct {
 	// Masks extend the volatile fields of the answer schemas for this recording: field name to mask kind.
 	Masks   map[string]MaskKind `json:"masks,omitempty"`
 	Against *Against            `json:"against,omitempty"`
+	// Proxy is set on a recording the record proxy made: what it changed
+	// in the answers it passed on.
+	Proxy *ProxyNote `json:"proxy,omitempty"`
 	// Switches are the behaviour switches the recorded answers show (a
 	// record proxy's, read by sim/calibrate): a replay compares them.
 	Switches map[string]string `json:"switches,omitempty"`
 	Steps    []Step            `json:"steps"`
+}
+
+// ProxyNote says how the record proxy changed the answers it passed on:
+// the upstream's absolute URLs (a trackLink) were pointed at the proxy,
+// so the app's calls to them were recorded too; those inside a signed
+// answer's BDATA were left, and calls to them bypass the proxy.
+type ProxyNote struct {
+	Upstream     []string `json:"upstream"`
+	Rewritten    int      `json:"rewritten"`
+	LeftInSigned int      `json:"leftInSigned,omitempty"`
 }
 
 // Against is what a recording was made against, so a replay can use the
@@ -222,4 +236,24 @@ func (s *Recording) Marshal() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// Unresolved lists the steps that send a bearer token no earlier step of
+// the recording handed out (a slice cut by --virtual-id or --endpoint
+// leaves the token's fetch out): the journal keeps only its fingerprint,
+// so a replay cannot send it and the step fails. One line per token.
+func (r *Recording) Unresolved() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, st := range r.Steps {
+		for h, v := range st.Header {
+			scheme, cred, ok := strings.Cut(v, " ")
+			if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(cred, "~fp:") || seen[cred] {
+				continue
+			}
+			seen[cred] = true
+			out = append(out, fmt.Sprintf("step %s %s sends a bearer token (%s header) fetched outside this slice: a replay cannot send it; export the call that fetched it too (a wider slice, such as --channel)", st.ID, st.Label(), h))
+		}
+	}
+	return out
 }

@@ -221,7 +221,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	target := func(t *testing.T) Targets { tg, _ := ParseTargets(newFake(t).srv.URL); return tg }
 
-	res, err := Replay(context.Background(), s, target(t), Options{Key: key, Secrets: []string{"APP:SEC"}, Volatile: volatile(t)})
+	res, err := Resend(context.Background(), s, target(t), ResendOptions{Key: key, Secrets: []string{"APP:SEC"}, Volatile: volatile(t)})
 	if err != nil || !res.OK() || res.Steps != 6 {
 		var b strings.Builder
 		res.Format(&b, s.Name)
@@ -229,7 +229,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 	}
 
 	// Without the API key the coupon step answers 401 in its body.
-	res, _ = Replay(context.Background(), s, target(t), Options{Key: key, Volatile: volatile(t)})
+	res, _ = Resend(context.Background(), s, target(t), ResendOptions{Key: key, Volatile: volatile(t)})
 	var where []string
 	for _, d := range res.Differences {
 		where = append(where, d.Step+" "+d.Where)
@@ -238,7 +238,7 @@ func TestReplay_SIM4_feedsCapturedValuesAndReSigns(t *testing.T) {
 		t.Errorf("without the secret: %+v", res.Differences)
 	}
 	// Without a key, the changed envelope cannot be re-signed: reported.
-	res, _ = Replay(context.Background(), s, target(t), Options{Secrets: []string{"APP:SEC"}, Volatile: volatile(t)})
+	res, _ = Resend(context.Background(), s, target(t), ResendOptions{Secrets: []string{"APP:SEC"}, Volatile: volatile(t)})
 	if len(res.Differences) != 1 || res.Differences[0].Where != "request" || !strings.Contains(res.Differences[0].Note, "no publisher key") {
 		t.Errorf("without a key: %+v", res.Differences)
 	}
@@ -323,7 +323,7 @@ func TestReplay_SIM4_reSignsOnlyWhatWasSigned(t *testing.T) {
 	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	tg, _ := ParseTargets(srv.URL)
-	if _, err := Replay(context.Background(), s, tg, Options{Key: key}); err != nil {
+	if _, err := Resend(context.Background(), s, tg, ResendOptions{Key: key}); err != nil {
 		t.Fatal(err)
 	}
 	want := base64.StdEncoding.EncodeToString([]byte(`{"rewardId":"R-7"}`))
@@ -368,7 +368,7 @@ func TestBuild_SIM4_webhookPushIsOneControlStep(t *testing.T) {
 	if st.Host != HostControl || st.Method != http.MethodPost || st.Path != "/__sim/webhooks" || st.Query != "wait=10s" || string(st.Body) != want || st.Expect.Status != http.StatusCreated {
 		t.Fatalf("push step %+v body %s", st, st.Body)
 	}
-	if res, err := Replay(context.Background(), s, Targets{"http://127.0.0.1:1", "", ""}, Options{}); err != nil || res.OK() ||
+	if res, err := Resend(context.Background(), s, Targets{"http://127.0.0.1:1", "", ""}, ResendOptions{}); err != nil || res.OK() ||
 		!strings.Contains(res.Differences[0].Note, "control API") {
 		t.Fatalf("without a control API: %v %+v", err, res)
 	}

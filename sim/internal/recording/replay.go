@@ -3,387 +3,259 @@ package recording
 import (
 	"bytes"
 	"context"
-	"crypto/rsa"
-	"encoding/base64"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
-	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/rewardsim/rewardsim/certs"
+	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/calibrate"
+	"github.com/rewardsim/rewardsim/sim/controlapi"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
-// Targets are the base URLs of the hosts to replay against. An empty
-// host falls back to Rewards.
-type Targets struct {
-	Rewards, Bank, Hotdeals string
-}
+// DefaultReplaySecrets are the API-key credentials of the embedded default
+// scenario's DEMOBANK channel (test-only), used when ReplayOptions.Secrets
+// is empty.
+var DefaultReplaySecrets = []string{"DEMOAPPKEY:DEMOSECKEY"}
 
-// ParseTargets reads "URL" (one listener for all hosts) or
-// "REWARDS,BANK,HOTDEALS".
-func ParseTargets(s string) (Targets, error) {
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		parts[i] = strings.TrimRight(strings.TrimSpace(p), "/")
-		if u, err := url.Parse(parts[i]); err != nil || u.Scheme == "" || u.Host == "" {
-			return Targets{}, fmt.Errorf("target %q is not an absolute URL", p)
-		}
-	}
-	switch len(parts) {
-	case 1:
-		return Targets{parts[0], parts[0], parts[0]}, nil
-	case 3:
-		return Targets{parts[0], parts[1], parts[2]}, nil
-	}
-	return Targets{}, fmt.Errorf("--target takes one URL or three (rewards,bank,hotdeals), not %d", len(parts))
-}
-
-func (t Targets) base(host string) string {
-	switch host {
-	case "bank":
-		if t.Bank != "" {
-			return t.Bank
-		}
-	case "hotdeals":
-		if t.Hotdeals != "" {
-			return t.Hotdeals
-		}
-	}
-	return t.Rewards
-}
-
-// Options tune a replay.
-type Options struct {
-	// Key re-signs envelopes whose payload changed through captured values.
-	Key *rsa.PrivateKey
-	// Control is the target's control API, for control steps
-	// (HostControl); ControlToken its token, if any.
+// ReplayOptions tune Replay.
+type ReplayOptions struct {
+	// Target is one base URL for all hosts, or three separated by commas
+	// (rewards,bank,hotdeals).
+	Target string
+	// Control is the target's control API. When set (and Shared is not),
+	// the recording replays into channels of its own: a copy of Scenario
+	// with every channel renamed is loaded and activated for the new
+	// names and their state reset, so replays run in parallel against
+	// one instance and twice in a row. ControlToken is its token, if any.
 	Control, ControlToken string
-	// Secrets are credentials the journal only holds as fingerprints (an
-	// API key header, say): a header whose fingerprint matches one of
-	// them is sent with the real value.
+	// Shared replays into the recorded channels as they are (a UAT, or a
+	// target without a control API): what the target holds shows.
+	Shared bool
+	// Scenario is the YAML the recording was made against; nil means the
+	// scenario the recording names. An overlay (extends: NAME) is read as
+	// upload and validate read it: merged onto ScenarioBase's NAME, else
+	// the target's loaded scenario NAME, else the embedded one.
+	Scenario []byte
+	// ScenarioBase finds a scenario an overlay extends by name (the CLI:
+	// a file of that name beside --scenario); nil: none.
+	ScenarioBase func(name string) ([]byte, bool)
+	// RunID tells apart concurrent replays of one recording on one
+	// instance (two pipelines); replays with the same RunID reuse their
+	// channels, reset first.
+	RunID string
+	// Source is the file the recording was read from: with the
+	// content's hash it names the replay's channel copy, so two files
+	// never share one (default: the recording's name).
+	Source string
+	// Prepared, if set, hears of the copy and of the ways the target
+	// differs from what was recorded, before the first step.
+	Prepared func(ReplayPrepared)
+	// PublisherKeyPEM re-signs envelopes whose payload changed through
+	// captured values; nil means the embedded test-only publisher key.
+	PublisherKeyPEM []byte
+	// Secrets are credentials the recording holds only as fingerprints.
 	Secrets []string
-	// Volatile are the fields masked by default (VolatileFields of the
-	// answer schemas); the recording's masks and then Masks extend them.
-	Volatile map[string]MaskKind
-	// Masks extend the recording's masks.
-	Masks map[string]MaskKind
-	// AnswerNames are replaced (first by second) in every replayed answer
-	// before it is compared, after values are captured from it: the
-	// names of an isolated replay's channels (Isolation.AnswerNames).
-	AnswerNames [][2]string
-	HTTP        *http.Client
-	// Step, if set, hears of every step once it is compared.
-	Step func(StepReport)
-	// Waiting, if set, hears every WaitNotice while one request is
-	// outstanding (a fault's delay, a slow target).
-	Waiting func(st *Step, waited time.Duration)
+	// Masks extend the recording's masks: field name to value, digits,
+	// url, ignore or none.
+	Masks map[string]string
+	HTTP  *http.Client
+	// Step, if set, hears of each step once compared (for progress).
+	Step func(ReplayStep)
+	// Waiting, if set, hears every few seconds while one request is
+	// outstanding (a fault's injected delay, say).
+	Waiting func(step string, waited time.Duration)
 }
 
-// WaitNotice is how often Options.Waiting is told of an outstanding
-// request.
-var WaitNotice = 5 * time.Second
-
-// StepReport is one step's outcome.
-type StepReport struct {
-	Step        *Step
+// ReplayStep is one replayed step, for progress output.
+type ReplayStep struct {
+	ID, Label   string
 	Status      int
 	Elapsed     time.Duration
-	Differences []Difference
+	Differences int
+	// Diff is the step's differences, readable ("" when none).
+	Diff string
 }
 
-// Result is the outcome of a replay.
-type Result struct {
-	Steps       int          `json:"steps"`
-	Differences []Difference `json:"differences"`
+// ReplayResult is the outcome of a replay.
+type ReplayResult struct {
+	Name        string
+	Steps       int
+	Differences int
+	// Channels are the channels replayed into (the copies when isolated);
+	// Scenario is the copy's name.
+	Channels []string
+	Scenario string
+	// Report is the readable diff (or "no difference").
+	Report string
 }
 
 // OK reports whether the replay matched the recording.
-func (r *Result) OK() bool { return len(r.Differences) == 0 }
+func (r *ReplayResult) OK() bool { return r.Differences == 0 }
 
-// NoRedirectClient is the replay's default client: a redirect (a
-// click-and-redirect URL, say) is an answer to compare, not to follow.
-func NoRedirectClient() *http.Client {
-	return &http.Client{
-		Timeout:       time.Minute,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-var placeholder = regexp.MustCompile(`\$\{([^}]+)\}`)
-
-// Replay re-sends every step of s to t and compares each answer with the
-// recorded one. An error means the replay could not run (a transport
-// failure); differences are in the result.
-func Replay(ctx context.Context, s *Recording, t Targets, o Options) (*Result, error) {
-	if o.HTTP == nil {
-		o.HTTP = NoRedirectClient()
-	}
-	masks := Masks(o.Volatile, s.Masks, o.Masks)
-	secrets := map[string]string{}
-	for _, v := range o.Secrets {
-		secrets[journal.Fingerprint(v)] = v
-	}
-	vars := map[string]string{}
-	res := &Result{Differences: []Difference{}}
-	for i := range s.Steps {
-		st := &s.Steps[i]
-		base := t.base(st.Host)
-		if st.Host == HostControl {
-			if base = o.Control; base == "" {
-				res.Differences = append(res.Differences, Difference{Step: st.ID, Label: st.Label(), Where: "request",
-					Note: "a control step (a webhook push) needs the target's control API, and none was given"})
-				continue
+// volatileFields are the answer fields the schemas mark volatile
+// (VolatileFields over every answer schema of the contract).
+var volatileFields = sync.OnceValues(func() (map[string]MaskKind, error) {
+	var roots []string
+	for _, op := range contract.Ops {
+		for _, n := range []string{op.Response, op.ResponseBDATA} {
+			if n != "" && !slices.Contains(roots, n) {
+				roots = append(roots, n)
 			}
 		}
-		req, err := build(ctx, st, base, vars, secrets, o.Key)
-		if err == nil && st.Host == HostControl && o.ControlToken != "" {
-			req.Header.Set("Authorization", "Bearer "+o.ControlToken)
-		}
-		if err != nil {
-			res.Differences = append(res.Differences, Difference{Step: st.ID, Label: st.Label(), Where: "request", Note: err.Error()})
-			continue
-		}
-		start := time.Now()
-		ans, err := doWaiting(o, st, req)
-		if err != nil {
-			return res, fmt.Errorf("step %s %s: %w", st.ID, st.Label(), err)
-		}
-		body, err := io.ReadAll(ans.Body)
-		ans.Body.Close()
-		if err != nil {
-			return res, fmt.Errorf("step %s: reading the answer: %w", st.ID, err)
-		}
-		res.Steps++
-		got := observed(ans, body)
-		capture(st, got, vars)
-		got = renamed(got, o.AnswerNames)
-		diffs := compare(st, got, masks)
-		res.Differences = append(res.Differences, diffs...)
-		if o.Step != nil {
-			o.Step(StepReport{Step: st, Status: got.status, Elapsed: time.Since(start), Differences: diffs})
-		}
 	}
-	return res, nil
-}
+	return VolatileFields(schemas.FS, roots)
+})
 
-// doWaiting sends req, telling o.Waiting while the answer is late.
-func doWaiting(o Options, st *Step, req *http.Request) (*http.Response, error) {
-	if o.Waiting == nil {
-		return o.HTTP.Do(req)
-	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		start := time.Now()
-		t := time.NewTicker(WaitNotice)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				o.Waiting(st, time.Since(start).Round(time.Second))
-			}
-		}
-	}()
-	return o.HTTP.Do(req)
-}
-
-// renamed reads an answer under the recorded names.
-func renamed(a answer, names [][2]string) answer {
-	if len(names) == 0 {
-		return a
-	}
-	swap := func(b []byte) []byte {
-		for _, n := range names {
-			b = bytes.ReplaceAll(b, []byte(n[0]), []byte(n[1]))
-		}
-		return b
-	}
-	a.body, a.bdata = swap(a.body), swap(a.bdata)
-	h := a.header.Clone()
-	for k, vs := range h {
-		for i := range vs {
-			vs[i] = string(swap([]byte(vs[i])))
-		}
-		h[k] = vs
-	}
-	a.header = h
-	return a
-}
-
-// Label names the step for people: its operation and request line.
-func (st *Step) Label() string {
-	name := st.Endpoint
-	if name == "" {
-		name = st.Path
-	}
-	return fmt.Sprintf("%s (%s %s)", name, st.Method, st.Path)
-}
-
-// render replaces placeholders; unknown names stay and are reported.
-func render(s string, vars map[string]string, missing *[]string) string {
-	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-		name := m[2 : len(m)-1]
-		if v, ok := vars[name]; ok {
-			return v
-		}
-		*missing = append(*missing, name)
-		return m
-	})
-}
-
-// renderJSON replaces placeholders inside JSON string literals, escaping
-// the value as a JSON string body.
-func renderJSON(raw json.RawMessage, vars map[string]string, missing *[]string) []byte {
-	return placeholder.ReplaceAllFunc(raw, func(m []byte) []byte {
-		name := string(m[2 : len(m)-1])
-		v, ok := vars[name]
-		if !ok {
-			*missing = append(*missing, name)
-			return m
-		}
-		q, _ := json.Marshal(v)
-		return q[1 : len(q)-1]
-	})
-}
-
-func build(ctx context.Context, st *Step, base string, vars, secrets map[string]string, key *rsa.PrivateKey) (*http.Request, error) {
-	var missing []string
-	target := render(st.Path, vars, &missing)
-	if st.Query != "" {
-		target += "?" + render(st.Query, vars, &missing)
-	}
-	var body []byte
-	switch {
-	case st.Envelope != nil:
-		env := envelope.Envelope{CHANNELID: st.Envelope.CHANNELID, SIGN: st.Envelope.SIGN, BDATA: st.Envelope.BDATA}
-		if placeholder.Match(st.Envelope.Payload) {
-			payload := renderJSON(st.Envelope.Payload, vars, &missing)
-			env.BDATA = base64.StdEncoding.EncodeToString(payload)
-			// Re-signed only when the recording was signed: an unsigned
-			// call (FetchRewardInfo may be) stays unsigned.
-			if st.Envelope.SIGN != "" {
-				if key == nil {
-					return nil, fmt.Errorf("the payload changed through captured values and no publisher key was given to re-sign it")
-				}
-				sign, err := envelope.Sign(key, env.BDATA)
-				if err != nil {
-					return nil, err
-				}
-				env.SIGN = sign
-			}
-		}
-		body, _ = json.Marshal(env)
-	case len(st.Body) > 0:
-		body = renderJSON(st.Body, vars, &missing)
-	case st.Text != "":
-		body = []byte(render(st.Text, vars, &missing))
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("no captured value for %s (an earlier step failed?)", strings.Join(missing, ", "))
-	}
-	req, err := http.NewRequestWithContext(ctx, st.Method, base+target, bytes.NewReader(body))
+// Replay re-sends a recording (SIM-4) to the target and compares every
+// answer with the recorded one, volatile fields masked. An error means
+// the recording could not be read or a request could not be sent;
+// differences are in the result.
+func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*ReplayResult, error) {
+	set, err := schema.Embedded()
 	if err != nil {
 		return nil, err
 	}
-	if body == nil {
-		req.Body = http.NoBody
+	rec, err := Parse(recordingJSON, set)
+	if err != nil {
+		return nil, err
 	}
-	for k, v := range st.Header {
-		if scheme, cred, ok := strings.Cut(v, " "); ok && secrets[cred] != "" {
-			v = scheme + " " + secrets[cred]
-		} else if secrets[v] != "" {
-			v = secrets[v]
+	targets, err := ParseTargets(o.Target)
+	if err != nil {
+		return nil, err
+	}
+	keyPEM := o.PublisherKeyPEM
+	if keyPEM == nil {
+		keyPEM, _ = fs.ReadFile(certs.FS, certs.PublisherKey)
+	}
+	key, err := envelope.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("publisher key: %w", err)
+	}
+	secrets := o.Secrets
+	if len(secrets) == 0 {
+		secrets = DefaultReplaySecrets
+	}
+	masks := map[string]MaskKind{}
+	for k, v := range o.Masks {
+		mk, err := ParseMaskKind(v)
+		if err != nil {
+			return nil, fmt.Errorf("mask %s: %w", k, err)
 		}
-		req.Header.Set(k, render(v, vars, &missing))
+		masks[k] = mk
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("no captured value for %s (an earlier step failed?)", strings.Join(missing, ", "))
+	volatile, err := volatileFields()
+	if err != nil {
+		return nil, err
 	}
-	return req, nil
+	ro := ResendOptions{Key: key, Secrets: secrets, Volatile: volatile, Masks: masks, HTTP: o.HTTP,
+		Control: strings.TrimRight(o.Control, "/"), ControlToken: o.ControlToken}
+	if o.Step != nil {
+		ro.Step = func(r StepReport) {
+			var diff strings.Builder
+			for _, d := range r.Differences {
+				fmt.Fprintf(&diff, "- %s\n", d)
+			}
+			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences), Diff: diff.String()})
+		}
+	}
+	if o.Waiting != nil {
+		ro.Waiting = func(st *Step, d time.Duration) { o.Waiting(st.ID+" "+st.Label(), d) }
+	}
+	var channels []string
+	var before []Difference
+	copyName := ""
+	if !o.Shared {
+		if o.Control == "" {
+			return nil, errors.New("an isolated replay needs the target's control API (Control), or Shared to replay into the recorded channels")
+		}
+		c := &controlapi.Client{Base: o.Control, Token: o.ControlToken, HTTP: o.HTTP}
+		yml, against, diffs, notes, err := againstScenario(ctx, rec, o, c)
+		if err != nil {
+			return nil, err
+		}
+		diffs = append(diffs, calibrate.CompareReadings(rec.Switches, against, yml)...)
+		iso, err := isolate(ctx, c, yml, replaySource(o, rec, recordingJSON), o.RunID)
+		if err != nil {
+			return nil, err
+		}
+		armed, faultDiffs, err := copyFaults(ctx, rec, iso, c)
+		defer func() {
+			for _, id := range armed { // the copies' rules go with the replay
+				_, _ = c.Do(context.WithoutCancel(ctx), http.MethodDelete, "/__sim/faults/"+url.PathEscape(id), nil, "", nil)
+			}
+		}()
+		if err != nil {
+			return nil, err
+		}
+		diffs = append(diffs, faultDiffs...)
+		if err := iso.Rewrite(rec, key); err != nil {
+			return nil, err
+		}
+		ro.AnswerNames = iso.AnswerNames()
+		for _, n := range iso.Channels {
+			channels = append(channels, n)
+		}
+		slices.Sort(channels)
+		copyName = iso.Scenario
+		for _, d := range diffs {
+			before = append(before, Difference{Step: "-", Label: "before the first step", Where: "target", Note: d})
+		}
+		if o.Prepared != nil {
+			o.Prepared(ReplayPrepared{Scenario: iso.Scenario, Channels: maps.Clone(iso.Channels), Against: against, Differences: diffs, Notes: notes})
+		}
+	}
+	res, err := Resend(ctx, rec, targets, ro)
+	if err != nil {
+		return nil, err
+	}
+	res.Differences = append(before, res.Differences...)
+	var buf bytes.Buffer
+	res.Format(&buf, rec.Name)
+	return &ReplayResult{Name: rec.Name, Steps: res.Steps, Differences: len(res.Differences), Channels: channels, Scenario: copyName, Report: buf.String()}, nil
 }
 
-// answer is an answer as replayed.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-	bdata  []byte // decoded BDATA of an envelope answer
+// isolate loads and activates the recording's own copy of the scenario
+// on the target and resets its channels' state.
+func isolate(ctx context.Context, c *controlapi.Client, yml []byte, source, runID string) (*Isolation, error) {
+	iso, err := Isolate(yml, source, runID)
+	if err != nil {
+		return nil, err
+	}
+	names := slices.Sorted(maps.Values(iso.Channels))
+	q := url.Values{"name": {iso.Scenario + ".yaml"}}
+	if _, err := c.Do(ctx, http.MethodPost, "/__sim/scenarios", q, "application/yaml", iso.YAML); err != nil {
+		return nil, fmt.Errorf("loading the replay's copy of the scenario: %w", err)
+	}
+	for _, ch := range names {
+		body := map[string]string{"channel": ch}
+		if _, err := c.PostJSON(ctx, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", body); err != nil {
+			return nil, fmt.Errorf("activating the replay's scenario for %s: %w", ch, err)
+		}
+		if _, err := c.PostJSON(ctx, "/__sim/state/reset", body); err != nil {
+			return nil, fmt.Errorf("resetting channel %s: %w", ch, err)
+		}
+	}
+	return iso, nil
 }
 
-func observed(res *http.Response, body []byte) answer {
-	a := answer{status: res.StatusCode, header: res.Header, body: body}
-	var env struct {
-		BDATA *string `json:"BDATA"`
-	}
-	if json.Unmarshal(body, &env) == nil && env.BDATA != nil {
-		if raw, err := base64.StdEncoding.DecodeString(*env.BDATA); err == nil && json.Valid(raw) {
-			a.bdata = raw
+// FileName turns a recording's name into a file name.
+func FileName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
 		}
-	}
-	return a
-}
-
-// capture stores this step's captured values from the live answer.
-func capture(st *Step, a answer, vars map[string]string) {
-	for _, c := range st.Captures {
-		src := a.body
-		if c.From == "bdata" {
-			src = a.bdata
-		}
-		v, ok := decode(src)
-		if !ok {
-			continue
-		}
-		val, ok := pointer(v, c.Pointer)
-		if !ok {
-			continue
-		}
-		s := fmt.Sprint(val)
-		if c.URLPath {
-			u, err := url.Parse(s)
-			if err != nil {
-				continue
-			}
-			s = u.EscapedPath()
-			if u.RawQuery != "" {
-				s += "?" + u.RawQuery
-			}
-		}
-		vars[c.Name] = s
-	}
-}
-
-// pointer resolves an RFC 6901 JSON Pointer.
-func pointer(v any, p string) (any, bool) {
-	if p == "" {
-		return v, true
-	}
-	for _, tok := range strings.Split(p[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := v.(type) {
-		case map[string]any:
-			c, ok := x[tok]
-			if !ok {
-				return nil, false
-			}
-			v = c
-		case []any:
-			var i int
-			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
+		return '-'
+	}, name)
+	return name + ".json"
 }

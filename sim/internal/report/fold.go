@@ -48,6 +48,9 @@ func BuildFrom(read Source, o Options) (Report, error) {
 	if o.RetryWindow <= 0 {
 		o.RetryWindow = DefaultRetryWindow
 	}
+	if o.TerminalWindow <= 0 {
+		o.TerminalWindow = DefaultTerminalWindow
+	}
 	f := newFold(o)
 	if err := read(func(e journal.Entry) bool { f.learn(&e); return true }); err != nil {
 		return Report{}, err
@@ -62,7 +65,7 @@ func BuildFrom(read Source, o Options) (Report, error) {
 	}
 	f.finish()
 
-	r := Report{Channel: o.Channel, Findings: []Finding{}, Totals: map[string]int{}, Checked: Rules, Exchanges: f.exchanges}
+	r := Report{Channel: o.Channel, Findings: []Finding{}, Totals: map[string]int{}, Checked: Rules, NotCheckable: NotCheckable, Exchanges: f.exchanges}
 	for _, rule := range Rules {
 		if got := f.c.byID[rule.ID]; got != nil {
 			r.Findings = append(r.Findings, *got)
@@ -91,6 +94,7 @@ type fold struct {
 	expiredTold    map[string]uint64    // TOK-4: credential -> seq of the first refusal
 	firstGetReward map[string]firstCall // GR-4: channel + extTransactionId
 	firstCoupon    map[string]firstCall // CPN-5: channel + offer + extTransactionId
+	misSigned      map[string]misSigned // ENV-3: credential fingerprint -> the mis-signed answer that handed it out
 }
 
 // firstCall is what a duplicate is compared with: the first call's
@@ -119,7 +123,7 @@ func newFold(o Options) *fold {
 		refFetches: map[string][]*journal.Entry{}, firstOffer: map[string]string{}, timedOutClaim: map[string]claim{},
 		refused: map[string]claim{}, refusedCode: map[string]string{}, cardsSeen: map[string]bool{},
 		revealed: map[string]uint64{}, expiredTold: map[string]uint64{},
-		firstGetReward: map[string]firstCall{}, firstCoupon: map[string]firstCall{}}
+		firstGetReward: map[string]firstCall{}, firstCoupon: map[string]firstCall{}, misSigned: map[string]misSigned{}}
 }
 
 // learn is the first pass: which credentials only the report's channel
@@ -183,6 +187,7 @@ func (f *fold) entry(e *journal.Entry) {
 	f.conflictingGetReward(e)
 	f.conflictingCoupon(e)
 	f.trackLinks(e)
+	f.unverifiedAnswer(e)
 }
 
 // perEntry runs the rules that look at one exchange at a time.
@@ -254,12 +259,23 @@ func (f *fold) couponClaim(cl claim) {
 // terminal errorCode.
 func (f *fold) claimAfterTerminal(cl claim, e *journal.Entry) {
 	k := cl.channel + "\x00" + cl.virtualID + "\x00" + cl.offer
+	code := jsonText(body(e.Response.Body)["errorCode"])
 	if first, ok := f.refused[k]; ok && cl.extTxID != first.extTxID {
-		f.c.add("claim-after-terminal-error", cl.e, fmt.Sprintf("offer %q answered %s to claim %q (exchange %d); claim %q was sent anyway",
-			cl.offer, f.refusedCode[k], first.extTxID, first.e.Seq, cl.extTxID))
-		return
+		switch {
+		case e.Status == 200 && code == "":
+			// The claim was served: the answer was not final after all
+			// (stock came back), so neither is this claim a finding.
+			delete(f.refused, k)
+			return
+		case cl.e.At.Sub(first.e.At) > f.o.TerminalWindow:
+			delete(f.refused, k) // long after: a restock may have come between
+		default:
+			f.c.add("claim-after-terminal-error", cl.e, fmt.Sprintf("offer %q answered %s to claim %q (exchange %d); claim %q was sent anyway, %s later",
+				cl.offer, f.refusedCode[k], first.extTxID, first.e.Seq, cl.extTxID, cl.e.At.Sub(first.e.At).Round(time.Second)))
+			return
+		}
 	}
-	if code := jsonText(body(e.Response.Body)["errorCode"]); terminalCouponErrors[code] {
+	if terminalCouponErrors[code] {
 		if _, ok := f.refused[k]; !ok {
 			f.refused[k], f.refusedCode[k] = cl, code
 		}

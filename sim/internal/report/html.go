@@ -75,7 +75,7 @@ code{font-size:90%}
 {{range .Groups}}<h2 class="sev {{.Severity}}">{{.Severity}}</h2>
 {{range .Findings}}<article class="finding {{.Severity}}" data-clause="{{.Clause}}" data-rule="{{.ID}}">
 <div><h3><span class="clause">{{.Clause}}</span>{{.Title}}</h3>
-<p class="advice">{{.Advice}}</p><p class="advice">{{.Count}} time(s); rule <code>{{.ID}}</code>.</p></div>
+<p class="advice">{{.Advice}}</p>{{with .Reading}}<p class="advice"><b>The simulator's reading:</b> {{.}}</p>{{end}}<p class="advice">{{.Count}} time(s); rule <code>{{.ID}}</code>.</p></div>
 <div class="example"><b>Example #{{.Example.Seq}}</b> <code>{{.Example.Method}} {{.Example.Path}}</code> HTTP {{.Example.Status}}<br>{{.Example.Detail}}
 {{with .Exchange}}{{with .Request.Body}}<div>request</div><pre>{{pretty .}}</pre>{{end}}{{with .Request.BDATA}}<div>request BDATA, decoded</div><pre>{{pretty .}}</pre>{{end}}{{with .Response.Body}}<div>answer</div><pre>{{pretty .}}</pre>{{end}}{{with .Response.Text}}<div>answer</div><pre>{{.}}</pre>{{end}}{{end}}</div>
 </article>{{end}}{{end}}
@@ -83,6 +83,8 @@ code{font-size:90%}
 {{if .Diagram}}<h2>Flow</h2><div class="diagram">{{.Diagram}}</div>{{end}}
 <h2>Checks</h2><table><tr><th>Rule</th><th>Clause</th><th>Severity</th><th>What it catches</th></tr>
 {{range .Checked}}<tr><td>{{.ID}}</td><td>{{.Clause}}</td><td class="sev {{.Severity}}">{{.Severity}}</td><td>{{.Title}}</td></tr>{{end}}</table>
+{{with .NotCheckable}}<h2 id="not-checkable">Not checkable from here</h2><p>No finding says nothing about these: the journal does not show them.</p>
+<table><tr><th>What</th><th>How to test it</th></tr>{{range .}}<tr><td>{{.Title}}</td><td>{{.How}}</td></tr>{{end}}</table>{{end}}
 </main></body></html>
 `))
 

@@ -38,27 +38,51 @@ type Rule struct {
 	Severity Severity `json:"severity"`
 	Title    string   `json:"title"`
 	Advice   string   `json:"advice"`
+	// Reading, when set, says the rule checks the simulator's own reading
+	// of a point the contract leaves open, and names that reading.
+	Reading string `json:"reading,omitempty"`
 }
 
 // Rules lists every check, in report order.
 var Rules = []Rule{
-	{"sign-over-decoded-json", "ENV-2", Error, "SIGN was computed over the decoded JSON instead of the base64 BDATA string", "Sign the base64 BDATA string itself (SHA256withRSA), not the JSON it decodes to."},
-	{"wrong-token-type", "AUTH-1", Error, "A user token was sent to GetReward, or a reference token to a user-token endpoint", "GetReward takes the reference token; FetchRewardInfo and GetAllScratchCardsByUserId take the user token of GetAuthToken."},
-	{"nested-additional-params", "GR-7", Error, "additionalParams was sent as a nested JSON object instead of a JSON-encoded string", `Encode additionalParams as a string: "additionalParams": "{\"city\":\"Pune\"}".`},
-	{"dateandtime-format", "GR-6", Error, "dateandtime is not in the format DDMMYYYYHHMMSS", "Send dateandtime as 14 digits, day first: 15012026103000."},
-	{"amount-format", "GR-5", Error, "amount is not a number with at most two decimal places", "Send amount as a JSON number with two decimals, such as 149.50."},
-	{"reference-token-per-request", "TOK-5", Warning, "The reference token was fetched more often than the hourly refresh the contract advises", "Cache the referenceKey and refresh it on a schedule (hourly), not per request."},
-	{"ext-transaction-id-across-offers", "CPN-5", Error, "One extTransactionId was reused for claims of different offers", "Use a new extTransactionId for every claim; reuse is undefined behaviour across offers."},
-	{"retry-with-new-ext-transaction-id", "CPN-4", Error, "A claim that timed out or was dropped was retried with a new extTransactionId", "After a timeout or a dropped connection, reconcile through getUserCoupons and retry with the same extTransactionId."},
-	{"tracklink-never-fired", "TRK-1", Warning, "Cards were listed but none of their trackLink impression URLs was fired", "GET every trackLink URL of a card when the card becomes visible."},
-	{"second-reveal", "REV-2", Error, "A card already revealed was revealed again", "Reveal a card once; show a revealed card from GetAllScratchCardsByUserId, which carries its details."},
-	{"claim-after-terminal-error", "CPN-3", Error, "A coupon claim was sent again with a new extTransactionId after the offer answered COUPON_EXHAUSTED, MAX_LIMIT_REACHED, NON_ELIGIBLE or INVALID_OFFER", "These errorCodes are final for that user and offer: show the message, stop claiming, and do not retry under a new extTransactionId."},
-	{"expired-token", "TOK-4", Error, "A call was made with a token past its expireDate (or one already refused as expired)", "Read expireDate from the token answer and fetch a new token before it passes; after a 401 for an expired token, fetch a new one instead of resending."},
-	{"get-reward-conflicting-duplicate", "GR-4", Error, "A GetReward extTransactionId that already created cards was sent again with a different body", "Retry with exactly the same body; a new transaction needs a new extTransactionId (the service answers the first cards and ignores the change)."},
-	{"coupon-claim-conflicting-duplicate", "CPN-5", Error, "A coupon claim was retried with the same extTransactionId and a different coinsUsed", "Retry a claim with exactly the same body; a new purchase needs a new extTransactionId."},
-	{"not-available-endpoint", "NA-1", Error, "RegisterEvent or ExitEvent was called; they have no implementation", "Remove the call: no logout is needed; run referrals with a scratch card trigger."},
-	{"webhook-not-ok", "WH-2", Error, `The webhook receiver did not answer a JSON object with status "OK"`, `Answer the coupon-status webhook at once with {"status":"OK"} and process it asynchronously.`},
-	{"webhook-slow", "WH-2", Warning, "The webhook receiver answered slowly", "Acknowledge first, then process asynchronously."},
+	{"sign-over-decoded-json", "ENV-2", Error, "SIGN was computed over the decoded JSON instead of the base64 BDATA string", "Sign the base64 BDATA string itself (SHA256withRSA), not the JSON it decodes to.", ""},
+	{"wrong-token-type", "AUTH-1", Error, "A user token was sent to GetReward, or a reference token to a user-token endpoint", "GetReward takes the reference token; FetchRewardInfo and GetAllScratchCardsByUserId take the user token of GetAuthToken.", ""},
+	{"nested-additional-params", "GR-7", Error, "additionalParams was sent as a nested JSON object instead of a JSON-encoded string", `Encode additionalParams as a string: "additionalParams": "{\"city\":\"Pune\"}".`, ""},
+	{"dateandtime-format", "GR-6", Error, "dateandtime is not in the format DDMMYYYYHHMMSS", "Send dateandtime as 14 digits, day first: 15012026103000.", ""},
+	{"amount-format", "GR-5", Error, "amount is not a number with at most two decimal places", "Send amount as a JSON number with two decimals, such as 149.50.", ""},
+	{"reference-token-per-request", "TOK-5", Warning, "The reference token was fetched more often than the hourly refresh the contract advises", "Cache the referenceKey and refresh it on a schedule (hourly), not per request.", "The contract advises an hourly refresh; more than 4 fetches in any 60 minutes as per request is the simulator's threshold."},
+	{"ext-transaction-id-across-offers", "CPN-5", Error, "One extTransactionId was reused for claims of different offers", "Use a new extTransactionId for every claim; reuse is undefined behaviour across offers.", ""},
+	{"retry-with-new-ext-transaction-id", "CPN-4", Error, "A claim that timed out or was dropped was retried with a new extTransactionId", "After a timeout or a dropped connection, reconcile through getUserCoupons and retry with the same extTransactionId.", "The contract asks for the same extTransactionId on a retry; the next claim within 15 minutes of a timed-out one as its retry is the simulator's reading."},
+	{"tracklink-never-fired", "TRK-1", Warning, "Cards were listed but none of their trackLink impression URLs was fired", "GET every trackLink URL of a card when the card becomes visible.", ""},
+	{"second-reveal", "REV-2", Error, "A card already revealed was revealed again", "Reveal a card once; show a revealed card from GetAllScratchCardsByUserId, which carries its details.", ""},
+	{"claim-after-terminal-error", "CPN-3", Error, "A coupon claim was sent again with a new extTransactionId after the offer answered COUPON_EXHAUSTED, MAX_LIMIT_REACHED, NON_ELIGIBLE or INVALID_OFFER", "These errorCodes are final for that user and offer: show the message, stop claiming, and do not retry under a new extTransactionId.", "The contract lists these errorCodes; reading them as final for that user and offer (for an hour, or until a claim is served) is the simulator's."},
+	{"expired-token", "TOK-4", Error, "A call was made with a token past its expireDate (or one already refused as expired)", "Read expireDate from the token answer and fetch a new token before it passes; after a 401 for an expired token, fetch a new one instead of resending.", ""},
+	{"get-reward-conflicting-duplicate", "GR-4", Error, "A GetReward extTransactionId that already created cards was sent again with a different body", "Retry with exactly the same body; a new transaction needs a new extTransactionId (the service answers the first cards and ignores the change).", ""},
+	{"coupon-claim-conflicting-duplicate", "CPN-5", Error, "A coupon claim was retried with the same extTransactionId and a different coinsUsed", "Retry a claim with exactly the same body; a new purchase needs a new extTransactionId.", ""},
+	{"not-available-endpoint", "NA-1", Error, "RegisterEvent or ExitEvent was called; they have no implementation", "Remove the call: no logout is needed; run referrals with a scratch card trigger.", ""},
+	{"webhook-not-ok", "WH-2", Error, `The webhook receiver did not answer a JSON object with status "OK"`, `Answer the coupon-status webhook at once with {"status":"OK"} and process it asynchronously.`, ""},
+	{"webhook-slow", "WH-2", Warning, "The webhook receiver answered slowly", "Acknowledge first, then process asynchronously.", "The contract asks for a prompt acknowledgement; 2 s as slow is the simulator's threshold."},
+	{"answer-signature-not-verified", "ENV-3", Error, "A token or session from an answer whose SIGN did not verify (an injected answer-sign fault) was used afterwards", "Verify SIGN of every signed answer with the service certificate before using anything in it; refuse the answer when it does not verify.", ""},
+}
+
+// Unseen is a promise the report cannot check from the journal: what the
+// app does with an answer, inside the app. "No finding" says nothing about
+// these; How says how to test them.
+type Unseen struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	How   string `json:"how"`
+}
+
+// NotCheckable lists what the report cannot see, so a report without
+// findings never reads as "compliant".
+var NotCheckable = []Unseen{
+	{"answer-verification", "Whether the app verifies SIGN on the answers it receives (ENV-3): the journal sees what the app sends, not what it checks",
+		"Arm an answer-sign-other-key (or -other-bytes, -absent) fault on a signed endpoint and drive the app: a token or session it then uses is a finding (answer-signature-not-verified); see testing-your-service.md"},
+	{"what-the-app-shows", "What the app shows its user: messages, coupon codes, error texts, a revealed reward",
+		"Check the app's screens in its own UI tests, against the answers the journal recorded"},
+	{"what-the-app-stores", "What the app keeps between calls (a claim's extTransactionId for a retry, a token until its expireDate) beyond what its later calls show",
+		"Restart the app mid-flow in a test and read the journal for the calls it makes after"},
 }
 
 // Options tune the report.
@@ -75,6 +99,10 @@ type Options struct {
 	// RetryWindow is how soon after a timed-out claim the next claim for
 	// the same user and offer counts as its retry; 0 means DefaultRetryWindow.
 	RetryWindow time.Duration
+	// TerminalWindow is how long after a final coupon answer (CPN-3) a
+	// claim with a new extTransactionId counts as ignoring it; later, a
+	// restock may have come between. 0 means DefaultTerminalWindow.
+	TerminalWindow time.Duration
 }
 
 // Defaults of Options, documented in docs/journal-report.md.
@@ -82,6 +110,7 @@ const (
 	DefaultRefTokenPerHour = 4
 	DefaultSlowWebhook     = 2 * time.Second
 	DefaultRetryWindow     = 15 * time.Minute
+	DefaultTerminalWindow  = time.Hour
 )
 
 // Example is the exchange that illustrates a finding.
@@ -110,6 +139,8 @@ type Report struct {
 	Findings  []Finding      `json:"findings"`
 	Totals    map[string]int `json:"totals"`
 	Checked   []Rule         `json:"checked"`
+	// NotCheckable is what no rule can see from the journal.
+	NotCheckable []Unseen `json:"notCheckable"`
 	// JournalDropped is how many exchanges the journal dropped under
 	// overload: when not 0 the report may miss findings.
 	JournalDropped uint64 `json:"journalDropped,omitempty"`

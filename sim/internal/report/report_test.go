@@ -55,6 +55,11 @@ func hook(status int, body string, latencyMs float64, errText string) journal.En
 
 const goodReward = `{"channelName":"DEMOBANK","virtualId":"VU-1","triggerEventType":"UPI","extTransactionId":"T1","dateandtime":"15012026103000","amount":149.50,"additionalParams":"{\"city\":\"Pune\"}"}`
 
+// exhausted is a claim answered COUPON_EXHAUSTED.
+func exhausted(e *journal.Entry) {
+	e.Status, e.Response.Body = 409, json.RawMessage(`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x"}`)
+}
+
 func coupon(min int, vid, offer, txn string, mods ...func(*journal.Entry)) journal.Entry {
 	body := fmt.Sprintf(`{"offerId":%q,"virtualId":%q,"channelName":"DEMOBANK","extTransactionId":%q,"coinsUsed":"10"}`, offer, vid, txn)
 	return ex("/api/fetchCouponCode", min, append([]func(*journal.Entry){reqBody(body)}, mods...)...)
@@ -114,23 +119,27 @@ var cases = []struct {
 			coupon(4, "VU-3", "OFF-1", "TX-5", gone), coupon(40, "VU-3", "OFF-1", "TX-6")},
 		2, "timed out; the retry"},
 	// CPN-3: a new extTransactionId after a final errorCode, for the same
-	// user and offer; the same claim resent, another user or another
-	// offer, or a retry after a non-final error, are not.
+	// user and offer, within the hour; the same claim resent, another user
+	// or another offer, a retry after a non-final error, one served (stock
+	// came back) or one over an hour later (a restock may have come
+	// between), are not.
 	{"claim-after-terminal-error", "CPN-3",
-		[]journal.Entry{coupon(0, "VU-1", "OFF-1", "TX-1", status(409, ""), resBody(`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x"}`)),
-			coupon(1, "VU-1", "OFF-1", "TX-2", status(409, ""), resBody(`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x"}`)),
-			coupon(2, "VU-1", "OFF-1", "TX-3"),
+		[]journal.Entry{coupon(0, "VU-1", "OFF-1", "TX-1", exhausted),
+			coupon(1, "VU-1", "OFF-1", "TX-2", exhausted),
+			coupon(2, "VU-1", "OFF-1", "TX-3", exhausted),
 			coupon(3, "VU-2", "OFF-2", "TX-4", status(429, ""), resBody(`{"status":429,"errorCode":"MAX_LIMIT_REACHED","message":"x"}`)),
-			coupon(4, "VU-2", "OFF-2", "TX-5")},
-		[]journal.Entry{coupon(0, "VU-1", "OFF-1", "TX-1", status(409, ""), resBody(`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x"}`)),
+			coupon(4, "VU-2", "OFF-2", "TX-5", status(429, ""), resBody(`{"status":429,"errorCode":"MAX_LIMIT_REACHED","message":"x"}`))},
+		[]journal.Entry{coupon(0, "VU-1", "OFF-1", "TX-1", exhausted),
 			coupon(1, "VU-1", "OFF-1", "TX-1"), coupon(2, "VU-2", "OFF-1", "TX-2"), coupon(3, "VU-1", "OFF-2", "TX-3"),
-			coupon(4, "VU-3", "OFF-1", "TX-4", status(500, ""), resBody(`{"status":500,"errorCode":"INTERNAL_ERROR","message":"x"}`)), coupon(5, "VU-3", "OFF-1", "TX-5")},
+			coupon(4, "VU-3", "OFF-1", "TX-4", status(500, ""), resBody(`{"status":500,"errorCode":"INTERNAL_ERROR","message":"x"}`)), coupon(5, "VU-3", "OFF-1", "TX-5"),
+			coupon(10, "VU-4", "OFF-1", "TX-6", exhausted), coupon(12, "VU-4", "OFF-1", "TX-7"),
+			coupon(20, "VU-5", "OFF-1", "TX-8", exhausted), coupon(90, "VU-5", "OFF-1", "TX-9", exhausted)},
 		3, "COUPON_EXHAUSTED to claim"},
 	// TOK-4: every call refused for an expired token; the second with the
 	// same token says it was already refused.
 	{"expired-token", "TOK-4",
-		[]journal.Entry{ex("/api/FetchRewardInfo", 0, status(401, "token has expired: expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} }),
-			ex("/api/FetchRewardInfo", 1, status(401, "token has expired: expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} })},
+		[]journal.Entry{ex("/api/FetchRewardInfo", 0, status(401, "token has expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} }),
+			ex("/api/FetchRewardInfo", 1, status(401, "token has expired"), func(e *journal.Entry) { e.Request.Header = map[string]string{"Authorization": "Bearer ~fp:abc"} })},
 		[]journal.Entry{ex("/api/FetchRewardInfo", 0, status(401, "unknown token")), ex("/api/FetchRewardInfo", 1)},
 		2, "refused: token has expired"},
 	{"tracklink-never-fired", "TRK-1",

@@ -60,6 +60,7 @@ func resolveExtends(name string, root *yaml.Node, src Sources, depth int) (*yaml
 	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
 		return nil, fail(fmt.Sprintf("extends: scenario %q does not read: %v", base, err))
 	}
+	dropNullLists(doc.Content[0])
 	b, err := resolveExtends(base, doc.Content[0], src, depth+1)
 	if err != nil {
 		return nil, fail(fmt.Sprintf("extends: scenario %q: %v", base, err))
@@ -233,4 +234,46 @@ func overlayPaths(es Errors, inherited int) Errors {
 		}
 	}
 	return es
+}
+
+// Resolve returns a scenario file's YAML with its extends: merged in, as
+// Parse reads it (unchanged when it extends nothing): for a reader that
+// needs the whole scenario's text, such as a replay copying its channels.
+func Resolve(name string, data []byte, src Sources) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, Errors{{File: name, Line: yamlLine(err), Msg: err.Error()}}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return data, nil
+	}
+	if _, key := extendsOf(doc.Content[0]); key == nil {
+		return data, nil
+	}
+	root, err := resolveExtends(name, doc.Content[0], src, 0)
+	if err != nil {
+		return nil, err
+	}
+	return yaml.Marshal(root)
+}
+
+// listKeys are the top-level keys that hold lists (or maps of lists): one
+// left null, every item commented out, is read as none.
+var listKeys = map[string]bool{"faults": true, "campaigns": true, "pools": true, "offers": true, "channels": true}
+
+// dropNullLists removes a list key whose value is null (`faults:` with
+// every line under it commented out), so it reads as an empty list rather
+// than a type error, and an overlay's empty key leaves its base's list.
+func dropNullLists(root *yaml.Node) {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(root.Content); {
+		k, v := root.Content[i], root.Content[i+1]
+		if listKeys[k.Value] && v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+			root.Content = append(root.Content[:i], root.Content[i+2:]...)
+			continue
+		}
+		i += 2
+	}
 }

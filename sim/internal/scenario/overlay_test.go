@@ -77,3 +77,27 @@ faults:
 		}
 	}
 }
+
+// clause: SIM-1
+// A list key left null (every item under `faults:` commented out) reads
+// as none, in a file and in an overlay (which then keeps its base's list).
+func TestParse_SIM1_aNullListReadsAsNone(t *testing.T) {
+	set, err := schema.Compile(schemas.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, _ := scenarios.FS.ReadFile(scenarios.Default)
+	src := scenario.Sources{Builtin: certs.FS, Base: func(n string) ([]byte, bool) { return def, n == "default" }}
+	commented := "faults:\n  # - {id: off, endpoint: GetAuthToken, action: {kind: internal-error}}\n"
+	whole := strings.Replace(string(def), "faults:\n", "old-faults-gone:\n", 1)
+	whole = whole[:strings.Index(whole, "old-faults-gone:")] + commented + "campaigns:" + strings.SplitN(whole, "\ncampaigns:", 2)[1]
+	sc, err := scenario.Parse("plain.yaml", []byte(whole), set, src)
+	if err != nil || len(sc.FaultRules) != 0 {
+		t.Fatalf("a file with faults: null: %v (%d rules)", err, len(sc.FaultRules))
+	}
+	over, err := scenario.Parse("over.yaml", []byte("extends: default\n"+commented), set, src)
+	base, _ := scenario.Parse("default.yaml", def, set, src)
+	if err != nil || len(over.FaultRules) != len(base.FaultRules) || len(base.FaultRules) == 0 {
+		t.Fatalf("an overlay with faults: null: %v (%d rules, base %d)", err, len(over.FaultRules), len(base.FaultRules))
+	}
+}

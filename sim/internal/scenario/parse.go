@@ -76,6 +76,7 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	if err := checkExpansion(name, root); err != nil {
 		return nil, err
 	}
+	dropNullLists(root)
 	overlay := root
 	root, err := resolveExtends(name, root, src, 0)
 	if err != nil {

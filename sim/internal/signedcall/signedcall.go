@@ -167,17 +167,26 @@ func (d *Deps) Payload(sc *scenario.Scenario, op contract.Op, bdata string, dst 
 // generic actions (inject.Generic), then the bare failures. not-eligible
 // is left to the endpoint, which alone knows its not-eligible answer.
 func Faults(c echo.Context, call *frontdoor.Call, act fault.Action) (stop bool, err error) {
+	if act.MisSigns() {
+		return false, nil // shown by Reply, on the signed answer
+	}
 	if stop, err := inject.Generic(c, act); stop {
 		return true, err
 	}
 	sc := call.Scenario
+	text := func(real string) string { // the rule's own words, else the real outcome's
+		if act.Message != "" {
+			return act.Message
+		}
+		return real
+	}
 	switch act.Kind {
 	case fault.MalformedBody:
 		return true, &httpx.Error{Status: http.StatusOK, Body: []byte(`{"STATUS":"FAIL`), Reason: "injected fault: malformed-body"}
 	case fault.InternalError:
-		return true, Failure(sc, act.Status, InternalError, "injected fault: internal-error")
+		return true, Failure(sc, act.Status, text(InternalError), "injected fault: internal-error")
 	case fault.SignatureMismatch:
-		return true, Failure(sc, act.Status, SignatureMismatch, "injected fault: signature-mismatch")
+		return true, Failure(sc, act.Status, text(SignatureMismatch), "injected fault: signature-mismatch")
 	}
 	return false, nil
 }
@@ -186,6 +195,9 @@ func Faults(c echo.Context, call *frontdoor.Call, act fault.Action) (stop bool, 
 // service's own identifier (ENV-3).
 func (d *Deps) Reply(c echo.Context, call *frontdoor.Call, payload any) error {
 	env, err := envelope.Seal(d.ServiceKey, call.Scenario.Service.ChannelID, payload)
+	if err == nil && call.Fired && call.Fault.MisSigns() {
+		env, err = misSign(c, d.ServiceKey, env, call.Fault.Kind)
+	}
 	if err != nil {
 		return Failure(call.Scenario, 0, InternalError, "sealing the answer: "+err.Error())
 	}

@@ -108,10 +108,17 @@ func (s *Service) Issue(kind model.TokenKind, channel, virtualID string, ttl tim
 
 // Reason texts of a refused token, kept apart for the 401 message.
 var (
-	ErrUnknown   = errors.New("token is unknown")
-	ErrExpired   = fmt.Errorf("token has expired: %w", model.ErrExpired)
-	ErrWrongKind = model.ErrWrongKind
+	ErrUnknown         = errors.New("token is unknown")
+	ErrExpired   error = expired{}
+	ErrWrongKind       = model.ErrWrongKind
 )
+
+// expired reads "token has expired" (not "token has expired: expired")
+// and is model.ErrExpired.
+type expired struct{}
+
+func (expired) Error() string { return "token has expired" }
+func (expired) Unwrap() error { return model.ErrExpired }
 
 // Check returns the token if value is a live token of kind want.
 func (s *Service) Check(value string, want model.TokenKind) (model.Token, error) {

@@ -23,7 +23,12 @@ func (a *API) clockBody(channel string, fired *webhook.Batch, became []webhook.D
 	} else {
 		out = map[string]any{}
 	}
-	out["now"], out["mode"], out["offset"] = v.Now, v.Mode, v.Offset.String()
+	// In the zone of the scenario governing the channel, as its answers' times are.
+	sc := a.scenarios.Active()
+	if channel != "" {
+		sc = a.scenarios.ActiveFor(channel)
+	}
+	out["now"], out["mode"], out["offset"] = v.Now.In(sc.Location), v.Mode, v.Offset.String()
 	if fired != nil {
 		out["firedWebhooks"], out["becameDue"] = len(fired.Pushes), became
 	}

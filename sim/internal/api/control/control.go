@@ -107,11 +107,14 @@ const TokenHeader = "X-Rewardsim-Control-Token"
 
 // Health is GET /__sim/health, the one call that needs no token.
 func (a *API) Health(c echo.Context) error {
+	in := a.plane.InForce()
 	return c.JSON(http.StatusOK, map[string]any{
 		"status":     "ok",
 		"version":    a.version,
-		"scenario":   a.scenarios.Active().Name,
-		"time":       a.plane.Clock().Now(),
+		"scenario":   in.Scenario,
+		"channels":   in.Channels, // channel -> the scenario it runs, when not the active one
+		"faults":     in.Faults,   // run-time rules in force, restored or added
+		"time":       a.plane.Clock().Now().In(a.scenarios.Active().Location),
 		"crypto":     envelope.Backend(),
 		"durability": a.durable,
 		"stories":    a.stories.All(),

@@ -36,10 +36,12 @@ type Reader struct {
 // ReadUser returns what every Reader knows of one user.
 func (a *API) ReadUser(c echo.Context) error {
 	ch, vid := c.Param("channel"), c.Param("virtualId")
-	if _, _, ok := a.scenarios.ByChannelName(ch); !ok {
+	_, sc, ok := a.scenarios.ByChannelName(ch)
+	if !ok {
 		return fail(http.StatusNotFound, "no channel named %q", ch)
 	}
-	out := map[string]any{"channel": ch, "virtualId": vid, "now": clock.NowFor(a.plane.Clock(), ch)}
+	// In the channel's scenario's zone, as its answers' times are.
+	out := map[string]any{"channel": ch, "virtualId": vid, "now": clock.NowFor(a.plane.Clock(), ch).In(sc.Location)}
 	for _, r := range a.readers {
 		v, err := r.Read(ch, vid)
 		if err != nil {

@@ -166,7 +166,10 @@ func (h *handlers) open(c echo.Context, op contract.Op, body []byte, readErr err
 		return nil, invalid(sc, fmt.Sprintf("channelName: %q is not the name of channel %s (matched case-sensitively)", name, ch.ChannelID))
 	}
 	virtualID, _ := fields["virtualId"].(string)
-	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: virtualID}, nil
+	offer, _ := fields["offerId"].(string)
+	ext, _ := fields["extTransactionId"].(string)
+	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: virtualID,
+		Fields: map[string]string{"offerId": offer, "extTransactionId": ext}}, nil
 }
 
 // isJSON: is the Content-Type application/json? The plain value, the
@@ -229,31 +232,77 @@ func (h *handlers) faults(c echo.Context, call *frontdoor.Call, act fault.Action
 	if act.Commits() {
 		return false, nil
 	}
-	err := h.applyFault(c, call.Scenario, act)
+	err := h.applyFault(c, call, act)
 	return err != nil, err
 }
 
-func (h *handlers) applyFault(c echo.Context, sc *scenario.Scenario, act fault.Action) error {
+func (h *handlers) applyFault(c echo.Context, call *frontdoor.Call, act fault.Action) error {
 	if stop, err := inject.Generic(c, act); stop {
 		return err
 	}
+	code := ""
 	switch act.Kind {
 	case fault.InternalError:
-		return failure(sc, CodeInternal, "injected fault: internal-error")
+		code = CodeInternal
 	case fault.SignatureMismatch:
-		return failure(sc, CodeUnauthorized, "injected fault: signature-mismatch")
+		code = CodeUnauthorized
 	case fault.NotEligible:
-		return failure(sc, CodeNonEligible, "injected fault: not-eligible")
+		code = CodeNonEligible
 	case fault.CouponError:
-		code := act.ErrorCode
-		if _, known := codeStatus[code]; !known {
+		if code = act.ErrorCode; codeStatus[code] == 0 {
 			code = CodeInternal
 		}
-		return failure(sc, code, "injected fault: coupon-error "+act.ErrorCode)
+	}
+	if code != "" {
+		// The body says what the real outcome would; the reason header
+		// says the answer was injected.
+		f := failure(call.Scenario, code, injectedMessage(call, act, code))
+		f.Reason = strings.TrimSpace("injected fault: " + act.Kind + " " + act.ErrorCode)
+		return f
+	}
+	switch act.Kind {
 	case fault.MalformedBody:
 		return &httpx.Error{Status: http.StatusOK, Body: []byte(`{"status":20`), Reason: "injected fault: malformed-body"}
 	}
 	return nil
+}
+
+// noOfferMessage words an injected error of a call that names no offer.
+var noOfferMessage = map[string]string{
+	CodeExhausted: "no coupons left", coupons.CodeLimitReached: "purchase_limit reached",
+	CodeNonEligible: "the user is not eligible", coupons.CodeInvalidOffer: "no such offer",
+}
+
+// injectedMessage is an injected coupon error's message: the rule's own,
+// else the words the real outcome uses for that code (coupons.Claim's,
+// the opener's), so the app shows what it would show for the real one.
+func injectedMessage(call *frontdoor.Call, act fault.Action, code string) string {
+	if act.Message != "" {
+		return act.Message
+	}
+	offer, ext := call.Fields["offerId"], call.Fields["extTransactionId"]
+	if offer == "" { // a call about no one offer (the catalogue)
+		if m, ok := noOfferMessage[code]; ok {
+			return m
+		}
+	}
+	switch code {
+	case CodeExhausted:
+		return fmt.Sprintf("offer %s has no coupons left", offer)
+	case coupons.CodeLimitReached:
+		return fmt.Sprintf("virtualId %q reached the purchase_limit of offer %s", call.VirtualID, offer)
+	case CodeNonEligible:
+		return fmt.Sprintf("offer %s's targeting excludes virtualId %q", offer, call.VirtualID)
+	case coupons.CodeInvalidOffer:
+		return fmt.Sprintf("offer %q is not an offer of channel %s", offer, call.Channel.Name)
+	case CodeDuplicate:
+		return fmt.Sprintf("extTransactionId %q was already processed", ext)
+	case CodeUnauthorized:
+		return "APP_KEY or SEC_KEY does not match channel " + call.Channel.ChannelID
+	case CodeInvalidRequest:
+		return "the request is invalid"
+	}
+	return "internal error"
 }
 
 // errorBody and okBody are the coupon host's answers, fields in wire order.
@@ -341,8 +390,10 @@ func (h *handlers) fetch(c echo.Context, cl *frontdoor.Call, req *claimRequest) 
 	if err != nil {
 		return failure(sc, CodeInternal, "coupon store: "+err.Error())
 	}
-	if res.Outcome == coupons.NoSuchOffer || res.Outcome == coupons.WrongPrice {
-		return failure(sc, res.Refused.Code, res.Refused.Msg) // nothing was claimed: no fault to stage
+	if res.Outcome != coupons.Delivered && res.Outcome != coupons.Duplicate {
+		// A refused claim commits nothing: a commit kind has nothing to
+		// withhold, so it is not shown and the door hands the rule back.
+		return failure(sc, res.Refused.Code, res.Refused.Msg)
 	}
 	if cl.Fired && cl.Fault.Commits() {
 		// CPN-4: the claim is committed; withhold the answer.
@@ -354,13 +405,10 @@ func (h *handlers) fetch(c echo.Context, cl *frontdoor.Call, req *claimRequest) 
 			return err // the client gave up: nothing to answer
 		}
 	}
-	if res.Outcome == coupons.Delivered || res.Outcome == coupons.Duplicate {
-		if httpx.Indented(c) {
-			return ok(c, render(sc, res.Coupon))
-		}
-		return httpx.WriteJSON(c, func(b []byte) []byte { return appendCouponAnswer(b, sc, res.Coupon) })
+	if httpx.Indented(c) {
+		return ok(c, render(sc, res.Coupon))
 	}
-	return failure(sc, res.Refused.Code, res.Refused.Msg)
+	return httpx.WriteJSON(c, func(b []byte) []byte { return appendCouponAnswer(b, sc, res.Coupon) })
 }
 
 // parseCoins reads coinsUsed: a string of digits (the contract), or a

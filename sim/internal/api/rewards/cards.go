@@ -24,6 +24,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
+	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
 
 // ChannelsByName finds a bearer token's channel and its scenario.
@@ -406,8 +407,16 @@ func appendListAnswer(b []byte, page, limit, total int, base string, loc *time.L
 // shape).
 func (h *handlers) faults(c echo.Context, call *frontdoor.Call, act fault.Action) (bool, error) {
 	sh := inject.Shapes{
-		Internal:          failureBody(call.Op.Name, "Internal Error"),
-		SignatureMismatch: func() error { return httpx.Unauthorized("injected fault: signature-mismatch") },
+		Internal: failureBody(call.Op.Name, "Internal Error"),
+		SignatureMismatch: func() error {
+			// The words of a real refused token; the reason says injected.
+			f := httpx.Unauthorized(token.ErrUnknown.Error())
+			if act.Message != "" {
+				f.Body = map[string]any{"status": false, "message": act.Message}
+			}
+			f.Reason = "injected fault: signature-mismatch"
+			return f
+		},
 	}
 	if call.Op.Name == contract.OpGetReward {
 		sh.NotEligible = func() error { return notEligible(c, "injected fault: not-eligible") }

@@ -1,4 +1,4 @@
-package recordings
+package recording
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
 // A replay compares against what was recorded: the scenario the
@@ -48,7 +48,7 @@ type ReplayPrepared struct {
 // replaySource names a replay for its channel copy: the file it was read
 // from (or the recording's name) and the hash of its content, so two
 // files never share a copy, even with the same recorded name.
-func replaySource(o ReplayOptions, rec *recording.Recording, data []byte) string {
+func replaySource(o ReplayOptions, rec *Recording, data []byte) string {
 	src := o.Source
 	if src == "" {
 		src = rec.Name
@@ -60,9 +60,10 @@ func replaySource(o ReplayOptions, rec *recording.Recording, data []byte) string
 // againstScenario picks the YAML to copy: --scenario, else the target's
 // copy of the recorded scenario, else (a recording that names none) the
 // embedded default. It returns the differences it noticed.
-func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
+func againstScenario(ctx context.Context, rec *Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
 	if o.Scenario != nil {
-		return o.Scenario, "--scenario", nil, nil, nil
+		yml, err := resolveOverlay(ctx, o, c)
+		return yml, "--scenario", nil, nil, err
 	}
 	ag := rec.Against
 	if ag == nil {
@@ -100,6 +101,34 @@ func againstScenario(ctx context.Context, rec *recording.Recording, o ReplayOpti
 		return nil, "", nil, nil, fmt.Errorf("scenario %q from the target: %w", ag.Scenario, err)
 	}
 	return body, fmt.Sprintf("scenario %q", ag.Scenario), diffs, notes, nil
+}
+
+// resolveOverlay merges a --scenario overlay onto the scenario it
+// extends, found as ReplayOptions.Scenario says, so the copy has the
+// channels, offers and switches the target would run.
+func resolveOverlay(ctx context.Context, o ReplayOptions, c *controlapi.Client) ([]byte, error) {
+	base := func(name string) ([]byte, bool) {
+		if o.ScenarioBase != nil {
+			if b, ok := o.ScenarioBase(name); ok {
+				return b, true
+			}
+		}
+		if strings.ContainsAny(name, "/\\") {
+			return nil, false
+		}
+		if a, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/"+url.PathEscape(name), nil, "", nil); err == nil && a.Status == http.StatusOK {
+			if b, err := unmaskSecKeys(a.Body, o.Secrets); err == nil {
+				return b, true
+			}
+		}
+		b, err := fs.ReadFile(scenarios.FS, name+".yaml")
+		return b, err == nil
+	}
+	yml, err := scenario.Resolve("--scenario", o.Scenario, scenario.Sources{Base: base})
+	if err != nil {
+		return nil, fmt.Errorf("--scenario: %w", err)
+	}
+	return yml, nil
 }
 
 // maskedValue is how GET /__sim/scenarios/{name} shows a secret.
@@ -159,7 +188,7 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // a recorded channel, the same rule on that channel's copy, and compares
 // the rules in force for the recorded channels with the recorded ones.
 // It returns the ids armed (to disarm after the replay).
-func copyFaults(ctx context.Context, rec *recording.Recording, iso *recording.Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
+func copyFaults(ctx context.Context, rec *Recording, iso *Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
 	var list struct {
 		Rules []fault.Rule `json:"rules"`
 	}
