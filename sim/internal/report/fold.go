@@ -262,9 +262,11 @@ func (f *fold) claimAfterTerminal(cl claim, e *journal.Entry) {
 	code := jsonText(body(e.Response.Body)["errorCode"])
 	if first, ok := f.refused[k]; ok && cl.extTxID != first.extTxID {
 		switch {
-		case e.Status == 200 && code == "":
+		case e.Status == 200 && code == "" && first.e.Fault == "":
 			// The claim was served: the answer was not final after all
-			// (stock came back), so neither is this claim a finding.
+			// (stock came back), so neither is this claim a finding. An
+			// injected refusal excuses nothing: no stock ran out, so no
+			// restock came; the client retried a final answer.
 			delete(f.refused, k)
 			return
 		case cl.e.At.Sub(first.e.At) > f.o.TerminalWindow:

@@ -55,7 +55,7 @@ var Rules = []Rule{
 	{"retry-with-new-ext-transaction-id", "CPN-4", Error, "A claim that timed out or was dropped was retried with a new extTransactionId", "After a timeout or a dropped connection, reconcile through getUserCoupons and retry with the same extTransactionId.", "The contract asks for the same extTransactionId on a retry; the next claim within 15 minutes of a timed-out one as its retry is the simulator's reading."},
 	{"tracklink-never-fired", "TRK-1", Warning, "Cards were listed but none of their trackLink impression URLs was fired", "GET every trackLink URL of a card when the card becomes visible.", ""},
 	{"second-reveal", "REV-2", Error, "A card already revealed was revealed again", "Reveal a card once; show a revealed card from GetAllScratchCardsByUserId, which carries its details.", ""},
-	{"claim-after-terminal-error", "CPN-3", Error, "A coupon claim was sent again with a new extTransactionId after the offer answered COUPON_EXHAUSTED, MAX_LIMIT_REACHED, NON_ELIGIBLE or INVALID_OFFER", "These errorCodes are final for that user and offer: show the message, stop claiming, and do not retry under a new extTransactionId.", "The contract lists these errorCodes; reading them as final for that user and offer (for an hour, or until a claim is served) is the simulator's."},
+	{"claim-after-terminal-error", "CPN-3", Error, "A coupon claim was sent again with a new extTransactionId after the offer answered COUPON_EXHAUSTED, MAX_LIMIT_REACHED, NON_ELIGIBLE or INVALID_OFFER", "These errorCodes are final for that user and offer: show the message, stop claiming, and do not retry under a new extTransactionId.", "The contract lists these errorCodes; reading them as final for that user and offer (for an hour, or until a claim is served after a real refusal) is the simulator's."},
 	{"expired-token", "TOK-4", Error, "A call was made with a token past its expireDate (or one already refused as expired)", "Read expireDate from the token answer and fetch a new token before it passes; after a 401 for an expired token, fetch a new one instead of resending.", ""},
 	{"get-reward-conflicting-duplicate", "GR-4", Error, "A GetReward extTransactionId that already created cards was sent again with a different body", "Retry with exactly the same body; a new transaction needs a new extTransactionId (the service answers the first cards and ignores the change).", ""},
 	{"coupon-claim-conflicting-duplicate", "CPN-5", Error, "A coupon claim was retried with the same extTransactionId and a different coinsUsed", "Retry a claim with exactly the same body; a new purchase needs a new extTransactionId.", ""},
@@ -191,7 +191,7 @@ func sortByAt(es []*journal.Entry) {
 // call, not by its bodies.
 func slim(e *journal.Entry) *journal.Entry {
 	return &journal.Entry{Seq: e.Seq, Kind: e.Kind, At: e.At, Method: e.Method, Path: e.Path, Endpoint: e.Endpoint,
-		Status: e.Status, Reason: e.Reason, Channel: e.Channel, ChannelID: e.ChannelID}
+		Status: e.Status, Reason: e.Reason, Fault: e.Fault, Channel: e.Channel, ChannelID: e.ChannelID}
 }
 
 func contains(s, sub string) bool { return sub != "" && strings.Contains(s, sub) }

@@ -120,21 +120,24 @@ var cases = []struct {
 		2, "timed out; the retry"},
 	// CPN-3: a new extTransactionId after a final errorCode, for the same
 	// user and offer, within the hour; the same claim resent, another user
-	// or another offer, a retry after a non-final error, one served (stock
-	// came back) or one over an hour later (a restock may have come
+	// or another offer, a retry after a non-final error, one served after
+	// a real refusal (stock came back) or one over an hour later (a restock may have come
 	// between), are not.
 	{"claim-after-terminal-error", "CPN-3",
 		[]journal.Entry{coupon(0, "VU-1", "OFF-1", "TX-1", exhausted),
 			coupon(1, "VU-1", "OFF-1", "TX-2", exhausted),
 			coupon(2, "VU-1", "OFF-1", "TX-3", exhausted),
 			coupon(3, "VU-2", "OFF-2", "TX-4", status(429, ""), resBody(`{"status":429,"errorCode":"MAX_LIMIT_REACHED","message":"x"}`)),
-			coupon(4, "VU-2", "OFF-2", "TX-5", status(429, ""), resBody(`{"status":429,"errorCode":"MAX_LIMIT_REACHED","message":"x"}`))},
+			coupon(4, "VU-2", "OFF-2", "TX-5", status(429, ""), resBody(`{"status":429,"errorCode":"MAX_LIMIT_REACHED","message":"x"}`)),
+			// An injected exhaustion: no stock ran out, so a served retry is
+			// no restock but a final answer retried.
+			coupon(6, "VU-6", "OFF-1", "TX-10", exhausted, func(e *journal.Entry) { e.Fault = "coupon-error" }), coupon(7, "VU-6", "OFF-1", "TX-11")},
 		[]journal.Entry{coupon(0, "VU-1", "OFF-1", "TX-1", exhausted),
 			coupon(1, "VU-1", "OFF-1", "TX-1"), coupon(2, "VU-2", "OFF-1", "TX-2"), coupon(3, "VU-1", "OFF-2", "TX-3"),
 			coupon(4, "VU-3", "OFF-1", "TX-4", status(500, ""), resBody(`{"status":500,"errorCode":"INTERNAL_ERROR","message":"x"}`)), coupon(5, "VU-3", "OFF-1", "TX-5"),
 			coupon(10, "VU-4", "OFF-1", "TX-6", exhausted), coupon(12, "VU-4", "OFF-1", "TX-7"),
 			coupon(20, "VU-5", "OFF-1", "TX-8", exhausted), coupon(90, "VU-5", "OFF-1", "TX-9", exhausted)},
-		3, "COUPON_EXHAUSTED to claim"},
+		4, "COUPON_EXHAUSTED to claim"},
 	// TOK-4: every call refused for an expired token; the second with the
 	// same token says it was already refused.
 	{"expired-token", "TOK-4",
