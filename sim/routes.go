@@ -49,7 +49,7 @@ const anyMethod = "ANY"
 // the contract's operations, bound from each host's handlers by the
 // contract table, then the simulator's own routes and the control API.
 func (s *Sim) routes() ([]route, error) {
-	door := &frontdoor.Door{Faults: s.plane.Faults()}
+	door := &frontdoor.Door{Faults: s.plane.Faults(), Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
@@ -70,6 +70,10 @@ func (s *Sim) routes() ([]route, error) {
 	door.Dialects = map[contract.Dialect]frontdoor.Dialect{
 		contract.BareFailure: signedcall.Faults, contract.CardsJSON: rewards.Dialect(rw),
 		contract.Coupon: hotdeals.Dialect(hd), contract.SDK: microsite.Dialect(ms),
+	}
+	door.Failures = map[contract.Dialect]frontdoor.Failure{
+		contract.BareFailure: signedcall.InternalFailure, contract.CardsJSON: rewards.Failure,
+		contract.Coupon: hotdeals.Failure, contract.SDK: microsite.Failure,
 	}
 	if err := door.Covers(contractOps); err != nil {
 		return nil, err

@@ -152,6 +152,14 @@ type StateOptions struct {
 	Retention time.Duration
 	// SweepTick is how often (real time) the sweep runs; 0: 1s.
 	SweepTick time.Duration
+	// GroupWait is how long a busy group commit of a few writes waits for
+	// more to share it (a lone write never waits); 0: 200µs; negative:
+	// no wait.
+	GroupWait time.Duration
+	// TxHook, for tests only, runs inside every group-committed write
+	// transaction (a test makes it panic to show a panic there is one
+	// request's 500, not the process's end); nil in the product.
+	TxHook func()
 }
 
 // Sim is a running simulator's state and handlers.
@@ -238,7 +246,8 @@ func (s *Sim) open() error {
 	// In process mode nothing on the request path fsyncs, growing the
 	// file included: the periodic Sync covers growth as it covers commits.
 	processOnly := s.opts.Durability == DurabilityProcess
-	if s.store, err = state.Open(s.opts.DataDir, state.Options{NoSync: processOnly, NoGrowSync: processOnly}); err != nil {
+	if s.store, err = state.Open(s.opts.DataDir, state.Options{NoSync: processOnly, NoGrowSync: processOnly,
+		GroupWait: s.opts.State.GroupWait, TxHook: s.opts.State.TxHook, Log: s.log}); err != nil {
 		return err
 	}
 	if err := s.openControl(active); err != nil {

@@ -91,7 +91,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		MaxConns: cfg.Server.MaxConns, MaxControlConns: cfg.Server.MaxControlConns, ShutdownTimeout: cfg.Server.ShutdownTimeout,
 	}
 	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
-	opts.State = sim.StateOptions{Retention: cfg.StateRetention}
+	opts.State = sim.StateOptions{Retention: cfg.StateRetention, TxHook: txHook}
 	opts.Durability = sim.Durability(cfg.Durability)
 	opts.DebugPprof = cfg.DebugPprof
 	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
@@ -137,3 +137,6 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		}
 	})
 }
+
+// txHook is nil but in a test build (txhook.go).
+var txHook func()

@@ -5,9 +5,11 @@
 package state
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -67,6 +69,14 @@ type Options struct {
 	// wrote out every dirty page of the file, up to 16 MiB at a time, on
 	// the request path and onto the disk that other fsyncs wait on.
 	NoGrowSync bool
+	// GroupWait is how long a busy group commit of a few calls waits for
+	// more (group.go); 0: DefaultGroupWait; negative: no wait.
+	GroupWait time.Duration
+	// TxHook, for tests only, runs inside every group-committed
+	// transaction before the caller's function (a test makes it panic).
+	TxHook func()
+	// Log hears of a panic in a transaction, with its stack.
+	Log *slog.Logger
 }
 
 // JournalFile is the journal's own bbolt file: apart from the service
@@ -111,7 +121,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("prepare %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	st := &Store{db: db}
+	st.group.wait, st.group.hook, st.group.log = max(0, cmp.Or(opts.GroupWait, DefaultGroupWait)), opts.TxHook, opts.Log
+	return st, nil
 }
 
 // Close syncs and closes the file: after a clean close nothing is left

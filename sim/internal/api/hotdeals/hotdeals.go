@@ -85,6 +85,12 @@ func Opener(d Deps) frontdoor.Opener { return (&handlers{d}).open }
 // Dialect is the coupon host's dialect of injected faults.
 func Dialect(d Deps) frontdoor.Dialect { return (&handlers{d}).faults }
 
+// Failure is the coupon host's answer to a failure of the simulator
+// itself (a frontdoor.Failure): its INTERNAL_ERROR body.
+func Failure(contract.Op, *frontdoor.Call) *httpx.Error {
+	return &httpx.Error{Body: errorBody{Status: codeStatus[CodeInternal], ErrorCode: CodeInternal, Message: "internal simulator error"}}
+}
+
 // RedirectRoute is the route of the coupons' click-and-redirect URLs.
 const RedirectRoute = RedirectPrefix + ":channel/:offer"
 
