@@ -176,8 +176,6 @@ type Sim struct {
 	plane   *controlplane.Plane
 	hooks   *webhook.Scheduler
 	journal *journal.Journal
-	// journalStore is the journal's own bbolt file (state.JournalFile).
-	journalStore *state.Store
 	// loops are the background loops (webhooks, hot reload); stopLoops
 	// ends them and waits.
 	loops     sync.WaitGroup
@@ -253,12 +251,9 @@ func (s *Sim) open() error {
 	if err := s.openControl(active); err != nil {
 		return err
 	}
-	if s.journalStore, err = state.Open(s.opts.DataDir, state.Options{File: state.JournalFile, NoSync: true, NoGrowSync: true}); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
 	// The journal stamps entries with the simulated clock resolved above
 	// (the persisted sim clock when Options gave none).
-	s.journal, err = journal.Open(s.journalStore, journal.Options{
+	s.journal, err = journal.Open(s.opts.DataDir, journal.Options{
 		MaxEntries: s.opts.Journal.MaxEntries, MaxBytes: s.opts.Journal.MaxBytes, MaxAge: s.opts.Journal.MaxAge, Disabled: s.opts.Journal.Disabled,
 		Clock: s.opts.Clock, Logger: s.log,
 	})
@@ -277,9 +272,6 @@ func (s *Sim) release() error {
 	}
 	if s.journal != nil {
 		_ = s.journal.Close()
-	}
-	if s.journalStore != nil {
-		_ = s.journalStore.Close()
 	}
 	if s.store != nil {
 		return s.store.Close()

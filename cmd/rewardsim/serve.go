@@ -34,6 +34,9 @@ func serveCommand(run func(*cobra.Command, serveConfig) error) *cobra.Command {
 		},
 	}
 	bindServeFlags(cmd, v)
+	// A flag, not a config key: a config file that wiped the data on
+	// every start would surprise.
+	cmd.Flags().Bool("reset-data", false, "delete the data folder's state and journal files first (its data is disposable): for a folder written by another version, which serve refuses")
 	return cmd
 }
 
@@ -106,7 +109,15 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 			return err
 		}
 	}
+	if reset, _ := cmd.Flags().GetBool("reset-data"); reset {
+		if err := sim.ResetData(cfg.Data); err != nil {
+			return fmt.Errorf("--reset-data: %w", err)
+		}
+	}
 	s, err := sim.New(opts)
+	if errors.Is(err, sim.ErrDataFormat) {
+		return fmt.Errorf("%w; start with --reset-data to wipe its state and journal (a simulator's data is disposable), or use another --data folder", err)
+	}
 	if err != nil {
 		return err
 	}

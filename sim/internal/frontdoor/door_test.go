@@ -89,7 +89,9 @@ func TestOneDecisionOneRead(t *testing.T) {
 // and logged, the panic with its stack; an answer passes as it is.
 func TestHandle_panicAndUnansweredErrorAreThePlatformFailure(t *testing.T) {
 	var logs strings.Builder
-	open := func(echo.Context, contract.Op, []byte, error, any) (*Call, error) { return &Call{Scenario: &scenario.Scenario{}}, nil }
+	open := func(echo.Context, contract.Op, []byte, error, any) (*Call, error) {
+		return &Call{Scenario: &scenario.Scenario{}}, nil
+	}
 	d := &Door{
 		Openers:  map[contract.Auth]Opener{contract.APIKey: open},
 		Failures: map[contract.Dialect]Failure{contract.Coupon: func(contract.Op, *Call) *httpx.Error { return &httpx.Error{Body: "coupon shape"} }},

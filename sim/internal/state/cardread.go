@@ -12,7 +12,6 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"slices"
 	"sync"
 
@@ -37,7 +36,7 @@ func (s *Store) ViewUserCards(channel, user string, offset, limit int, show func
 		ids, total := userCardIDs(index, user, offset, limit)
 		views := viewPages.Get().(*[]model.CardView[[]byte])
 		defer func() {
-			clear(*views) // a legacy record's view points into the heap
+			clear(*views) // drop the views' references to the transaction's pages
 			*views = (*views)[:0]
 			if cap(*views) <= maxPooledView {
 				viewPages.Put(views)
@@ -61,17 +60,8 @@ func (s *Store) ViewUserCards(channel, user string, offset, limit int, show func
 	})
 }
 
-// viewCard reads a stored card as the listing shows it, binary or (an
-// older build's) JSON.
+// viewCard reads a stored card as the listing shows it.
 func viewCard(raw []byte, v *model.CardView[[]byte]) error {
-	if len(raw) > 0 && raw[0] == '{' {
-		var c model.Card
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return err
-		}
-		*v = model.BytesView(model.ViewOf(&c))
-		return nil
-	}
 	d := cardDecoder{b: raw}
 	return d.view(v)
 }

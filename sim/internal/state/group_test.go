@@ -164,3 +164,20 @@ func TestGroupUpdate_panicIsTheCallersError(t *testing.T) {
 		t.Fatalf("after the panic: %v", err)
 	}
 }
+
+// The state file holds the state's buckets only (the journal keeps its
+// own file) and its format version.
+func TestOpen_ownBucketsOnly(t *testing.T) {
+	s := openGroup(t, -1)
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			if strings.HasPrefix(string(name), "journal") {
+				t.Errorf("the state file has the journal's bucket %q", name)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
