@@ -41,7 +41,7 @@ type group struct {
 	pending []groupCall
 	leading bool
 	leaders sync.WaitGroup // the leader goroutine, waited for by Close
-	commits atomic.Int64 // group commits made (tests)
+	commits atomic.Int64   // group commits made (tests)
 	// wait is Options.GroupWait: how long a busy small group waits for
 	// company (0: none).
 	wait time.Duration
