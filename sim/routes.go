@@ -20,7 +20,6 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
-	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/openapi"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
@@ -86,7 +85,7 @@ func (s *Sim) routes() ([]route, error) {
 		contract.Rewards:  rewards.Handlers(rw),
 		contract.Bank:     bankOps,
 		contract.Hotdeals: hotdeals.Handlers(hd),
-	}, tokens)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +180,7 @@ func (s *Sim) routes() ([]route, error) {
 // the bearer check its Auth column names. An operation no host serves,
 // or a handler that serves no operation of its host, is an error: the
 // table and the handlers cannot drift apart unnoticed.
-func bindOps(ops []contract.Op, hosts map[contract.Host]httpx.OpHandlers, tokens httpx.TokenChecker) ([]route, error) {
+func bindOps(ops []contract.Op, hosts map[contract.Host]httpx.OpHandlers) ([]route, error) {
 	var errs []error
 	routed := map[contract.Host]map[string]bool{}
 	out := make([]route, 0, len(ops))
@@ -195,14 +194,7 @@ func bindOps(ops []contract.Op, hosts map[contract.Host]httpx.OpHandlers, tokens
 			routed[op.Host] = map[string]bool{}
 		}
 		routed[op.Host][op.Name] = true
-		h := func(c echo.Context) error { return fn(c, op) }
-		switch op.Auth {
-		case contract.BearerRef:
-			h = httpx.Bearer(tokens, model.ReferenceToken)(h)
-		case contract.BearerUser:
-			h = httpx.Bearer(tokens, model.UserToken)(h)
-		}
-		out = append(out, route{Host(op.Host), op.Method, op.Path, h})
+		out = append(out, route{Host(op.Host), op.Method, op.Path, func(c echo.Context) error { return fn(c, op) }})
 	}
 	for host, handlers := range hosts {
 		for name := range handlers {

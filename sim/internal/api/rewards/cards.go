@@ -39,9 +39,17 @@ const AlreadyRevealed = "Reward Already Revealed!"
 // routes them on every public host: a URL handed out works wherever it points.
 func Tracking(d Deps, kind string) echo.HandlerFunc { return (&handlers{d}).track(kind) }
 
-// tokenChannel is the channel of the admitted bearer token.
-func (h *handlers) tokenChannel(c echo.Context) (model.Token, model.Channel, *scenario.Scenario, error) {
-	tok := httpx.TokenFrom(c)
+// tokenChannel admits the bearer token op's scheme takes (AUTH-1,
+// AUTH-2, TOK-3) and finds its channel.
+func (h *handlers) tokenChannel(c echo.Context, op contract.Op) (model.Token, model.Channel, *scenario.Scenario, error) {
+	kind := model.ReferenceToken
+	if op.Auth == contract.BearerUser {
+		kind = model.UserToken
+	}
+	tok, err := httpx.BearerToken(c, h.Tokens, kind)
+	if err != nil {
+		return tok, model.Channel{}, nil, err
+	}
 	ch, sc, ok := h.Channels.ByChannelName(tok.Channel)
 	if !ok {
 		return tok, ch, sc, httpx.Unauthorized(fmt.Sprintf("the token's channel %q is not in the active scenario", tok.Channel))
@@ -67,10 +75,10 @@ type getRewardRequest struct {
 	AdditionalParams json.RawMessage `json:"additionalParams"`
 }
 
-// openBearer is the bearer schemes' way in (the router admitted the
-// token): the token's channel, and the token's user.
+// openBearer is the bearer schemes' way in: the token admitted, its
+// channel, and its user.
 func (h *handlers) openBearer(c echo.Context, op contract.Op) (*frontdoor.Call, error) {
-	tok, ch, sc, err := h.tokenChannel(c)
+	tok, ch, sc, err := h.tokenChannel(c, op)
 	if err != nil {
 		return nil, err
 	}
