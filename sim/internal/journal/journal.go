@@ -13,7 +13,6 @@ package journal
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -443,6 +442,3 @@ func (j *Journal) commit(batch []storedRecord) {
 	}
 	j.size = size
 }
-
-// ErrClosed is returned by queries after Close.
-var ErrClosed = errors.New("journal is closed")
