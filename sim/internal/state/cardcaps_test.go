@@ -69,7 +69,7 @@ func TestCapEvents_NotCards(t *testing.T) {
 				t.Fatal(err)
 			}
 			if cards, total, err := viewAll(s, "A", "U", 0, 10); err != nil || len(cards) != 2 || total != 2 {
-				t.Errorf("ViewUserCards: %d cards, total %d, %v", len(cards), total, err)
+				t.Errorf("UserCardPage: %d cards, total %d, %v", len(cards), total, err)
 			}
 			if n, err := s.Counts(); err != nil || n.CardsIssued != 4 {
 				t.Errorf("Counts: %+v, %v", n, err)

@@ -46,7 +46,7 @@ func TestCards_channelBuckets(t *testing.T) {
 				for _, user := range []string{"U", "V"} {
 					cards, total, err := viewAll(s, ch, user, 0, 10)
 					if err != nil || len(cards) != total {
-						t.Fatalf("ViewUserCards(%s, %s): %d cards, total %d, %v", ch, user, len(cards), total, err)
+						t.Fatalf("UserCardPage(%s, %s): %d cards, total %d, %v", ch, user, len(cards), total, err)
 					}
 					n += total
 				}

@@ -11,12 +11,12 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// ViewUserCards shows what UserCards reads, page by page, each card as
+// UserCardPage shows what UserCards reads, page by page, each card as
 // ViewOf shows it with every time the same instant: over users with a mix
 // of unscratched and revealed cards, every optional field set or not,
 // times in several zones (a whole-minute offset, an offset with seconds,
 // UTC, zero), and a card stored as JSON by an older build.
-func TestViewUserCards_sameAsUserCards(t *testing.T) {
+func TestUserCardPage_sameAsUserCards(t *testing.T) {
 	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -127,21 +127,22 @@ func sameView(a, b model.CardView[[]byte]) bool {
 	return true
 }
 
-// viewAll is ViewUserCards' page, its views' bytes copied out.
+// viewAll is UserCardPage's page, its views' bytes copied out.
 func viewAll(s *Store, channel, user string, offset, limit int) (page []model.CardView[[]byte], total int, err error) {
-	err = s.ViewUserCards(channel, user, offset, limit, func(n int, views []model.CardView[[]byte]) error {
-		total = n
-		for _, v := range views {
-			c := v
-			c.Channel = bytes.Clone(v.Channel)
-			for i := range c.Offer {
-				c.Offer[i] = bytes.Clone(v.Offer[i])
-			}
-			page = append(page, c)
+	p, err := s.UserCardPage(channel, user, offset, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer p.Release()
+	for _, v := range p.Views {
+		c := v
+		c.Channel = bytes.Clone(v.Channel)
+		for i := range c.Offer {
+			c.Offer[i] = bytes.Clone(v.Offer[i])
 		}
-		return nil
-	})
-	return page, total, err
+		page = append(page, c)
+	}
+	return page, p.Total, nil
 }
 
 // instant reads the instant of every binary time, and refuses what

@@ -384,13 +384,14 @@ func (h *handlers) listCards(c echo.Context, call *frontdoor.Call, req *listRequ
 		wire, _ := cards.Wire(base, call.Scenario, list)
 		return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: req.page, Limit: req.limit, Total: total, Rewards: wire})
 	}
+	page, err := h.Cards.Page(channel, user, offset, req.limit)
+	if err != nil {
+		return err
+	}
+	defer page.Release()
 	loc := call.Scenario.Location
-	return httpx.WriteJSONFrom(c, func(b []byte) ([]byte, error) {
-		err := h.Cards.ViewPage(channel, user, offset, req.limit, func(total int, page []model.CardView[[]byte]) error {
-			b = appendListAnswer(b, req.page, req.limit, total, base, loc, page)
-			return nil
-		})
-		return b, err
+	return httpx.WriteJSON(c, func(b []byte) []byte {
+		return appendListAnswer(b, req.page, req.limit, page.Total, base, loc, page.Views)
 	})
 }
 
