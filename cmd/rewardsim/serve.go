@@ -109,15 +109,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 			return err
 		}
 	}
-	if reset, _ := cmd.Flags().GetBool("reset-data"); reset {
-		if err := sim.ResetData(cfg.Data); err != nil {
-			return fmt.Errorf("--reset-data: %w", err)
-		}
-	}
-	s, err := sim.New(opts)
-	if errors.Is(err, sim.ErrDataFormat) {
-		return fmt.Errorf("%w; start with --reset-data to wipe its state and journal (a simulator's data is disposable), or use another --data folder", err)
-	}
+	s, err := openSim(cmd, opts)
 	if err != nil {
 		return err
 	}
@@ -147,6 +139,22 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 			fmt.Fprintf(cmd.OutOrStdout(), "rewardsim: %s listening on %s\n", h, url)
 		}
 	})
+}
+
+// openSim builds the simulator over its data folder, wiped first with
+// --reset-data; a folder of another version's format is refused with a
+// line naming that flag.
+func openSim(cmd *cobra.Command, opts sim.Options) (*sim.Sim, error) {
+	if reset, _ := cmd.Flags().GetBool("reset-data"); reset {
+		if err := sim.ResetData(opts.DataDir); err != nil {
+			return nil, fmt.Errorf("--reset-data: %w", err)
+		}
+	}
+	s, err := sim.New(opts)
+	if errors.Is(err, sim.ErrDataFormat) {
+		return nil, fmt.Errorf("%w; start with --reset-data to wipe its state and journal (a simulator's data is disposable), or use another --data folder", err)
+	}
+	return s, err
 }
 
 // txHook is nil but in a test build (txhook.go).

@@ -150,88 +150,103 @@ type storeBatch struct {
 func (s *store) write(jb storeBatch) (int64, error) {
 	var size int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		size = jb.Size
 		if err := putMasks(tx, jb.Masks, jb.MaxMasks); err != nil {
 			return err
 		}
 		b := tx.Bucket(bucketJournal)
 		// Keys only grow: full pages, not bbolt's half-full split.
 		b.FillPercent = 1.0
-		n := journalLen(b)
-		var last uint64
-		if k, _ := b.Cursor().Last(); k != nil {
-			last = binary.BigEndian.Uint64(k)
+		n, grown, err := putRecords(b, jb.Records, journalLen(b), jb.Size)
+		if err != nil {
+			return err
 		}
-		from := shareEnds(jb.Records, last)
-		for i, r := range jb.Records {
-			data := journalBytes(r)
-			if len(data) > 0 && data[0] == journalShared {
-				return errJournalMark
-			}
-			var v []byte
-			if from == nil || from[i] < 0 {
-				v = journalValue(r, data, 8)
-			} else {
-				v = journalValue(r, data[:len(data)-r.Shared], journalSharedHead)
-				v[8] = journalShared
-				binary.BigEndian.PutUint64(v[9:], jb.Records[from[i]].Seq)
-				binary.BigEndian.PutUint32(v[17:], uint32(r.Shared))
-			}
-			binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
-			k := seqKey(r.Seq)
-			// A number past the last is new; only an older one can
-			// replace a record, whose end stays with those that take it.
-			if r.Seq > last {
-				n++
-			} else if old := b.Get(k); old == nil {
-				n++
-			} else {
-				size -= int64(len(k) + len(old))
-				grown, err := unshare(b, map[uint64]bool{r.Seq: true})
-				if err != nil {
-					return err
-				}
-				size += grown
-			}
-			last = max(last, r.Seq)
-			if err := b.Put(k, v); err != nil {
-				return err
-			}
-			size += int64(8 + len(v))
+		if n, size, err = prune(b, jb, n, grown); err != nil {
+			return err
 		}
-		excess := 0
-		if jb.MaxEntries > 0 && n > jb.MaxEntries {
-			excess = n - jb.MaxEntries
-		}
-		defer func() { _ = b.SetSequence(uint64(max(n, 0))) }() // the count, for journalLen
-		// The oldest records to drop are found first, then deleted by
-		// key: a cursor that deleted as it went started again from the
-		// first key each time, walking every leaf already emptied, and
-		// a full journal of 3 KB answers spent a tenth of its CPU there
-		// (issue 25).
-		drop := make([][]byte, 0, len(jb.Records))
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			old := !jb.NotBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < jb.NotBefore.UnixNano()
-			if excess <= 0 && !old && (jb.MaxBytes <= 0 || size <= jb.MaxBytes) {
-				break
-			}
-			size -= int64(len(k) + len(v))
-			n--
-			drop = append(drop, k)
-			excess--
-		}
-		for _, k := range drop {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		if k, _ := c.First(); k == nil {
-			size = 0 // empty: whatever the writer counted
-		}
-		return nil
+		return b.SetSequence(uint64(max(n, 0))) // the count, for journalLen
 	})
 	return size, err
+}
+
+// putRecords stores recs in b, which holds n records of size bytes, and
+// returns the count and bytes after.
+func putRecords(b *bolt.Bucket, recs []storedRecord, n int, size int64) (int, int64, error) {
+	var last uint64
+	if k, _ := b.Cursor().Last(); k != nil {
+		last = binary.BigEndian.Uint64(k)
+	}
+	from := shareEnds(recs, last)
+	for i, r := range recs {
+		data := journalBytes(r)
+		if len(data) > 0 && data[0] == journalShared {
+			return n, size, errJournalMark
+		}
+		var v []byte
+		if from == nil || from[i] < 0 {
+			v = journalValue(r, data, 8)
+		} else {
+			v = journalValue(r, data[:len(data)-r.Shared], journalSharedHead)
+			v[8] = journalShared
+			binary.BigEndian.PutUint64(v[9:], recs[from[i]].Seq)
+			binary.BigEndian.PutUint32(v[17:], uint32(r.Shared))
+		}
+		binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
+		k := seqKey(r.Seq)
+		// A number past the last is new; only an older one can
+		// replace a record, whose end stays with those that take it.
+		if r.Seq > last {
+			n++
+		} else if old := b.Get(k); old == nil {
+			n++
+		} else {
+			size -= int64(len(k) + len(old))
+			grown, err := unshare(b, map[uint64]bool{r.Seq: true})
+			if err != nil {
+				return n, size, err
+			}
+			size += grown
+		}
+		last = max(last, r.Seq)
+		if err := b.Put(k, v); err != nil {
+			return n, size, err
+		}
+		size += int64(8 + len(v))
+	}
+	return n, size, nil
+}
+
+// prune drops the oldest records of b (n of them, size bytes) beyond the
+// batch's bounds, and returns the count and bytes after.
+func prune(b *bolt.Bucket, jb storeBatch, n int, size int64) (int, int64, error) {
+	excess := 0
+	if jb.MaxEntries > 0 && n > jb.MaxEntries {
+		excess = n - jb.MaxEntries
+	}
+	// The oldest records to drop are found first, then deleted by key: a
+	// cursor that deleted as it went started again from the first key
+	// each time, walking every leaf already emptied, and a full journal
+	// of 3 KB answers spent a tenth of its CPU there (issue 25).
+	drop := make([][]byte, 0, len(jb.Records))
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		old := !jb.NotBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < jb.NotBefore.UnixNano()
+		if excess <= 0 && !old && (jb.MaxBytes <= 0 || size <= jb.MaxBytes) {
+			break
+		}
+		size -= int64(len(k) + len(v))
+		n--
+		drop = append(drop, k)
+		excess--
+	}
+	for _, k := range drop {
+		if err := b.Delete(k); err != nil {
+			return n, size, err
+		}
+	}
+	if k, _ := c.First(); k == nil {
+		size = 0 // empty: whatever the writer counted
+	}
+	return n, size, nil
 }
 
 var errJournalMark = errors.New("journal: a record begins with the sharing mark")
