@@ -20,6 +20,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/openapi"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/token"
@@ -56,6 +57,7 @@ func (s *Sim) routes() ([]route, error) {
 	rw := rewards.Deps{Door: door, Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: reg, PublicURL: s.opts.PublicURL}
 	hd := hotdeals.Deps{
 		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Door: door,
+		KnownSecKey: func(k string) { journal.LearnSecKey(k) },
 	}
 	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
 	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
