@@ -35,7 +35,7 @@ const (
 // Here every call that arrives while a commit runs joins the next commit,
 // which starts as soon as the previous one ends: the batch grows with
 // the load and no call waits on a timer. A lone call (no other pending,
-// no commit ended within the last wait) commits at once.
+// no commit ended within the last gatherRounds waits) commits at once.
 type group struct {
 	mu      sync.Mutex
 	pending []groupCall
@@ -45,8 +45,8 @@ type group struct {
 	// wait is Options.GroupWait: how long a busy small group waits for
 	// company (0: none).
 	wait time.Duration
-	// lastEnd is when the last commit ended: a call arriving within a
-	// wait of it is not alone.
+	// lastEnd is when the last commit ended: a call arriving soon after
+	// it is not alone.
 	lastEnd time.Time
 	// hook is Options.TxHook; log is Options.Log.
 	hook func()
@@ -104,11 +104,13 @@ func (s *Store) leadGroup() {
 		// about the same for one call as for ten. It waits again while
 		// calls keep coming (up to gatherRounds): under load a commit of
 		// one or two tokens was common, each paying a whole commit. A
-		// lone call does not wait: nobody is coming. A call within a
-		// wait of the last commit's end is not alone (waiting only when
-		// calls arrived during a commit made groups smaller in the sim
-		// benchmarks).
-		busy := len(g.pending) > 1 || time.Since(g.lastEnd) < g.wait
+		// lone call does not wait: nobody is coming. A call within
+		// gatherRounds waits of the last commit's end is not alone
+		// (waiting only when calls arrived during a commit, or within one
+		// wait of its end, made groups smaller and commits more in the
+		// sim benchmarks on a busy machine, where a leader is often
+		// scheduled late).
+		busy := len(g.pending) > 1 || time.Since(g.lastEnd) < gatherRounds*g.wait
 		for round := 0; busy && g.wait > 0 && round < gatherRounds && len(g.pending) < gatherBelow; round++ {
 			had := len(g.pending)
 			g.mu.Unlock()
