@@ -107,8 +107,8 @@ func (s *Store) leadGroup() {
 		// lone call does not wait: nobody is coming. A call within
 		// gatherRounds waits of the last commit's end is not alone
 		// (waiting only when calls arrived during a commit, or within one
-		// wait of its end, made groups smaller and commits more in the
-		// sim benchmarks on a busy machine, where a leader is often
+		// wait of its end, made groups smaller and commits more in
+		// the sim benchmarks on a busy machine, where a leader is often
 		// scheduled late).
 		busy := len(g.pending) > 1 || time.Since(g.lastEnd) < gatherRounds*g.wait
 		for round := 0; busy && g.wait > 0 && round < gatherRounds && len(g.pending) < gatherBelow; round++ {
