@@ -20,7 +20,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
-	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/openapi"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/story"
@@ -52,7 +52,7 @@ const anyMethod = "ANY"
 // contract table, then the simulator's own routes and the control API.
 func (s *Sim) routes() ([]route, error) {
 	stories := story.NewBook(s.plane.Faults().List())
-	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On}
+	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On, Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
@@ -60,7 +60,8 @@ func (s *Sim) routes() ([]route, error) {
 	rw := rewards.Deps{Door: door, Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: reg, PublicURL: s.opts.PublicURL}
 	hd := hotdeals.Deps{
 		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Door: door,
-		SharedBox: s.opts.SharedBox,
+		SharedBox:   s.opts.SharedBox,
+		KnownSecKey: func(k string) { journal.LearnSecKey(k) },
 	}
 	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
 	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
@@ -75,6 +76,10 @@ func (s *Sim) routes() ([]route, error) {
 		contract.BareFailure: signedcall.Faults, contract.CardsJSON: rewards.Dialect(rw),
 		contract.Coupon: hotdeals.Dialect(hd), contract.SDK: microsite.Dialect(ms),
 	}
+	door.Failures = map[contract.Dialect]frontdoor.Failure{
+		contract.BareFailure: signedcall.InternalFailure, contract.CardsJSON: rewards.Failure,
+		contract.Coupon: hotdeals.Failure, contract.SDK: microsite.Failure,
+	}
 	if err := door.Covers(contractOps); err != nil {
 		return nil, err
 	}
@@ -86,7 +91,7 @@ func (s *Sim) routes() ([]route, error) {
 		contract.Rewards:  rewards.Handlers(rw),
 		contract.Bank:     bankOps,
 		contract.Hotdeals: hotdeals.Handlers(hd),
-	}, tokens)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +197,7 @@ func (s *Sim) routes() ([]route, error) {
 // the bearer check its Auth column names. An operation no host serves,
 // or a handler that serves no operation of its host, is an error: the
 // table and the handlers cannot drift apart unnoticed.
-func bindOps(ops []contract.Op, hosts map[contract.Host]httpx.OpHandlers, tokens httpx.TokenChecker) ([]route, error) {
+func bindOps(ops []contract.Op, hosts map[contract.Host]httpx.OpHandlers) ([]route, error) {
 	var errs []error
 	routed := map[contract.Host]map[string]bool{}
 	out := make([]route, 0, len(ops))
@@ -206,14 +211,7 @@ func bindOps(ops []contract.Op, hosts map[contract.Host]httpx.OpHandlers, tokens
 			routed[op.Host] = map[string]bool{}
 		}
 		routed[op.Host][op.Name] = true
-		h := func(c echo.Context) error { return fn(c, op) }
-		switch op.Auth {
-		case contract.BearerRef:
-			h = httpx.Bearer(tokens, model.ReferenceToken)(h)
-		case contract.BearerUser:
-			h = httpx.Bearer(tokens, model.UserToken)(h)
-		}
-		out = append(out, route{Host(op.Host), op.Method, op.Path, h})
+		out = append(out, route{Host(op.Host), op.Method, op.Path, func(c echo.Context) error { return fn(c, op) }})
 	}
 	for host, handlers := range hosts {
 		for name := range handlers {

@@ -56,7 +56,7 @@ func TestBindOps_tableAndHandlersAgree(t *testing.T) {
 		{"wrong host", map[contract.Host]httpx.OpHandlers{contract.Rewards: {"a": noop, "b": noop}}, "the rewards host has a handler for b"},
 	}
 	for _, c := range cases {
-		rs, err := bindOps(ops, c.hosts, nil)
+		rs, err := bindOps(ops, c.hosts)
 		if c.want == "" {
 			if err != nil || len(rs) != len(ops) {
 				t.Errorf("%s: %d routes, err %v", c.name, len(rs), err)

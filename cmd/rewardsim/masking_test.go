@@ -56,13 +56,16 @@ func TestServe_journalMasksIssuedSecretsByValue(t *testing.T) {
 	const secKey = "DEMOSECKEY"
 	send("POST", "/api/echo/"+secKey+"?k="+secKey, "", `{"a":{"b":"`+secKey+`"}}`)
 
-	body := get(t, urls["control"]+"/__sim/journal?limit=1000")
-	for name, secret := range map[string]string{"token": tok, "sessionId": sid, "secKey": secKey} {
-		if strings.Contains(body, secret) {
-			i := strings.Index(body, secret)
-			t.Errorf("the journal API shows the %s in clear: …%s…", name, body[max(0, i-120):min(len(body), i+60)])
+	// Every artefact reads through the one masking path (issue 42 item 4).
+	for _, path := range []string{"/__sim/recording", "/__sim/report", "/__sim/report.html", "/__sim/dashboard", "/__sim/diagram.svg", "/__sim/journal?limit=1000"} {
+		page := get(t, urls["control"]+path)
+		for name, secret := range map[string]string{"token": tok, "sessionId": sid, "secKey": secKey} {
+			if i := strings.Index(page, secret); i >= 0 {
+				t.Errorf("%s shows the %s in clear: …%s…", path, name, page[max(0, i-120):min(len(page), i+60)])
+			}
 		}
 	}
+	body := get(t, urls["control"]+"/__sim/journal?limit=1000")
 	if !strings.Contains(body, "access_token=~fp:") || !strings.Contains(body, `"session_id\":\"~fp:`) && !strings.Contains(body, `"session_id":"~fp:`) {
 		t.Errorf("masked values are not fingerprints where they were sent")
 	}

@@ -36,6 +36,9 @@ func serveCommand(run func(*cobra.Command, serveConfig) error) *cobra.Command {
 		},
 	}
 	bindServeFlags(cmd, v)
+	// A flag, not a config key: a config file that wiped the data on
+	// every start would surprise.
+	cmd.Flags().Bool("reset-data", false, "delete the data folder's state and journal files first (its data is disposable): for a folder written by another version, which serve refuses")
 	return cmd
 }
 
@@ -114,7 +117,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		MaxConns: cfg.Server.MaxConns, MaxControlConns: cfg.Server.MaxControlConns, ShutdownTimeout: cfg.Server.ShutdownTimeout,
 	}
 	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
-	opts.State = sim.StateOptions{Retention: cfg.StateRetention}
+	opts.State = sim.StateOptions{Retention: cfg.StateRetention, TxHook: txHook}
 	opts.Durability = sim.Durability(cfg.Durability)
 	opts.DebugPprof = cfg.DebugPprof
 	opts.SharedBox = cfg.SharedBox
@@ -139,7 +142,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if cfg.RemoveDataOnExit {
 		defer removeDataDir(cmd, cfg.Data)
 	}
-	s, err := sim.New(opts)
+	s, err := openSim(cmd, opts)
 	if err != nil {
 		return err
 	}
@@ -170,3 +173,22 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		}
 	})
 }
+
+// openSim builds the simulator over its data folder, wiped first with
+// --reset-data; a folder of another version's format is refused with a
+// line naming that flag.
+func openSim(cmd *cobra.Command, opts sim.Options) (*sim.Sim, error) {
+	if reset, _ := cmd.Flags().GetBool("reset-data"); reset {
+		if err := sim.ResetData(opts.DataDir); err != nil {
+			return nil, fmt.Errorf("--reset-data: %w", err)
+		}
+	}
+	s, err := sim.New(opts)
+	if errors.Is(err, sim.ErrDataFormat) {
+		return nil, fmt.Errorf("%w; start with --reset-data to wipe its state and journal (a simulator's data is disposable), or use another --data folder", err)
+	}
+	return s, err
+}
+
+// txHook is nil but in a test build (txhook.go).
+var txHook func()

@@ -15,13 +15,14 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
-// ViewPage shows a page of user's cards, in listing order, with how
-// many they have, as state.Store.ViewUserCards does: inside the read
-// transaction, as views of the stored records that show must not keep.
-func (s *Service) ViewPage(channel, user string, offset, limit int, show func(total int, page []model.CardView[[]byte]) error) error {
-	return s.Store.ViewUserCards(channel, user, offset, limit, show)
+// Page reads a page of user's cards, in listing order, with how many
+// they have (state.Store.UserCardPage): the caller renders it, then
+// Releases it.
+func (s *Service) Page(channel, user string, offset, limit int) (*state.CardPage, error) {
+	return s.Store.UserCardPage(channel, user, offset, limit)
 }
 
 // ListingCmp is the listing order: unscratched first, then revealed, each
@@ -57,7 +58,7 @@ func AppendWire(b []byte, base string, loc *time.Location, cards []model.Card) [
 }
 
 // AppendViews is AppendWire of the cards page shows, which are in
-// listing order (state.Store.ViewUserCards).
+// listing order (state.Store.UserCardPage).
 func AppendViews(b []byte, base string, loc *time.Location, page []model.CardView[[]byte]) []byte {
 	w := newWireWriter(base, loc)
 	// Room for the page at once: a buffer new from the pool grew by

@@ -13,9 +13,6 @@ const (
 	Hotdeals Host = "hotdeals"
 )
 
-// Hosts lists the public hosts in a stable order.
-var Hosts = []Host{Rewards, Bank, Hotdeals}
-
 // Auth is how an operation authenticates its caller.
 type Auth string
 

@@ -8,7 +8,12 @@
 package frontdoor
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
 
 	"github.com/labstack/echo/v4"
 
@@ -61,6 +66,11 @@ type Opener func(c echo.Context, op contract.Op, body []byte, readErr error, req
 // a delay, or to show the fault itself: Call.Fault).
 type Dialect func(c echo.Context, call *Call, act fault.Action) (stop bool, err error)
 
+// Failure is a host's platform-failure answer for op in its own shape
+// (the body of its Internal Error), for an error no opener or operation
+// turned into an answer, or a panic. call is nil when the opener failed.
+type Failure func(op contract.Op, call *Call) *httpx.Error
+
 // Endpoint is one operation's own part: the way in and the dialect are
 // the door's, chosen by the operation's row of contract.Ops.
 type Endpoint[T any] struct {
@@ -88,6 +98,10 @@ type Door struct {
 	Stories  func(channel string) string
 	Openers  map[contract.Auth]Opener
 	Dialects map[contract.Dialect]Dialect
+	// Failures answer what went wrong in the simulator itself, one per
+	// dialect; Log hears of it, with the stack of a panic.
+	Failures map[contract.Dialect]Failure
+	Log      *slog.Logger
 }
 
 // Covers reports an operation of ops the door cannot open or whose
@@ -97,20 +111,30 @@ func (d *Door) Covers(ops []contract.Op) error {
 		if op.Dialect == contract.NotAvailable {
 			continue
 		}
-		if d.Openers[op.Auth] == nil || d.Dialects[op.Dialect] == nil {
-			return fmt.Errorf("operation %s: the front door has no opener for auth %q or no dialect %q", op.Name, op.Auth, op.Dialect)
+		if d.Openers[op.Auth] == nil || d.Dialects[op.Dialect] == nil || d.Failures[op.Dialect] == nil {
+			return fmt.Errorf("operation %s: the front door has no opener for auth %q or no dialect (or failure) %q", op.Name, op.Auth, op.Dialect)
 		}
 	}
 	return nil
 }
 
 // Handle is the pipeline of one endpoint, bound to its operation by the
-// router.
+// router. A panic, or an error nobody answered, is answered with the
+// operation's platform failure (HTTP 500, in its host's shape) and logged.
 func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
-	return func(c echo.Context, op contract.Op) error {
+	return func(c echo.Context, op contract.Op) (err error) {
+		var call *Call
+		defer func() {
+			if v := recover(); v != nil {
+				err = &PanicError{Value: v, Stack: debug.Stack()}
+			}
+			if err != nil && !answered(err) {
+				err = d.fail(c, op, call, err)
+			}
+		}()
 		var req T
 		body, readErr := httpx.ReadBody(c) // the one read of a public request body
-		call, err := d.Openers[op.Auth](c, op, body, readErr, &req)
+		call, err = d.Openers[op.Auth](c, op, body, readErr, &req)
 		if err != nil {
 			return err
 		}
@@ -138,4 +162,39 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		}
 		return e.Serve(c, call, &req)
 	}
+}
+
+// PanicError is a panic on a request, its stack kept for the log.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// answered reports whether err is an answer the error renderer writes
+// as it is (an answer in the host's shape, a router error, a client gone).
+func answered(err error) bool {
+	var e *httpx.Error
+	var he *echo.HTTPError
+	return errors.As(err, &e) || errors.As(err, &he) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// fail logs err (with the stack of a panic) and answers op's platform
+// failure in its host's shape.
+func (d *Door) fail(c echo.Context, op contract.Op, call *Call, err error) error {
+	if d.Log != nil {
+		attrs := []any{"endpoint", op.Name, "path", c.Request().URL.Path, "err", err}
+		var p *PanicError
+		if errors.As(err, &p) {
+			attrs = append(attrs, "stack", string(p.Stack))
+		}
+		d.Log.Error("internal error", attrs...)
+	}
+	if d.Failures[op.Dialect] == nil {
+		return err
+	}
+	answer := d.Failures[op.Dialect](op, call)
+	answer.Status, answer.Reason = http.StatusInternalServerError, "internal error: "+err.Error()
+	return answer
 }

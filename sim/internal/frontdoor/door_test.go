@@ -1,11 +1,15 @@
 package frontdoor
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"log/slog"
+	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -13,6 +17,8 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
 // The door refuses a row of the contract table it cannot open or whose
@@ -20,7 +26,9 @@ import (
 func TestCovers(t *testing.T) {
 	open := func(echo.Context, contract.Op, []byte, error, any) (*Call, error) { return nil, nil }
 	render := func(echo.Context, *Call, fault.Action) (bool, error) { return false, nil }
-	d := &Door{Openers: map[contract.Auth]Opener{contract.APIKey: open}, Dialects: map[contract.Dialect]Dialect{contract.Coupon: render}}
+	fail := func(contract.Op, *Call) *httpx.Error { return &httpx.Error{} }
+	d := &Door{Openers: map[contract.Auth]Opener{contract.APIKey: open}, Dialects: map[contract.Dialect]Dialect{contract.Coupon: render},
+		Failures: map[contract.Dialect]Failure{contract.Coupon: fail}}
 	if err := d.Covers([]contract.Op{{Name: "a", Auth: contract.APIKey, Dialect: contract.Coupon}, {Name: "na", Dialect: contract.NotAvailable}}); err != nil {
 		t.Fatalf("covered ops refused: %v", err)
 	}
@@ -73,5 +81,45 @@ func TestOneDecisionOneRead(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A panic in an operation, or an error it left unanswered, is answered
+// with the operation's platform failure in its host's shape (HTTP 500)
+// and logged, the panic with its stack; an answer passes as it is.
+func TestHandle_panicAndUnansweredErrorAreThePlatformFailure(t *testing.T) {
+	var logs strings.Builder
+	open := func(echo.Context, contract.Op, []byte, error, any) (*Call, error) {
+		return &Call{Scenario: &scenario.Scenario{}}, nil
+	}
+	d := &Door{
+		Openers:  map[contract.Auth]Opener{contract.APIKey: open},
+		Failures: map[contract.Dialect]Failure{contract.Coupon: func(contract.Op, *Call) *httpx.Error { return &httpx.Error{Body: "coupon shape"} }},
+		Log:      slog.New(slog.NewTextHandler(&logs, nil)),
+	}
+	op := contract.Op{Name: "op", Auth: contract.APIKey, Dialect: contract.Coupon}
+	answer := &httpx.Error{Status: 409, Body: "own answer"}
+	for _, tc := range []struct {
+		name  string
+		serve func() error
+		want  *httpx.Error
+		log   string
+	}{
+		{"panic", func() error { panic("boom") }, &httpx.Error{Status: 500, Body: "coupon shape", Reason: "internal error: panic: boom"}, "door_test.go"},
+		{"unanswered error", func() error { return errors.New("disk full") }, &httpx.Error{Status: 500, Body: "coupon shape", Reason: "internal error: disk full"}, "disk full"},
+		{"answer", func() error { return answer }, answer, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs.Reset()
+			h := Handle(d, Endpoint[struct{}]{Serve: func(echo.Context, *Call, *struct{}) error { return tc.serve() }})
+			c := echo.New().NewContext(httptest.NewRequest("POST", "/", strings.NewReader("{}")), httptest.NewRecorder())
+			err := h(c, op)
+			if !reflect.DeepEqual(err, tc.want) {
+				t.Fatalf("answer = %#v, want %#v", err, tc.want)
+			}
+			if !strings.Contains(logs.String(), tc.log) || (tc.log == "") != (logs.Len() == 0) {
+				t.Errorf("log %q, want one naming %q", logs.String(), tc.log)
+			}
+		})
 	}
 }

@@ -14,32 +14,30 @@ type TokenChecker interface {
 	Check(value string, want model.TokenKind) (model.Token, error)
 }
 
-// Bearer admits only requests carrying a live token of kind (AUTH-1,
-// AUTH-2, TOK-3). Anything else is HTTP 401 with a body saying why; the
-// contract shows only the status, the body is the simulator's reading.
-func Bearer(check TokenChecker, kind model.TokenKind) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			h := c.Request().Header.Get(echo.HeaderAuthorization)
-			scheme, value, ok := strings.Cut(h, " ")
-			var reason string
-			switch {
-			case h == "":
-				reason = "Authorization header is missing"
-			case !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(value) == "":
-				reason = "Authorization header is not 'Bearer TOKEN'"
-			default:
-				t, err := check.Check(strings.TrimSpace(value), kind)
-				if err == nil {
-					o := OutcomeOf(c)
-					o.token, o.Channel, o.VirtualID = t, t.Channel, t.VirtualID
-					return next(c)
-				}
-				reason = err.Error()
-			}
-			return Unauthorized(reason)
+// BearerToken admits only a request carrying a live token of kind
+// (AUTH-1, AUTH-2, TOK-3): the bearer schemes' openers call it first.
+// Anything else is HTTP 401 with a body saying why; the contract shows
+// only the status, the body is the simulator's reading. The token's
+// channel and user are noted for the journal (Outcome).
+func BearerToken(c echo.Context, check TokenChecker, kind model.TokenKind) (model.Token, error) {
+	h := c.Request().Header.Get(echo.HeaderAuthorization)
+	scheme, value, ok := strings.Cut(h, " ")
+	var reason string
+	switch {
+	case h == "":
+		reason = "Authorization header is missing"
+	case !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(value) == "":
+		reason = "Authorization header is not 'Bearer TOKEN'"
+	default:
+		t, err := check.Check(strings.TrimSpace(value), kind)
+		if err == nil {
+			o := OutcomeOf(c)
+			o.Channel, o.VirtualID = t.Channel, t.VirtualID
+			return t, nil
 		}
+		reason = err.Error()
 	}
+	return model.Token{}, Unauthorized(reason)
 }
 
 // Unauthorized is the 401 answer of the bearer endpoints.
@@ -50,9 +48,4 @@ func Unauthorized(reason string) *Error {
 		Reason: reason,
 		Header: http.Header{"Www-Authenticate": {`Bearer error="invalid_token"`}},
 	}
-}
-
-// TokenFrom returns the token Bearer admitted.
-func TokenFrom(c echo.Context) model.Token {
-	return OutcomeOf(c).token
 }

@@ -3,6 +3,7 @@ package httpx_test
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,9 +19,9 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/token"
 )
 
-// The card endpoints declare their token type with httpx.Bearer; this
-// test proves the middleware itself against real stored tokens. The
-// endpoints' own black-box tests prove the same through HTTP.
+// The bearer schemes' openers admit a token with httpx.BearerToken; this
+// test proves it against real stored tokens. The endpoints' own
+// black-box tests prove the same through HTTP.
 //
 // clause: AUTH-1, AUTH-2, TOK-3, TOK-4
 func TestBearer_AUTH1_AUTH2_TOK3_TOK4(t *testing.T) {
@@ -36,12 +37,20 @@ func TestBearer_AUTH1_AUTH2_TOK3_TOK4(t *testing.T) {
 
 	e := echo.New()
 	e.HTTPErrorHandler = httpx.ErrorHandler(nil)
-	ok := func(c echo.Context) error {
-		t := httpx.TokenFrom(c)
-		return c.JSON(200, map[string]string{"kind": string(t.Kind), "virtualId": t.VirtualID})
+	admit := func(kind model.TokenKind) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			t, err := httpx.BearerToken(c, tokens, kind)
+			if err != nil {
+				return err
+			}
+			if o := httpx.OutcomeOf(c); o.Channel != t.Channel || o.VirtualID != t.VirtualID {
+				return fmt.Errorf("the journal is told %+v for a token of %s/%s", o, t.Channel, t.VirtualID)
+			}
+			return c.JSON(200, map[string]string{"kind": string(t.Kind), "virtualId": t.VirtualID})
+		}
 	}
-	e.POST("/ref", ok, httpx.Bearer(tokens, model.ReferenceToken))
-	e.POST("/user", ok, httpx.Bearer(tokens, model.UserToken))
+	e.POST("/ref", admit(model.ReferenceToken))
+	e.POST("/user", admit(model.UserToken))
 
 	call := func(path, auth string) (int, string) {
 		req := httptest.NewRequest(http.MethodPost, path, nil)

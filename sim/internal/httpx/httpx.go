@@ -129,19 +129,8 @@ func Indented(c echo.Context) bool {
 // keeps the answer (AnswerKeeper: the journal's) is handed that buffer,
 // where it would copy the answer.
 func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
-	return WriteJSONFrom(c, func(b []byte) ([]byte, error) { return appendTo(b), nil })
-}
-
-// WriteJSONFrom is WriteJSON of an answer whose making can fail (it is
-// read from the store): on an error nothing is written and the error is
-// returned, for the error handler to answer.
-func WriteJSONFrom(c echo.Context, appendTo func([]byte) ([]byte, error)) error {
 	buf := answerBufs.Get().(*[]byte)
-	var err error
-	if *buf, err = appendTo((*buf)[:0]); err != nil {
-		ReleaseAnswer(buf)
-		return err
-	}
+	*buf = appendTo((*buf)[:0])
 	if !c.Response().Committed {
 		// The whole answer is known: say its length. net/http chunks an
 		// answer of over 2 KB whose length it was not told, and the
@@ -153,7 +142,7 @@ func WriteJSONFrom(c echo.Context, appendTo func([]byte) ([]byte, error)) error 
 	if k, ok := c.Response().Writer.(AnswerKeeper); ok {
 		kept = k.KeepAnswer(buf)
 	}
-	err = c.Blob(http.StatusOK, echo.MIMEApplicationJSON, *buf)
+	err := c.Blob(http.StatusOK, echo.MIMEApplicationJSON, *buf)
 	if !kept { // a writer keeps no reference (io.Writer)
 		ReleaseAnswer(buf)
 	}

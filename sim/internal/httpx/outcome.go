@@ -4,8 +4,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
 // Outcome is what a handler tells the journal beyond the answer it gives:
@@ -14,12 +12,9 @@ import (
 type Outcome struct {
 	Fault   string
 	Dropped bool
-	// Channel and VirtualID own the bearer token Bearer admitted: the
-	// journal attributes a call without a body (the listing) by them.
+	// Channel and VirtualID own the bearer token BearerToken admitted:
+	// the journal attributes a call without a body (the listing) by them.
 	Channel, VirtualID string
-	// token is the token Bearer admitted (TokenFrom): kept here, where
-	// echo's context boxed a copy of it on every bearer call.
-	token model.Token
 }
 
 const outcomeKey = "rewardsim.outcome"

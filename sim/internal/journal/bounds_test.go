@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
 // 64 KiB bodies no longer grow the journal past its byte bound: the
@@ -22,7 +20,7 @@ func TestJournal_byteBoundHolds(t *testing.T) {
 	if err := j.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	size, err := st.JournalBytes()
+	size, err := st.bytes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +52,8 @@ func TestJournal_readersSkipUndecodableRecords(t *testing.T) {
 	if err := j.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	last, _ := st.JournalLastSeq()
-	if err := st.JournalAppend([]state.JournalRecord{{Seq: last + 1, At: time.Now(), Data: []byte{codecVersion, 0xff}}}, 0, time.Time{}); err != nil {
+	last, _ := st.lastSeq()
+	if err := st.appendRecords([]storedRecord{{Seq: last + 1, At: time.Now(), Data: []byte{codecVersion, 0xff}}}, 0, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	j.next.Store(last + 1) // the writer is idle after the flush

@@ -13,7 +13,6 @@ package journal
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -22,7 +21,6 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
 // Defaults of Options.
@@ -68,7 +66,7 @@ type Options struct {
 // Journal is the bounded log. It is safe for concurrent use.
 type Journal struct {
 	opts        Options
-	store       *state.Store
+	store       *store
 	queue       chan item
 	done        chan struct{}
 	dropped     atomic.Uint64
@@ -161,8 +159,21 @@ func (j *Journal) stamp(channel string, x *Exchange) time.Time {
 	return own.Now().Add(-j.opts.Wall.Now().Sub(x.WallAt))
 }
 
-// Open starts a journal over store.
-func Open(store *state.Store, opts Options) (*Journal, error) {
+// Open starts a journal over its file in dir (StoreFile).
+func Open(dir string, opts Options) (*Journal, error) {
+	st, err := openStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	j, err := openOver(st, opts)
+	if err != nil {
+		_ = st.close()
+	}
+	return j, err
+}
+
+// openOver starts a journal over an open store.
+func openOver(store *store, opts Options) (*Journal, error) {
 	if opts.MaxEntries == 0 {
 		opts.MaxEntries = DefaultMaxEntries
 	}
@@ -181,17 +192,17 @@ func Open(store *state.Store, opts Options) (*Journal, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	last, err := store.JournalLastSeq()
+	last, err := store.lastSeq()
 	if err != nil {
 		return nil, err
 	}
-	size, err := store.JournalBytes()
+	size, err := store.bytes()
 	if err != nil {
 		return nil, err
 	}
 	// What earlier runs learnt to mask is masked again from the start.
 	var masks []Mask
-	if err := store.JournalMasks(func(m state.JournalMask) {
+	if err := store.masks(func(m storedMask) {
 		masks = append(masks, Mask{Kind: MaskKind(m.Kind), Hash: m.Hash, Len: int(m.Len)})
 	}); err != nil {
 		return nil, err
@@ -270,8 +281,7 @@ func (j *Journal) Flush(ctx context.Context) error {
 	}
 }
 
-// Close stores what is queued and stops the writer. Call it before the
-// store closes.
+// Close stores what is queued, stops the writer and closes the file.
 func (j *Journal) Close() error {
 	j.closeMu.Lock()
 	if j.closed {
@@ -282,7 +292,7 @@ func (j *Journal) Close() error {
 	close(j.queue)
 	j.closeMu.Unlock()
 	<-j.done
-	return nil
+	return j.store.close()
 }
 
 // RecordWebhook journals one outbound webhook attempt (WH-2). The
@@ -318,7 +328,7 @@ type WebhookAttempt struct {
 // them in one transaction: one fsync per batch, not per request.
 func (j *Journal) write() {
 	defer close(j.done)
-	var batch []state.JournalRecord
+	var batch []storedRecord
 	var waiters []chan struct{}
 	timer := time.NewTimer(batchWindow)
 	timer.Stop()
@@ -362,7 +372,7 @@ func (j *Journal) write() {
 	}
 }
 
-func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan struct{}) ([]state.JournalRecord, []chan struct{}) {
+func (j *Journal) take(it item, batch []storedRecord, waiters []chan struct{}) ([]storedRecord, []chan struct{}) {
 	if it.flush != nil {
 		return batch, append(waiters, it.flush)
 	}
@@ -382,13 +392,13 @@ func (j *Journal) take(it item, batch []state.JournalRecord, waiters []chan stru
 	j.taken = append(j.taken, r)
 	data := j.encode(r)
 	// The answer's body ends the record: a listing polled again and again
-	// stores it once a batch (state.JournalRecord.Shared).
-	return append(batch, state.JournalRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true, Shared: r.resBodyLen(), SharedHash: r.resHash}), waiters
+	// stores it once a batch (storedRecord.Shared).
+	return append(batch, storedRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true, Shared: r.resBodyLen(), SharedHash: r.resHash}), waiters
 }
 
 // encode appends r, framed for the store, to the chunk.
 func (j *Journal) encode(r *record) []byte {
-	need := state.JournalFrame + r.binarySize()
+	need := storeFrame + r.binarySize()
 	if cap(j.chunk)-len(j.chunk) < need {
 		if j.chunk != nil {
 			j.used = append(j.used, j.chunk)
@@ -400,12 +410,12 @@ func (j *Journal) encode(r *record) []byte {
 		}
 	}
 	at := len(j.chunk)
-	data := r.appendBinary(j.chunk[at : at+state.JournalFrame : at+need])
+	data := r.appendBinary(j.chunk[at : at+storeFrame : at+need])
 	j.chunk = j.chunk[:at+len(data)]
 	return data
 }
 
-func (j *Journal) commit(batch []state.JournalRecord) {
+func (j *Journal) commit(batch []storedRecord) {
 	if len(batch) == 0 {
 		return
 	}
@@ -413,16 +423,16 @@ func (j *Journal) commit(batch []state.JournalRecord) {
 	if j.opts.MaxAge > 0 {
 		notBefore = j.opts.Clock.Now().Add(-j.opts.MaxAge)
 	}
-	masks := make([]state.JournalMask, len(j.builder.fresh))
+	masks := make([]storedMask, len(j.builder.fresh))
 	for i, m := range j.builder.fresh {
-		masks[i] = state.JournalMask{Kind: uint8(m.Kind), Hash: m.Hash, Len: uint16(m.Len)}
+		masks[i] = storedMask{Kind: uint8(m.Kind), Hash: m.Hash, Len: uint16(m.Len)}
 	}
 	j.builder.fresh = j.builder.fresh[:0]
 	if j.emptied.Swap(false) {
 		j.size = 0 // an over-count at worst: the next trim corrects it
 	}
 	j.size -= j.freed.Swap(0)
-	size, err := j.store.JournalWrite(state.JournalBatch{
+	size, err := j.store.write(storeBatch{
 		Records: batch, MaxEntries: j.opts.MaxEntries, NotBefore: notBefore,
 		Size: j.size, MaxBytes: j.opts.MaxBytes, Masks: masks, MaxMasks: maxKnown + maxSigns,
 	})
@@ -432,6 +442,3 @@ func (j *Journal) commit(batch []state.JournalRecord) {
 	}
 	j.size = size
 }
-
-// ErrClosed is returned by queries after Close.
-var ErrClosed = errors.New("journal is closed")

@@ -18,20 +18,16 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
-func open(t *testing.T, o Options) (*Journal, *state.Store, *echo.Echo) {
+func open(t *testing.T, o Options) (*Journal, *store, *echo.Echo) {
 	t.Helper()
-	st, err := state.Open(t.TempDir(), state.Options{})
+	j, err := Open(t.TempDir(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := Open(st, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { j.Close(); st.Close() })
+	st := j.store
+	t.Cleanup(func() { j.Close() })
 	e := echo.New()
 	e.Use(j.Middleware("all"))
 	e.POST("/api/:op", func(c echo.Context) error {
@@ -95,7 +91,7 @@ func TestJournal_SIM4_boundHoldsUnder100kRequests(t *testing.T) {
 			t.Fatalf("entries out of order at %d: %d after %d", i, p.Entries[i].Seq, p.Entries[i-1].Seq)
 		}
 	}
-	info, err := os.Stat(st.Path())
+	info, err := os.Stat(st.db.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,11 +142,11 @@ func TestJournal_SIM4_recordsWebhookAttempts(t *testing.T) {
 // A full queue drops (and counts) instead of blocking; Close flushes what
 // was queued.
 func TestJournal_SIM4_fullQueueDropsAndCloseFlushes(t *testing.T) {
-	st, err := state.Open(t.TempDir(), state.Options{})
+	dir := t.TempDir()
+	st, err := openStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
 	j := &Journal{opts: Options{MaxEntries: DefaultMaxEntries, Clock: clock.Real{}, Wall: clock.Real{}}, store: st, queue: make(chan item, 2), done: make(chan struct{}), builder: NewBuilder()}
 	// No writer yet: the third enqueue finds the queue full.
 	for i := 0; i < 3; i++ {
@@ -161,7 +157,12 @@ func TestJournal_SIM4_fullQueueDropsAndCloseFlushes(t *testing.T) {
 	}
 	go j.write()
 	j.Close()
-	n, err := st.JournalCount()
+	st, err = openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	n, err := st.count()
 	if err != nil || n != 2 {
 		t.Errorf("after Close the store holds %d entries, want 2 (%v)", n, err)
 	}

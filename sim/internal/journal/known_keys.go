@@ -29,8 +29,13 @@ var secKeys = struct {
 }{keys: oldestFirst[string, struct{}]{max: maxKeys}}
 
 // LearnSecKey remembers channels' secKeys so they are masked wherever
-// they appear.
+// they appear. Every coupon call that proves its secKey tells it again:
+// one already known costs a read lock, not the write lock every
+// fetchCouponCode took.
 func LearnSecKey(values ...string) {
+	if allKnown(values) {
+		return
+	}
 	secKeys.Lock()
 	defer secKeys.Unlock()
 	changed := false
@@ -49,6 +54,18 @@ func LearnSecKey(values ...string) {
 		})
 		secKeys.order = order
 	}
+}
+
+// allKnown reports whether every value is remembered already (or empty).
+func allKnown(values []string) bool {
+	secKeys.RLock()
+	defer secKeys.RUnlock()
+	for _, v := range values {
+		if _, ok := secKeys.keys.get(v); v != "" && !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // maskSecKeys replaces remembered secKeys in s by with(key).

@@ -56,7 +56,7 @@ var _ [learnMemoBytes - learnMemoMaxBody]struct{}
 // body is looked up: remembering one can forget a value of the next. The
 // slot holding the body, if one does, is valid until the next call. h is
 // the body's hash (0: not hashed), the same for the same bytes: the store
-// finds the answers it can keep once a batch by it (state.JournalRecord).
+// finds the answers it can keep once a batch by it (storedRecord).
 func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) (_ []Mask, _ *learnSlot, h uint64) {
 	if len(body) < opaqueLen || len(body) > learnMemoMaxBody {
 		return l.learnAll(body, fresh), nil, 0

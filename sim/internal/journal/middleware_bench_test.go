@@ -13,7 +13,6 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
 // BenchmarkMiddleware is what journaling an exchange costs (issue 25):
@@ -96,12 +95,7 @@ func BenchmarkMiddleware(b *testing.B) {
 			{"journal=full", false, 1 << 16, 1000},
 		} {
 			b.Run(size.name+"/"+mode.name, func(b *testing.B) {
-				st, err := state.Open(b.TempDir(), state.Options{NoSync: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer st.Close()
-				j, err := Open(st, Options{Disabled: mode.off, Queue: mode.queue, MaxEntries: mode.max})
+				j, err := Open(b.TempDir(), Options{Disabled: mode.off, Queue: mode.queue, MaxEntries: mode.max})
 				if err != nil {
 					b.Fatal(err)
 				}

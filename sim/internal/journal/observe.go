@@ -24,7 +24,7 @@ func (j *Journal) Observe(fn Observer) {
 }
 
 // Stored is how many entries the journal holds now (pending ones aside).
-func (j *Journal) Stored() (int, error) { return j.store.JournalCount() }
+func (j *Journal) Stored() (int, error) { return j.store.count() }
 
 // notify tells the observers of the records just committed.
 func (j *Journal) notify(rs []*record) {

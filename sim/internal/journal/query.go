@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"time"
-
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
 // Filter selects entries. Zero fields match everything.
@@ -74,7 +72,7 @@ func (j *Journal) Query(ctx context.Context, f Filter) (Page, error) {
 	}
 	p := Page{Entries: []Entry{}, Dropped: j.Dropped()}
 	var err error
-	if p.Stored, err = j.store.JournalCount(); err != nil {
+	if p.Stored, err = j.store.count(); err != nil {
 		return p, err
 	}
 	held := 0
@@ -131,9 +129,9 @@ func (j *Journal) scan(ctx context.Context, f Filter, fn func(Entry) bool) error
 		// (an export masking 64 KiB bodies) would otherwise hold the
 		// transaction for seconds, and journal.db grew past twice its
 		// bound again under a flood of large bodies.
-		var page []state.JournalRecord
+		var page []storedRecord
 		size, more := 0, false
-		err = j.store.JournalScan(from, func(r state.JournalRecord) bool {
+		err = j.store.scan(from, func(r storedRecord) bool {
 			if len(page) == scanPage || size >= scanPageBytes {
 				more = true
 				return false
@@ -144,7 +142,7 @@ func (j *Journal) scan(ctx context.Context, f Filter, fn func(Entry) bool) error
 		done = !more
 		for i := 0; i < len(page) && err == nil; i++ {
 			r := page[i]
-			page[i], from = state.JournalRecord{}, r.Seq+1 // garbage once read
+			page[i], from = storedRecord{}, r.Seq+1 // garbage once read
 			if !j.visit(f, r, fn) {
 				done = true
 				break
@@ -156,7 +154,7 @@ func (j *Journal) scan(ctx context.Context, f Filter, fn func(Entry) bool) error
 
 // visit decodes r and calls fn with it if f selects it; false when fn
 // asks to stop.
-func (j *Journal) visit(f Filter, r state.JournalRecord, fn func(Entry) bool) bool {
+func (j *Journal) visit(f Filter, r storedRecord, fn func(Entry) bool) bool {
 	var rec record
 	if rec.unmarshalBinary(r.Data) != nil {
 		// A record this build cannot decode (corrupt, or written by
@@ -187,7 +185,7 @@ func (j *Journal) Reset(ctx context.Context) error {
 	if err := j.Flush(ctx); err != nil {
 		return err
 	}
-	if err := j.store.JournalReset(); err != nil {
+	if err := j.store.reset(); err != nil {
 		return err
 	}
 	j.emptied.Store(true) // the writer zeroes its byte count
@@ -201,7 +199,7 @@ func (j *Journal) ResetChannel(ctx context.Context, channel string) error {
 		return err
 	}
 	f := Filter{Channel: channel}
-	freed, err := j.store.JournalDelete(func(data []byte) bool {
+	freed, err := j.store.deleteWhere(func(data []byte) bool {
 		var rec record
 		return rec.unmarshalBinary(data) == nil && f.match(&rec)
 	})

@@ -9,7 +9,7 @@ func (j *Journal) Tail(ctx context.Context, n int) (Page, error) {
 	if err := j.Flush(ctx); err != nil {
 		return Page{}, err
 	}
-	last, err := j.store.JournalLastSeq()
+	last, err := j.store.lastSeq()
 	if err != nil {
 		return Page{}, err
 	}

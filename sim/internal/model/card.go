@@ -81,7 +81,7 @@ const OfferFields = 16
 
 // CardView is what the card listing shows of a card, its strings as S:
 // string for a decoded Card (ViewOf), []byte for a stored record read in
-// place (state.Store.ViewUserCards), so one encoder renders both.
+// place in its copy (state.Store.UserCardPage), so one encoder renders both.
 type CardView[S string | []byte] struct {
 	RewardID  uint64
 	Channel   S

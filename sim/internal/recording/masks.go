@@ -78,6 +78,35 @@ func maskText(s string) string {
 	return journal.MaskText(s, func(string) string { return masked })
 }
 
+// maskEchoes masks, by value, a credential the simulator issued that
+// the request echoes where no capture names it (?access_token=, a
+// header, a field at any depth, additionalParams): the masking by value
+// every artefact reads through (journal.MaskKnown, issue 42).
+func (st *Step) maskEchoes() {
+	st.Path = journal.MaskKnown(st.Path, func(string) string { return maskedQueryValue })
+	st.Query = journal.MaskKnown(st.Query, func(string) string { return maskedQueryValue })
+	for k, v := range st.Header {
+		st.Header[k] = maskEcho(v)
+	}
+	st.Text = maskEcho(st.Text)
+	st.Body = maskEchoJSON(st.Body)
+	if st.Envelope != nil {
+		st.Envelope.Payload = maskEchoJSON(st.Envelope.Payload)
+	}
+	st.Expect.Text = maskEcho(st.Expect.Text)
+	st.Expect.Body, st.Expect.BDATA = maskEchoJSON(st.Expect.Body), maskEchoJSON(st.Expect.BDATA)
+}
+
+// maskEcho masks every credential the simulator issued in s by value.
+func maskEcho(s string) string { return journal.MaskKnown(s, func(string) string { return masked }) }
+
+func maskEchoJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	return json.RawMessage(maskEcho(string(raw)))
+}
+
 // apply masks a decoded JSON value (a copy is returned).
 func apply(v any, masks map[string]MaskKind) any {
 	switch x := v.(type) {

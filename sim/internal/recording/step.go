@@ -170,6 +170,7 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 	if !b.indexOnly {
 		st.Expect = expect(e)
 	}
+	st.maskEchoes()
 
 	// What this answer hands out, for later steps; the latest answer to
 	// hand a value out is the one a later step captures it from.

@@ -108,8 +108,7 @@ const (
 	NestedReject = "reject"
 	NestedAccept = "accept"
 
-	ChannelRefuse   = "refuse"
-	ChannelUseToken = "use-token"
+	ChannelRefuse = "refuse" // the other value, use-token, is the default
 
 	SecondRevealFailure     = "failure"
 	SecondRevealStatusFalse = "status-false"

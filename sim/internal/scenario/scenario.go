@@ -13,9 +13,6 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// CurrentVersion is the newest file format.
-const CurrentVersion = 1
-
 // Schema is the name of the scenario schema in the schema set.
 const Schema = "scenario"
 

@@ -19,12 +19,9 @@ type WebhookSwitches struct {
 	Deadline model.Duration `yaml:"deadline"`
 }
 
-// Webhook retry switch values.
-const (
-	WebhookRetryNone        = "none"
-	WebhookRetryFixed       = "fixed"
-	WebhookRetryExponential = "exponential"
-)
+// WebhookRetryExponential is the retry switch's default (the others,
+// none and fixed, are the webhook package's RetryNone and RetryFixed).
+const WebhookRetryExponential = "exponential"
 
 func (w *WebhookSwitches) applyDefaults() {
 	if w.Retry == "" {

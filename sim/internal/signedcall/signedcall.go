@@ -74,6 +74,12 @@ func Invalid(sc *scenario.Scenario, detail string) *httpx.Error {
 	return Failure(sc, 0, InvalidRequest+" "+detail, detail)
 }
 
+// InternalFailure is the bare failure for a failure of the simulator
+// itself (a frontdoor.Failure: the door sets its status and reason).
+func InternalFailure(contract.Op, *frontdoor.Call) *httpx.Error {
+	return &httpx.Error{Body: FailureBody{STATUS: "FAILURE", ERRORSTRING: InternalError}}
+}
+
 // ReadFailure is the answer to a body the door could not read: over
 // 1 MiB is HTTP 413 in the bare failure shape, an unreadable body an
 // Invalid Request!; nil when it was read.

@@ -1,49 +1,10 @@
 package state
 
 import (
-	"slices"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
-
-// oldLayout makes channel's buckets as builds before issue 25 did: one
-// bucket under "cards" per channel, with a cap bucket among its own.
-func oldLayout(tx *bolt.Tx, channel string) (*bolt.Bucket, error) {
-	ch := tx.Bucket(bucketCards).Bucket([]byte(channel))
-	if ch != nil {
-		return ch, nil
-	}
-	ch, err := tx.Bucket(bucketCards).CreateBucket([]byte(channel))
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range []string{"card", "user", "txn", "cap", "stock", "track", "notif"} {
-		if _, err := ch.CreateBucket([]byte(n)); err != nil {
-			return nil, err
-		}
-	}
-	return ch, nil
-}
-
-// writeOldCaps records cap events the way those builds did: in the
-// channel's cap bucket, keyed u16(len) campaignId u16(len) user.
-func writeOldCaps(t *testing.T, s *Store, channel, campaign, user string, ev []int64) {
-	t.Helper()
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		ch, err := oldLayout(tx, channel)
-		if err != nil {
-			return err
-		}
-		k := cardAppendStr(cardAppendStr(nil, campaign), user)
-		return ch.Bucket([]byte("cap")).Put(k, encodeInts(ev))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 func capEvents(t *testing.T, s *Store, channel, campaign, user string) []int64 {
 	t.Helper()
@@ -57,35 +18,6 @@ func capEvents(t *testing.T, s *Store, channel, campaign, user string) []int64 {
 		t.Fatal(err)
 	}
 	return ev
-}
-
-// A store written before caps moved keeps its caps: they are read from
-// the old bucket until written, then from the user index only.
-func TestCapEvents_OldStore(t *testing.T) {
-	s, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	writeOldCaps(t, s, "A", "CAMP", "U", []int64{10, 20})
-	if got := capEvents(t, s, "A", "CAMP", "U"); !slices.Equal(got, []int64{10, 20}) {
-		t.Fatalf("old store's caps read as %v", got)
-	}
-	if got := capEvents(t, s, "A", "CAMP", "V"); got != nil {
-		t.Fatalf("another user's caps read as %v", got)
-	}
-	if err := s.UpdateCards("A", func(tx *CardTx) error { return tx.SetCapEvents("CAMP", "U", []int64{30}) }); err != nil {
-		t.Fatal(err)
-	}
-	if got := capEvents(t, s, "A", "CAMP", "U"); !slices.Equal(got, []int64{30}) {
-		t.Fatalf("after a write, caps read as %v", got)
-	}
-	_ = s.ViewCards("A", func(tx *CardTx) error {
-		if n := tx.sub(subCap).Stats().KeyN; n != 0 {
-			t.Errorf("the old bucket still holds %d entries after the write", n)
-		}
-		return nil
-	})
 }
 
 // Cap entries share the user index with the cards' entries; no walk
@@ -137,7 +69,7 @@ func TestCapEvents_NotCards(t *testing.T) {
 				t.Fatal(err)
 			}
 			if cards, total, err := viewAll(s, "A", "U", 0, 10); err != nil || len(cards) != 2 || total != 2 {
-				t.Errorf("ViewUserCards: %d cards, total %d, %v", len(cards), total, err)
+				t.Errorf("UserCardPage: %d cards, total %d, %v", len(cards), total, err)
 			}
 			if n, err := s.Counts(); err != nil || n.CardsIssued != 4 {
 				t.Errorf("Counts: %+v, %v", n, err)
@@ -146,21 +78,20 @@ func TestCapEvents_NotCards(t *testing.T) {
 	}
 }
 
-// A channel's reset forgets its caps, in either layout.
+// A channel's reset forgets its caps.
 func TestResetCards_Caps(t *testing.T) {
 	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	writeOldCaps(t, s, "A", "OLD", "U", []int64{1})
 	if err := s.UpdateCards("A", func(tx *CardTx) error { return tx.SetCapEvents("NEW", "U", []int64{2}) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ResetCards("A"); err != nil {
 		t.Fatal(err)
 	}
-	for _, campaign := range []string{"OLD", "NEW"} {
+	for _, campaign := range []string{"NEW"} {
 		if got := capEvents(t, s, "A", campaign, "U"); got != nil {
 			t.Errorf("after reset, %s caps read as %v", campaign, got)
 		}

@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"math"
 	"slices"
@@ -14,9 +13,7 @@ import (
 
 // Cards are stored in a small binary encoding, not JSON: the listing
 // decodes up to ten cards a call and encoding/json's reflection was 38%
-// of its CPU (issue 25). A stored card that starts with '{' was written
-// by an older build as JSON and still reads; it is rewritten in this
-// encoding the next time it changes (a reveal).
+// of its CPU (issue 25).
 //
 // TestCardCodec_everyField fills every field of model.Card by reflection,
 // so a field added there and forgotten here fails it.
@@ -107,17 +104,14 @@ func appendTime(b []byte, t time.Time) []byte {
 	return out
 }
 
-// decodeCard reads a stored card, binary or (older builds) JSON.
+// decodeCard reads a stored card.
 func decodeCard(raw []byte, c *model.Card) error {
-	if len(raw) > 0 && raw[0] == '{' {
-		return json.Unmarshal(raw, c)
-	}
 	// One copy of the record; every string of the card is a slice of it.
 	d := cardDecoder{b: raw, s: string(raw)}
 	return d.card(c)
 }
 
-// card decodes a binary record (after the JSON check of decodeCard).
+// card decodes a card record.
 func (d *cardDecoder) card(c *model.Card) error {
 	if d.byte() != cardCodecV1 {
 		return errCardCodec

@@ -8,28 +8,17 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// A store written before the flat layout keeps its channels where they
-// are: cards issue, list, count and reset there, while a channel new to
-// the store is made flat. Channels "A" and "AB" check that one
-// channel's flat buckets are never taken for another's.
-func TestCards_BothLayouts(t *testing.T) {
-	for _, old := range []bool{false, true} {
-		name := map[bool]string{false: "flat", true: "nested (before issue 25)"}[old]
-		t.Run(name, func(t *testing.T) {
+// Cards issue, list, count and reset per channel, each channel in its
+// own top-level buckets. Channels "A" and "AB" check that one channel's
+// buckets are never taken for another's.
+func TestCards_channelBuckets(t *testing.T) {
+	{
+		{
 			s, err := Open(t.TempDir(), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if old {
-				err := s.db.Update(func(tx *bolt.Tx) error {
-					_, err := oldLayout(tx, "A")
-					return err
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
 			for _, ch := range []string{"A", "AB"} {
 				err := s.UpdateCards(ch, func(tx *CardTx) error {
 					for _, user := range []string{"U", "V"} {
@@ -45,13 +34,10 @@ func TestCards_BothLayouts(t *testing.T) {
 				}
 			}
 			_ = s.db.View(func(tx *bolt.Tx) error {
-				nested := tx.Bucket(bucketCards).Bucket([]byte("A")) != nil
-				flat := tx.Bucket(flatCardsName("A", subCard)) != nil
-				if nested != old || flat == old {
-					t.Errorf("channel A: nested %v, flat %v", nested, flat)
-				}
-				if tx.Bucket(bucketCards).Bucket([]byte("AB")) != nil || tx.Bucket(flatCardsName("AB", subCard)) == nil {
-					t.Errorf("channel AB, new to the store, is not flat")
+				for _, ch := range []string{"A", "AB"} {
+					if tx.Bucket(flatCardsName(ch, subCard)) == nil {
+						t.Errorf("channel %s has no buckets of its own", ch)
+					}
 				}
 				return nil
 			})
@@ -60,7 +46,7 @@ func TestCards_BothLayouts(t *testing.T) {
 				for _, user := range []string{"U", "V"} {
 					cards, total, err := viewAll(s, ch, user, 0, 10)
 					if err != nil || len(cards) != total {
-						t.Fatalf("ViewUserCards(%s, %s): %d cards, total %d, %v", ch, user, len(cards), total, err)
+						t.Fatalf("UserCardPage(%s, %s): %d cards, total %d, %v", ch, user, len(cards), total, err)
 					}
 					n += total
 				}
@@ -96,6 +82,6 @@ func TestCards_BothLayouts(t *testing.T) {
 				}
 				return nil
 			})
-		})
+		}
 	}
 }

@@ -5,14 +5,14 @@ package state
 // renders its cards, and reads them here for less: the index walked as
 // UserCards walks it (userCardIDs), its two buckets opened once, one
 // cursor for all the card lookups (a bucket's Get makes a cursor each),
-// and each record shown in place, inside the read transaction, instead
-// of copied out and decoded into a Card (which was 43% of what a listing
-// allocated).
+// and each record copied out whole into one buffer of the page and
+// shown in place there, instead of decoded into a Card (which was 43% of
+// what a listing allocated). The page is rendered after the read
+// transaction ends: nothing of the transaction's memory escapes it.
 
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"slices"
 	"sync"
 
@@ -21,63 +21,78 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// ViewUserCards calls show, inside a read transaction of channel, with
-// the page UserCards would return (limit of user's cards from offset, in
-// listing order) as views of the stored records, and how many cards the
-// user has. The views' bytes belong to the store: show must neither
-// keep nor change them, and must not block (a read transaction holds
-// back the store's growth).
-func (s *Store) ViewUserCards(channel, user string, offset, limit int, show func(total int, page []model.CardView[[]byte]) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+// CardPage is a page of a user's cards in listing order, as views of
+// the stored records copied out of the store (one buffer for the page).
+// Its owner renders it, then Releases it: the views' bytes are reused.
+type CardPage struct {
+	// Total is how many cards the user has.
+	Total int
+	Views []model.CardView[[]byte]
+	raw   []byte // the page's records, one after the other
+	ends  []int  // where each record ends in raw
+}
+
+// Release hands the page's buffers back; the page is not used after.
+func (p *CardPage) Release() {
+	clear(p.Views) // drop the views' references to the buffer
+	if cap(p.Views) <= maxPooledView && cap(p.raw) <= maxPooledRaw {
+		p.Views, p.raw, p.ends, p.Total = p.Views[:0], p.raw[:0], p.ends[:0], 0
+		cardPages.Put(p)
+	}
+}
+
+// UserCardPage reads the page UserCards would return (limit of user's
+// cards from offset, in listing order), its records copied out in one
+// read transaction and shown as views once it has ended.
+func (s *Store) UserCardPage(channel, user string, offset, limit int) (*CardPage, error) {
+	p := cardPages.Get().(*CardPage)
+	err := s.db.View(func(tx *bolt.Tx) error {
 		t := openCards(tx, channel)
 		index, byID := t.sub(subUser), t.sub(subCard)
 		if index == nil || byID == nil {
-			return show(0, nil)
+			return nil
 		}
-		ids, total := userCardIDs(index, user, offset, limit)
-		views := viewPages.Get().(*[]model.CardView[[]byte])
-		defer func() {
-			clear(*views) // a legacy record's view points into the heap
-			*views = (*views)[:0]
-			if cap(*views) <= maxPooledView {
-				viewPages.Put(views)
-			}
-		}()
-		*views = slices.Grow(*views, len(ids))
+		var ids []uint64
+		ids, p.Total = userCardIDs(index, user, offset, limit)
 		var key [8]byte
 		cur := byID.Cursor()
 		for _, id := range ids {
 			binary.BigEndian.PutUint64(key[:], id)
-			ck, raw := cur.Seek(key[:])
-			if !bytes.Equal(ck, key[:]) {
-				continue
-			}
-			*views = append(*views, model.CardView[[]byte]{})
-			if err := viewCard(raw, &(*views)[len(*views)-1]); err != nil {
-				return err
+			if ck, raw := cur.Seek(key[:]); bytes.Equal(ck, key[:]) {
+				p.raw = append(p.raw, raw...)
+				p.ends = append(p.ends, len(p.raw))
 			}
 		}
-		return show(total, *views)
+		return nil
 	})
+	if err != nil {
+		p.Release()
+		return nil, err
+	}
+	p.Views = slices.Grow(p.Views, len(p.ends))
+	from := 0
+	for _, end := range p.ends {
+		p.Views = append(p.Views, model.CardView[[]byte]{})
+		if err := viewCard(p.raw[from:end:end], &p.Views[len(p.Views)-1]); err != nil {
+			p.Release()
+			return nil, err
+		}
+		from = end
+	}
+	return p, nil
 }
 
-// viewCard reads a stored card as the listing shows it, binary or (an
-// older build's) JSON.
+// viewCard reads a stored card as the listing shows it.
 func viewCard(raw []byte, v *model.CardView[[]byte]) error {
-	if len(raw) > 0 && raw[0] == '{' {
-		var c model.Card
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return err
-		}
-		*v = model.BytesView(model.ViewOf(&c))
-		return nil
-	}
 	d := cardDecoder{b: raw}
 	return d.view(v)
 }
 
-// viewPages hold the views of a page while it is shown; a page longer
-// than maxPooledView cards (a large limit) is not kept.
-var viewPages = sync.Pool{New: func() any { return new([]model.CardView[[]byte]) }}
+// cardPages are pages between listings; a page of more than
+// maxPooledView cards or maxPooledRaw bytes (a large limit) is not kept.
+var cardPages = sync.Pool{New: func() any { return new(CardPage) }}
 
-const maxPooledView = 256
+const (
+	maxPooledView = 256
+	maxPooledRaw  = 256 << 10
+)

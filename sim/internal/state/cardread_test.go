@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -12,19 +11,19 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// ViewUserCards shows what UserCards reads, page by page, each card as
+// UserCardPage shows what UserCards reads, page by page, each card as
 // ViewOf shows it with every time the same instant: over users with a mix
 // of unscratched and revealed cards, every optional field set or not,
 // times in several zones (a whole-minute offset, an offset with seconds,
 // UTC, zero), and a card stored as JSON by an older build.
-func TestViewUserCards_sameAsUserCards(t *testing.T) {
+func TestUserCardPage_sameAsUserCards(t *testing.T) {
 	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	zones := []*time.Location{time.UTC, time.FixedZone("IST", 5*3600+1800), time.FixedZone("LMT", 5*3600+21*60+10), time.Local}
-	var jsonID uint64
+	var card7 uint64
 	err = s.UpdateCards("C", func(tx *CardTx) error {
 		for i := range 40 {
 			at := time.Date(2026, 1, 15, 10, 0, i, i*1000, zones[i%len(zones)])
@@ -49,23 +48,10 @@ func TestViewUserCards_sameAsUserCards(t *testing.T) {
 				return err
 			}
 			if i == 7 {
-				jsonID = c.RewardID
+				card7 = c.RewardID
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// An older build stored card 7 as JSON.
-	err = s.db.Update(func(tx *bolt.Tx) error {
-		b := openCards(tx, "C").sub(subCard)
-		var c model.Card
-		if err := decodeCard(b.Get(cardKey64(jsonID)), &c); err != nil {
-			return err
-		}
-		raw, _ := json.Marshal(c)
-		return b.Put(cardKey64(jsonID), raw)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -97,9 +83,8 @@ func TestViewUserCards_sameAsUserCards(t *testing.T) {
 				if !sameView(got[i], w) {
 					t.Errorf("%s %v card %d:\n got %+v\nwant %+v", user, page, i, got[i], w)
 				}
-				// Marked when the offer needs no escapes, unless stored as
-				// JSON by an older build (then not marked, and scanned).
-				wantMark := w.Revealed && string(w.Offer[0]) != "T\u2028" && want[i].RewardID != jsonID
+				// Marked when the offer needs no escapes.
+				wantMark := w.Revealed && string(w.Offer[0]) != "T\u2028"
 				if got[i].OfferVerbatim != wantMark {
 					t.Errorf("%s %v card %d (%q): OfferVerbatim %v, want %v", user, page, i, w.Offer[0], got[i].OfferVerbatim, wantMark)
 				}
@@ -118,8 +103,8 @@ func TestViewUserCards_sameAsUserCards(t *testing.T) {
 	// A record that does not decode is an error, not a page without it.
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		b := openCards(tx, "C").sub(subCard)
-		raw := b.Get(cardKey64(jsonID + 1))
-		return b.Put(cardKey64(jsonID+1), append(append([]byte{}, raw...), 0))
+		raw := b.Get(cardKey64(card7 + 1))
+		return b.Put(cardKey64(card7+1), append(append([]byte{}, raw...), 0))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -142,21 +127,22 @@ func sameView(a, b model.CardView[[]byte]) bool {
 	return true
 }
 
-// viewAll is ViewUserCards' page, its views' bytes copied out.
+// viewAll is UserCardPage's page, its views' bytes copied out.
 func viewAll(s *Store, channel, user string, offset, limit int) (page []model.CardView[[]byte], total int, err error) {
-	err = s.ViewUserCards(channel, user, offset, limit, func(n int, views []model.CardView[[]byte]) error {
-		total = n
-		for _, v := range views {
-			c := v
-			c.Channel = bytes.Clone(v.Channel)
-			for i := range c.Offer {
-				c.Offer[i] = bytes.Clone(v.Offer[i])
-			}
-			page = append(page, c)
+	p, err := s.UserCardPage(channel, user, offset, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer p.Release()
+	for _, v := range p.Views {
+		c := v
+		c.Channel = bytes.Clone(v.Channel)
+		for i := range c.Offer {
+			c.Offer[i] = bytes.Clone(v.Offer[i])
 		}
-		return nil
-	})
-	return page, total, err
+		page = append(page, c)
+	}
+	return page, p.Total, nil
 }
 
 // instant reads the instant of every binary time, and refuses what

@@ -31,16 +31,6 @@ package state
 //   - The channel's buckets are top-level, not nested in a bucket per
 //     channel under a top bucket "cards": each level above them was a
 //     page rewritten by every commit (-2.0).
-//
-// Stores written before keep their layout and are read and written in
-// it: the bucket "cards" holds a bucket per channel, holding the
-// buckets above by name, and a seventh,
-//
-//	cards/<channel>/cap    u16(len) campaignId u16(len) user   -> []unix-nanos
-//
-// the frequency caps, read when the user index has no entry for them,
-// and deleted when the entry is written. A channel new to such a store
-// is made in the flat layout.
 
 import (
 	"bytes"
@@ -53,13 +43,10 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-var bucketCards = bucket("cards")
-
 var (
 	subCard  = []byte("card")
 	subUser  = []byte("user")
 	subTxn   = []byte("txn")
-	subCap   = []byte("cap")
 	subStock = []byte("stock")
 	subTrack = []byte("track")
 	subNotif = []byte("notif")
@@ -80,9 +67,6 @@ func isCardState(st byte) bool { return st == stateUnscratched || st == stateRev
 type CardTx struct {
 	tx      *bolt.Tx
 	channel string
-	// nested is the channel's bucket under "cards" in a store written
-	// before the flat layout (header comment), nil otherwise.
-	nested *bolt.Bucket
 	// opened are the sub buckets found so far (sub): a read transaction
 	// finds a bucket anew on every lookup, from the root, with its name
 	// built and a Bucket allocated, and a listing looked its card bucket
@@ -127,26 +111,20 @@ func (s *Store) ViewCards(channel string, fn func(*CardTx) error) error {
 	return s.db.View(func(tx *bolt.Tx) error { return fn(openCards(tx, channel)) })
 }
 
-// openCards finds channel's cards in either layout; its sub buckets are
-// nil while the channel has none.
+// openCards finds channel's cards; its sub buckets are nil while the
+// channel has none.
 func openCards(tx *bolt.Tx, channel string) *CardTx {
-	t := &CardTx{tx: tx, channel: channel}
-	// The flat layout first: a write transaction keeps the buckets it
-	// opened, not the ones it did not find.
-	if t.sub(subCard) == nil {
-		t.nested = tx.Bucket(bucketCards).Bucket([]byte(channel))
-	}
-	return t
+	return &CardTx{tx: tx, channel: channel}
 }
 
-// writeCards is openCards that creates the channel's buckets, in the
-// flat layout, if it has none.
+// writeCards is openCards that creates the channel's buckets if it has
+// none.
 func writeCards(tx *bolt.Tx, channel string) (*CardTx, error) {
 	if channel == "" {
 		return nil, errors.New("cards: empty channel")
 	}
 	t := openCards(tx, channel)
-	if t.nested != nil || t.sub(subCard) != nil {
+	if t.sub(subCard) != nil {
 		return t, nil
 	}
 	// No subCap: caps live in subUser (header comment).
@@ -197,30 +175,9 @@ func flatCardsBuckets(tx *bolt.Tx, channel string, name []byte) [][]byte {
 }
 
 // resetCards deletes the card state of one channel, or of every channel
-// when channel is "" (the shape of a ResetChannel hook), in both
-// layouts. Cards live in buckets of their own rather than under
+// when channel is "" (the shape of a ResetChannel hook). Cards live in buckets of their own rather than under
 // "<channel>\x00" keys, so ResetChannel covers them through a reset hook.
 func resetCards(tx *bolt.Tx, channel string) error {
-	top := tx.Bucket(bucketCards)
-	var names [][]byte
-	if channel != "" {
-		if top.Bucket([]byte(channel)) != nil {
-			names = append(names, []byte(channel))
-		}
-	} else {
-		err := top.ForEachBucket(func(k []byte) error {
-			names = append(names, append([]byte(nil), k...))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, n := range names {
-		if err := top.DeleteBucket(n); err != nil {
-			return err
-		}
-	}
 	for _, n := range flatCardsBuckets(tx, channel, nil) {
 		if err := tx.DeleteBucket(n); err != nil {
 			return err
@@ -241,12 +198,7 @@ func (t *CardTx) sub(name []byte) *bolt.Bucket {
 			return o.b
 		}
 	}
-	var b *bolt.Bucket
-	if t.nested != nil {
-		b = t.nested.Bucket(name)
-	} else {
-		b = t.tx.Bucket(flatCardsName(t.channel, name))
-	}
+	b := t.tx.Bucket(flatCardsName(t.channel, name))
 	if b != nil && t.nOpened < len(t.opened) {
 		t.opened[t.nOpened] = openedSub{name, b}
 		t.nOpened++
@@ -381,21 +333,6 @@ func cardCapKey(user, campaign string) []byte {
 	return append(k, campaign...)
 }
 
-// oldCaps is the cap bucket of a channel in the nested layout; the flat
-// layout has none (and a bucket not found is looked up afresh each time).
-func (t *CardTx) oldCaps() *bolt.Bucket {
-	if t.nested == nil {
-		return nil
-	}
-	return t.nested.Bucket(subCap)
-}
-
-// oldCapKey is their key in the cap bucket of a store written before
-// caps moved to the user index.
-func oldCapKey(campaign, user string) []byte {
-	return cardAppendStr(cardAppendStr(nil, campaign), user)
-}
-
 // CapEvents returns the recorded issuance times of a user in a campaign (unix nanos).
 func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
 	if u := t.sub(subUser); u != nil {
@@ -403,26 +340,12 @@ func (t *CardTx) CapEvents(campaign, user string) ([]int64, error) {
 			return decodeInts(raw)
 		}
 	}
-	if old := t.oldCaps(); old != nil {
-		if raw := old.Get(oldCapKey(campaign, user)); raw != nil {
-			return decodeInts(raw)
-		}
-	}
 	return nil, nil
 }
 
-// SetCapEvents replaces them, in the user index; an entry of the old cap
-// bucket is deleted, so it is never read again in place of the new one.
+// SetCapEvents replaces them, in the user index.
 func (t *CardTx) SetCapEvents(campaign, user string, ev []int64) error {
-	if err := t.sub(subUser).Put(cardCapKey(user, campaign), encodeInts(ev)); err != nil {
-		return err
-	}
-	if old := t.oldCaps(); old != nil {
-		if k := oldCapKey(campaign, user); old.Get(k) != nil {
-			return old.Delete(k)
-		}
-	}
-	return nil
+	return t.sub(subUser).Put(cardCapKey(user, campaign), encodeInts(ev))
 }
 
 func cardStockKey(pool, entry string) []byte { return append(cardAppendStr(nil, pool), entry...) }

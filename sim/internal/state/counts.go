@@ -18,17 +18,8 @@ type Counts struct {
 func (s *Store) Counts() (Counts, error) {
 	var out Counts
 	err := s.db.View(func(tx *bolt.Tx) error {
-		// Every channel's user index, in either layout (cards.go).
+		// Every channel's user index (cards.go).
 		var indexes []*bolt.Bucket
-		err := tx.Bucket(bucketCards).ForEachBucket(func(name []byte) error {
-			if u := tx.Bucket(bucketCards).Bucket(name).Bucket(subUser); u != nil {
-				indexes = append(indexes, u)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
 		for _, name := range flatCardsBuckets(tx, "", subUser) {
 			indexes = append(indexes, tx.Bucket(name))
 		}

@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -11,9 +10,7 @@ import (
 // Coupons and their extTransactionId records are stored in a small
 // binary encoding, as cards are (cardcodec.go): encoding/json's
 // reflection writing them was a tenth of fetchCouponCode's server CPU
-// (issue 25). A record that starts with '{' or '[' was written by an
-// older build as JSON and still reads; InvalidateOffer rewrites it in
-// this encoding.
+// (issue 25).
 //
 // TestCouponCodec_everyField fills every field of model.Coupon by
 // reflection, so a field added there and forgotten here fails it.
@@ -35,11 +32,8 @@ func appendCoupon(b []byte, c *model.Coupon) []byte {
 	return appendTime(b, c.InvalidatedAt)
 }
 
-// decodeCoupon reads a stored coupon, binary or (older builds) JSON.
+// decodeCoupon reads a stored coupon.
 func decodeCoupon(raw []byte, c *model.Coupon) error {
-	if len(raw) > 0 && raw[0] == '{' {
-		return json.Unmarshal(raw, c)
-	}
 	d := cardDecoder{b: raw, s: string(raw)} // one copy; the strings are slices of it
 	if d.byte() != couponCodecV1 {
 		return errCouponCodec
@@ -80,14 +74,9 @@ func appendTxEntry(b []byte, e txEntry) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(e.Key))), e.Key...)
 }
 
-// decodeTxEntries reads what encodeTxEntries wrote, or (older builds) a
-// JSON list.
+// decodeTxEntries reads what encodeTxEntries wrote.
 func decodeTxEntries(raw []byte) ([]txEntry, error) {
 	var entries []txEntry
-	if len(raw) > 0 && raw[0] == '[' {
-		err := json.Unmarshal(raw, &entries)
-		return entries, err
-	}
 	d := cardDecoder{b: raw, s: string(raw)}
 	if d.byte() != couponCodecV1 {
 		return nil, errCouponCodec

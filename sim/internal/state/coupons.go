@@ -16,7 +16,6 @@ import (
 // Coupon state, keyed per channel: every key starts with the channel name.
 var (
 	bucketCouponStock = bucket("coupon-stock")  // channel,offer -> coupons issued
-	bucketCouponUser  = bucket("coupon-user")   // before issue 25: channel,offer,virtualId -> coupons issued to the user (no longer written; reset still clears it)
 	bucketCouponTx    = bucket("coupon-tx")     // channel,extTransactionId -> []txEntry
 	bucketCoupons     = bucket("coupons")       // channel,offer,virtualId + seq -> model.Coupon
 	bucketCouponClick = bucket("coupon-clicks") // channel,offer + n -> model.CouponClick
@@ -68,8 +67,8 @@ func get(c *bolt.Cursor, k []byte) []byte {
 // txEntry is one coupon an extTransactionId delivered: its offer and the
 // key of the coupon record.
 type txEntry struct {
-	Offer string `json:"offer"`
-	Key   []byte `json:"key"`
+	Offer string
+	Key   []byte
 }
 
 // key joins parts, each length-prefixed, so no part can run into the next
@@ -98,18 +97,12 @@ func (t *CouponTx) lookupKey(parts ...string) []byte {
 	return t.h.scratch
 }
 
-func getCount(b *bolt.Bucket, k []byte) int { return count(b.Get(k)) }
-
 // count reads a counter's value (absent: 0).
 func count(v []byte) int {
 	if len(v) != 8 {
 		return 0
 	}
 	return int(binary.BigEndian.Uint64(v))
-}
-
-func putCount(b *bolt.Bucket, k []byte, n int) error {
-	return b.Put(k, binary.BigEndian.AppendUint64(nil, uint64(n)))
 }
 
 // UpdateCoupons runs fn in one write transaction over channel's coupons,
@@ -341,7 +334,7 @@ func (s *Store) CouponClicks(channel, offerID string) ([]model.CouponClick, erro
 }
 
 // couponBuckets hold every coupon record; their keys start with key(channel).
-var couponBuckets = [][]byte{bucketCouponStock, bucketCouponUser, bucketCouponTx, bucketCoupons, bucketCouponClick}
+var couponBuckets = [][]byte{bucketCouponStock, bucketCouponTx, bucketCoupons, bucketCouponClick}
 
 // Coupon keys are length-prefixed rather than "<channel>\x00", so
 // ResetChannel covers them through a reset hook.

@@ -1,15 +1,11 @@
 package state
 
-import (
-	"encoding/binary"
-	"encoding/json"
-)
+import "encoding/binary"
 
 // An idempotency record's rewardIds and a frequency cap's issuance times
 // are stored as a version byte and varints, not JSON: both are read and
 // written inside the group commit, where every call waits for the one
-// writer (issue 25). A value that starts with '[' or 'n' ("null") was
-// written by an older build as JSON and still reads.
+// writer (issue 25).
 const listCodecV1 = 0x01
 
 func encodeUints(v []uint64) []byte { return encodeList(v, binary.AppendUvarint) }
@@ -29,9 +25,6 @@ func encodeList[T int64 | uint64](v []T, put func([]byte, T) []byte) []byte {
 
 func decodeList[T int64 | uint64](raw []byte, next func([]byte) (T, int)) ([]T, error) {
 	var out []T
-	if len(raw) > 0 && (raw[0] == '[' || raw[0] == 'n') {
-		return out, json.Unmarshal(raw, &out)
-	}
 	if len(raw) == 0 || raw[0] != listCodecV1 {
 		return nil, errListCodec
 	}

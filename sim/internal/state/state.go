@@ -1,29 +1,29 @@
 // Package state keeps the simulator's durable state in one bbolt file. It
-// is the only importer of bbolt. Buckets are created at open; every
+// and the journal (its own file) are the only importers of bbolt, both
+// through boltfile. Buckets are created at open; every
 // decision that must be atomic happens inside one write transaction, and
 // bytes are copied out before a transaction ends.
 package state
 
 import (
+	"cmp"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
+	"log/slog"
 	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/rewardsim/rewardsim/sim/internal/boltfile"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
 // FileName is the bbolt file inside the data folder.
 const FileName = "rewardsim.db"
 
-// ErrLocked means another process holds the data folder.
-var ErrLocked = errors.New("data folder is in use by another rewardsim process")
+// formatVersion is the format of FileName: a file of another format is
+// refused at open (boltfile.ErrFormat); its data is disposable.
+const formatVersion = 1
 
 var allBuckets [][]byte
 
@@ -54,8 +54,6 @@ type Store struct {
 type Options struct {
 	// LockTimeout bounds the wait for the file lock; default 500ms.
 	LockTimeout time.Duration
-	// File is the bbolt file's name in dir; default FileName.
-	File string
 	// NoSync skips fsync on commit: every commit is still written to the
 	// file before it returns, so a process kill (even kill -9) loses
 	// nothing, since the data is in the OS page cache; a power loss or
@@ -63,65 +61,45 @@ type Options struct {
 	NoSync bool
 	// NoGrowSync skips bbolt's truncate and fsync when the file grows
 	// (the file then grows by its writes). For a file not synced per
-	// commit (the journal, the state in process mode): each such fsync
-	// wrote out every dirty page of the file, up to 16 MiB at a time, on
-	// the request path and onto the disk that other fsyncs wait on.
+	// commit (the state in process mode): each such fsync wrote out
+	// every dirty page of the file, up to 16 MiB at a time, on the
+	// request path and onto the disk that other fsyncs wait on.
 	NoGrowSync bool
+	// GroupWait is how long a busy group commit of a few calls waits for
+	// more (group.go); 0: DefaultGroupWait; negative: no wait.
+	GroupWait time.Duration
+	// TxHook, for tests only, runs inside every group-committed
+	// transaction before the caller's function (a test makes it panic).
+	TxHook func()
+	// Log hears of a panic in a transaction, with its stack.
+	Log *slog.Logger
 }
 
-// JournalFile is the journal's own bbolt file: apart from the service
-// state, so journal commits never wait on or delay state commits (bbolt
-// has one writer per file).
-const JournalFile = "journal.db"
+// file is FileName as boltfile opens it.
+func file() boltfile.File {
+	return boltfile.File{Name: FileName, Version: formatVersion, Buckets: allBuckets}
+}
 
 // Open opens (creating if needed) the store in dir.
 func Open(dir string, opts Options) (*Store, error) {
-	if opts.LockTimeout == 0 {
-		opts.LockTimeout = 500 * time.Millisecond
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("data folder %s: %w", dir, err)
-	}
-	if opts.File == "" {
-		opts.File = FileName
-	}
-	path := filepath.Join(dir, opts.File)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:        opts.LockTimeout,
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
-		NoSync:         opts.NoSync,
-		NoGrowSync:     opts.NoGrowSync,
-	})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("%s: %w (stop the other instance or use another --data folder)", path, ErrLocked)
-	}
+	db, err := boltfile.Open(dir, file(), boltfile.Options{LockTimeout: opts.LockTimeout, NoSync: opts.NoSync, NoGrowSync: opts.NoGrowSync})
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
-		}
-		return migrateUserIndex(tx)
-	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("prepare %s: %w", path, err)
-	}
-	return &Store{db: db}, nil
+	st := &Store{db: db}
+	st.group.wait, st.group.hook, st.group.log = max(0, cmp.Or(opts.GroupWait, DefaultGroupWait)), opts.TxHook, opts.Log
+	return st, nil
 }
+
+// Remove deletes the store's file from dir (a reset of the data
+// folder), unless a process holds it.
+func Remove(dir string) error { return boltfile.Remove(dir, file(), 0) }
 
 // Close syncs and closes the file: after a clean close nothing is left
 // only in the page cache, whatever NoSync said.
 func (s *Store) Close() error {
-	serr := s.db.Sync()
-	if cerr := s.db.Close(); cerr != nil {
-		return cerr
-	}
-	return serr
+	s.group.leaders.Wait() // no commit outlives the store
+	return boltfile.Close(s.db)
 }
 
 // Sync flushes the file to the disk (fdatasync). With NoSync, a periodic

@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -11,8 +10,7 @@ import (
 
 // Tokens and sessions are stored in a compact binary form, written and
 // read without reflection: a token issue's JSON encoding was a
-// measurable share of its commit (issue 25). Records written as JSON
-// before (they start with '{') still read. The form is a tag byte, then
+// measurable share of its commit (issue 25). The form is a tag byte, then
 // each string as a uvarint length and its bytes, each time as in
 // appendRecordTime.
 const (
@@ -35,10 +33,6 @@ func encodeToken(t model.Token) []byte {
 // decodeToken reads a stored token (Value is the key, not stored).
 func decodeToken(raw []byte) (model.Token, error) {
 	var t model.Token
-	if len(raw) > 0 && raw[0] == '{' {
-		err := json.Unmarshal(raw, &t)
-		return t, err
-	}
 	r := recordReader{raw: raw}
 	r.tag(tokenRecordTag)
 	t.Kind = model.TokenKind(r.string())
@@ -61,10 +55,6 @@ func encodeSession(s model.Session) []byte {
 // decodeSession reads a stored session (ID is the key, not stored).
 func decodeSession(raw []byte) (model.Session, error) {
 	var s model.Session
-	if len(raw) > 0 && raw[0] == '{' {
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	}
 	r := recordReader{raw: raw}
 	r.tag(sessionRecordTag)
 	s.Channel = r.string()

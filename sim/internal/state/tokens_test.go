@@ -4,17 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -194,126 +190,4 @@ func BenchmarkPutTokenPaced(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
 	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "tokens/commit")
-}
-
-// A store written before issue 25 (tokens and sessions as JSON, indexed
-// "<channel>\x00<virtualId>\x00<value>") opens with every record found by
-// value and per user, its former index moved, and resets and the sweep
-// still reaching its records.
-func TestTokens_storeWrittenBefore25(t *testing.T) {
-	dir := t.TempDir()
-	s, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 1, 15, 10, 0, 0, 123456789, time.FixedZone("IST", 19800))
-	old := []model.Token{
-		{Value: "tok-A1", Kind: model.UserToken, Channel: "A", VirtualID: "U", IssuedAt: now, ExpiresAt: now.Add(time.Hour)},
-		{Value: "tok-A2", Kind: model.ReferenceToken, Channel: "A", IssuedAt: now.Add(time.Second), ExpiresAt: now.Add(time.Minute)},
-		{Value: "tok-A3", Kind: model.UserToken, Channel: "A", VirtualID: "U", IssuedAt: now.Add(-time.Hour), ExpiresAt: now.Add(-time.Hour + time.Minute)},
-		{Value: "tok-B1", Kind: model.UserToken, Channel: "B", VirtualID: "U", IssuedAt: now, ExpiresAt: now.Add(time.Hour)},
-	}
-	oldSess := []model.Session{
-		{ID: "sess-A1", Channel: "A", VirtualID: "U", IssuedAt: now},
-		{ID: "sess-B1", Channel: "B", VirtualID: "U", IssuedAt: now, ExpiresAt: now.Add(time.Hour)},
-	}
-	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		put := func(bucket string, k []byte, v any) error {
-			b, err := tx.CreateBucketIfNotExists([]byte(bucket))
-			if err != nil {
-				return err
-			}
-			raw := []byte{}
-			if v != nil {
-				if raw, err = json.Marshal(v); err != nil {
-					return err
-				}
-			}
-			return b.Put(k, raw)
-		}
-		for _, tok := range old {
-			if err := errors.Join(put("tokens", []byte(tok.Value), tok), put("tokens-by-user", ChannelKey(tok.Channel, tok.VirtualID, tok.Value), nil)); err != nil {
-				return err
-			}
-		}
-		for _, ss := range oldSess {
-			if err := errors.Join(put("sessions", []byte(ss.ID), ss), put("sessions-by-user", ChannelKey(ss.Channel, ss.VirtualID, ss.ID), nil)); err != nil {
-				return err
-			}
-		}
-		// The index may name a record a sweep deleted.
-		return put("tokens-by-user", ChannelKey("A", "U", "tok-gone"), nil)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err = Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for _, want := range old {
-		got, err := s.Token(want.Value)
-		if err != nil || got.Kind != want.Kind || got.Channel != want.Channel || got.VirtualID != want.VirtualID || !got.IssuedAt.Equal(want.IssuedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) {
-			t.Errorf("token %s: %+v, %v", want.Value, got, err)
-		}
-	}
-	_ = s.db.View(func(tx *bolt.Tx) error {
-		if tx.Bucket([]byte("tokens-by-user")) != nil || tx.Bucket([]byte("sessions-by-user")) != nil {
-			t.Error("the former indexes are still there")
-		}
-		return nil
-	})
-	values := func(ts []model.Token) (out []string) {
-		for _, tok := range ts {
-			out = append(out, tok.Value)
-		}
-		return out
-	}
-	// In issue order, and only the user's.
-	if got, err := s.UserTokens("A", "U"); err != nil || fmt.Sprint(values(got)) != "[tok-A3 tok-A1]" {
-		t.Errorf("UserTokens(A, U) = %v, %v", values(got), err)
-	}
-	if got, err := s.UserTokens("A", ""); err != nil || fmt.Sprint(values(got)) != "[tok-A2]" {
-		t.Errorf("UserTokens(A, \"\") = %v, %v", values(got), err)
-	}
-	if got, err := s.UserSessions("B", "U"); err != nil || len(got) != 1 || got[0].ID != "sess-B1" {
-		t.Errorf("UserSessions(B, U) = %+v, %v", got, err)
-	}
-	// The sweep deletes an expired one written the old way, index entry included.
-	if _, err := s.Sweep(now, 100); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Token("tok-A3"); !errors.Is(err, model.ErrNotFound) {
-		t.Errorf("expired token after the sweep: %v", err)
-	}
-	if got, _ := s.UserTokens("A", "U"); fmt.Sprint(values(got)) != "[tok-A1]" {
-		t.Errorf("UserTokens(A, U) after the sweep = %v", values(got))
-	}
-	// A reset reaches records written the old way, and only its channel's.
-	if err := s.ResetChannel("A"); err != nil {
-		t.Fatal(err)
-	}
-	for value, gone := range map[string]bool{"tok-A1": true, "tok-A2": true, "tok-B1": false} {
-		if _, err := s.Token(value); errors.Is(err, model.ErrNotFound) != gone {
-			t.Errorf("token %s after resetting A: %v, want gone=%v", value, err, gone)
-		}
-	}
-	if _, err := s.Session("sess-A1"); !errors.Is(err, model.ErrNotFound) {
-		t.Errorf("session of A after its reset: %v", err)
-	}
-	if _, err := s.Session("sess-B1"); err != nil {
-		t.Errorf("session of B after resetting A: %v", err)
-	}
 }

@@ -16,8 +16,7 @@ import (
 // the channel's entries). Keyed by issue time, a commit's new entries
 // land together at the end of their channel's range, so a commit
 // rewrites one index page per channel instead of one per token, as the
-// former index keyed "<channel>\x00<virtualId>\x00<value>" did (issue 25);
-// Open moves a store's former index into these (migrateUserIndex).
+// former index keyed "<channel>\x00<virtualId>\x00<value>" did (issue 25).
 var (
 	bucketTokensByChannel   = channelBucket("tokens-by-channel")
 	bucketSessionsByChannel = channelBucket("sessions-by-channel")
@@ -107,45 +106,6 @@ func userValues(tx *bolt.Tx, index []byte, channel, virtualID string) [][]byte {
 		}
 	}
 	return out
-}
-
-// migrateUserIndex moves the entries of the former indexes, keyed
-// "<channel>\x00<virtualId>\x00<value>", into the indexes keyed by issue
-// time, and deletes the former: a store written before issue 25 opens
-// with every token and session still found per channel and user.
-func migrateUserIndex(tx *bolt.Tx) error {
-	for _, m := range []struct {
-		former, index, primary []byte
-		decode                 func([]byte) (record, error)
-	}{
-		{[]byte("tokens-by-user"), bucketTokensByChannel, bucketTokens, tokenRecord},
-		{[]byte("sessions-by-user"), bucketSessionsByChannel, bucketSessions, sessionRecord},
-	} {
-		former := tx.Bucket(m.former)
-		if former == nil {
-			continue
-		}
-		primary, index := tx.Bucket(m.primary), tx.Bucket(m.index)
-		err := former.ForEach(func(k, _ []byte) error {
-			value := k[bytes.LastIndexByte(k, 0)+1:]
-			raw := primary.Get(value)
-			if raw == nil {
-				return nil // deleted by a sweep or a reset
-			}
-			rec, err := m.decode(raw)
-			if err != nil {
-				return nil // unreadable, so never found either: as before
-			}
-			return index.Put(indexKey(rec.channel, rec.issued, string(value)), []byte(rec.virtualID))
-		})
-		if err != nil {
-			return err
-		}
-		if err := tx.DeleteBucket(m.former); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // UserTokens lists the tokens issued to one user of one channel, in

@@ -69,7 +69,7 @@ func (h *handlers) session(c echo.Context, call *frontdoor.Call, req *sessionReq
 	}
 	sess, err := h.Sessions.IssueSession(call.Channel.Name, req.VirtualID, call.Scenario.Sessions.TTL.D())
 	if err != nil {
-		return signedcall.Failure(call.Scenario, 0, signedcall.InternalError, err.Error())
+		return err // the door's platform failure: HTTP 500, logged
 	}
 	return h.Signed.Reply(c, call, sessionAnswer{SessionID: sess.ID})
 }

@@ -83,7 +83,7 @@ func (h *handlers) bankCard(c echo.Context, call *frontdoor.Call, req *bankCardR
 		return signedcall.Invalid(sc, err.Error())
 	}
 	if err != nil {
-		return signedcall.Failure(sc, 0, signedcall.InternalError, err.Error())
+		return err // the door's platform failure: HTTP 500, logged
 	}
 	if len(res.Cards) == 0 {
 		return h.notEligible(c, call, "not eligible: "+res.Reason)

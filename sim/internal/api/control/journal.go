@@ -206,10 +206,11 @@ func (a *API) report(c echo.Context, html bool) error {
 	if err != nil {
 		return badRequest(c, err.Error())
 	}
-	// Paged (issue 23): the rules fold over the journal a page at a time.
+	// Paged (issue 23): the rules fold over the journal a page at a time,
+	// masked as the journal API shows it (its examples quote requests).
 	ctx := c.Request().Context()
 	read := func(fn func(journal.Entry) bool) error {
-		return j.Scan(ctx, journal.Filter{From: f.From, To: f.To}, fn)
+		return j.Scan(ctx, journal.Filter{From: f.From, To: f.To}, func(e journal.Entry) bool { return fn(e.Masked()) })
 	}
 	r, err := report.BuildFrom(read, o)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"mime"
 	"net/http"
 	"strconv"
@@ -47,6 +46,9 @@ type Deps struct {
 	// SharedBox: a coupon URL, which carries no credential, is followed
 	// only when it names a coupon the channel delivered (docs/security.md).
 	SharedBox bool
+	// KnownSecKey is told a channel's secKey a call proved (the journal
+	// masks it wherever it appears); nil: nobody is told.
+	KnownSecKey func(secKey string)
 }
 
 // RedirectPrefix is where coupon URLs are served (CPN-8).
@@ -87,6 +89,12 @@ func Opener(d Deps) frontdoor.Opener { return (&handlers{d}).open }
 
 // Dialect is the coupon host's dialect of injected faults.
 func Dialect(d Deps) frontdoor.Dialect { return (&handlers{d}).faults }
+
+// Failure is the coupon host's answer to a failure of the simulator
+// itself (a frontdoor.Failure): its INTERNAL_ERROR body.
+func Failure(contract.Op, *frontdoor.Call) *httpx.Error {
+	return &httpx.Error{Body: errorBody{Status: codeStatus[CodeInternal], ErrorCode: CodeInternal, Message: "internal simulator error"}}
+}
 
 // RedirectRoute is the route of the coupons' click-and-redirect URLs.
 const RedirectRoute = RedirectPrefix + ":channel/:offer"
@@ -133,8 +141,14 @@ func (h *handlers) open(c echo.Context, op contract.Op, body []byte, readErr err
 	if !ok {
 		return nil, failure(h.bodyScenario(body), CodeUnauthorized, fmt.Sprintf("X-CHANNELID %q is not a registered channel", chID))
 	}
-	if msg := checkAppKey(req.Header.Get(echo.HeaderAuthorization), ch); msg != "" {
+	sec, msg := checkAppKey(req.Header.Get(echo.HeaderAuthorization), ch)
+	if msg != "" {
 		return nil, failure(sc, CodeUnauthorized, msg)
+	}
+	// A run-time channel's store keeps only a hash: a matching call is
+	// how its secKey is known again after a restart.
+	if h.KnownSecKey != nil {
+		h.KnownSecKey(sec)
 	}
 	ct := req.Header.Get(echo.HeaderContentType)
 	if !isJSON(ct) {
@@ -197,31 +211,29 @@ func (h *handlers) bodyScenario(body []byte) *scenario.Scenario {
 	return h.Channels.Active()
 }
 
-// checkAppKey checks `Authorization: ServiceAppKey <APP_KEY>:<SEC_KEY>`.
-func checkAppKey(header string, ch model.Channel) string {
+// checkAppKey checks `Authorization: ServiceAppKey <APP_KEY>:<SEC_KEY>`:
+// the secKey it proved, or why it refused.
+func checkAppKey(header string, ch model.Channel) (secKey, refused string) {
 	if header == "" {
-		return "Authorization header is missing"
+		return "", "Authorization header is missing"
 	}
 	scheme, cred, _ := strings.Cut(header, " ")
 	if scheme != "ServiceAppKey" {
-		return fmt.Sprintf("Authorization scheme %q is not ServiceAppKey", scheme)
+		return "", fmt.Sprintf("Authorization scheme %q is not ServiceAppKey", scheme)
 	}
 	app, sec, ok := strings.Cut(cred, ":")
 	if !ok {
-		return "Authorization credentials are not <APP_KEY>:<SEC_KEY>"
+		return "", "Authorization credentials are not <APP_KEY>:<SEC_KEY>"
 	}
 	if ch.AppKey == "" || !ch.HasSecKey() {
-		return "channel " + ch.ChannelID + " has no appKey and secKey registered"
+		return "", "channel " + ch.ChannelID + " has no appKey and secKey registered"
 	}
 	appOK := subtle.ConstantTimeCompare([]byte(app), []byte(ch.AppKey)) == 1
 	secOK := ch.SecKeyMatches(sec)
 	if !appOK || !secOK {
-		return "APP_KEY or SEC_KEY does not match channel " + ch.ChannelID
+		return "", "APP_KEY or SEC_KEY does not match channel " + ch.ChannelID
 	}
-	// A run-time channel's store keeps only a hash: a matching call is
-	// how its secKey is known again after a restart.
-	journal.LearnSecKey(sec)
-	return ""
+	return sec, ""
 }
 
 // faults is the coupon host's dialect of injected faults (a

@@ -102,6 +102,12 @@ func Opener(d Deps) frontdoor.Opener { return (&handlers{Deps: d}).openSDK }
 // Dialect is the SDK's dialect of injected faults.
 func Dialect(d Deps) frontdoor.Dialect { return (&handlers{Deps: d}).faults }
 
+// Failure is the SDK's answer to a failure of the simulator itself (a
+// frontdoor.Failure): its Internal Error body.
+func Failure(contract.Op, *frontdoor.Call) *httpx.Error {
+	return &httpx.Error{Body: issueAnswer{Message: "Internal Error"}}
+}
+
 // Handlers are the SDK's client issuance operations (SDK-1).
 func Handlers(d Deps) httpx.OpHandlers {
 	h := &handlers{Deps: d, pages: parsedPages()}

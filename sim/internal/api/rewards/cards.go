@@ -40,9 +40,17 @@ const AlreadyRevealed = "Reward Already Revealed!"
 // routes them on every public host: a URL handed out works wherever it points.
 func Tracking(d Deps, kind string) echo.HandlerFunc { return (&handlers{d}).track(kind) }
 
-// tokenChannel is the channel of the admitted bearer token.
-func (h *handlers) tokenChannel(c echo.Context) (model.Token, model.Channel, *scenario.Scenario, error) {
-	tok := httpx.TokenFrom(c)
+// tokenChannel admits the bearer token op's scheme takes (AUTH-1,
+// AUTH-2, TOK-3) and finds its channel.
+func (h *handlers) tokenChannel(c echo.Context, op contract.Op) (model.Token, model.Channel, *scenario.Scenario, error) {
+	kind := model.ReferenceToken
+	if op.Auth == contract.BearerUser {
+		kind = model.UserToken
+	}
+	tok, err := httpx.BearerToken(c, h.Tokens, kind)
+	if err != nil {
+		return tok, model.Channel{}, nil, err
+	}
 	ch, sc, ok := h.Channels.ByChannelName(tok.Channel)
 	if !ok {
 		return tok, ch, sc, httpx.Unauthorized(fmt.Sprintf("the token's channel %q is not in the active scenario", tok.Channel))
@@ -68,10 +76,10 @@ type getRewardRequest struct {
 	AdditionalParams json.RawMessage `json:"additionalParams"`
 }
 
-// openBearer is the bearer schemes' way in (the router admitted the
-// token): the token's channel, and the token's user.
+// openBearer is the bearer schemes' way in: the token admitted, its
+// channel, and its user.
 func (h *handlers) openBearer(c echo.Context, op contract.Op) (*frontdoor.Call, error) {
-	tok, ch, sc, err := h.tokenChannel(c)
+	tok, ch, sc, err := h.tokenChannel(c, op)
 	if err != nil {
 		return nil, err
 	}
@@ -377,13 +385,14 @@ func (h *handlers) listCards(c echo.Context, call *frontdoor.Call, req *listRequ
 		wire, _ := cards.Wire(base, call.Scenario, list)
 		return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: req.page, Limit: req.limit, Total: total, Rewards: wire})
 	}
+	page, err := h.Cards.Page(channel, user, offset, req.limit)
+	if err != nil {
+		return err
+	}
+	defer page.Release()
 	loc := call.Scenario.Location
-	return httpx.WriteJSONFrom(c, func(b []byte) ([]byte, error) {
-		err := h.Cards.ViewPage(channel, user, offset, req.limit, func(total int, page []model.CardView[[]byte]) error {
-			b = appendListAnswer(b, req.page, req.limit, total, base, loc, page)
-			return nil
-		})
-		return b, err
+	return httpx.WriteJSON(c, func(b []byte) []byte {
+		return appendListAnswer(b, req.page, req.limit, page.Total, base, loc, page.Views)
 	})
 }
 

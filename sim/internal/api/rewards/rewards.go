@@ -60,6 +60,12 @@ func Opener(d Deps) frontdoor.Opener {
 // Dialect is the rewards host's plain JSON dialect of injected faults.
 func Dialect(d Deps) frontdoor.Dialect { return (&handlers{d}).faults }
 
+// Failure is the cards host's answer to a failure of the simulator itself
+// (a frontdoor.Failure): the operation's Internal Error body.
+func Failure(op contract.Op, _ *frontdoor.Call) *httpx.Error {
+	return &httpx.Error{Body: failureBody(op.Name, "Internal Error")}
+}
+
 type handlers struct{ Deps }
 
 // tokenRequest is the payload of the token endpoints: getSecuredReferenceToken
@@ -110,7 +116,7 @@ func (h *handlers) referenceToken(c echo.Context, call *frontdoor.Call, req *tok
 	}
 	t, err := h.Tokens.Issue(model.ReferenceToken, call.Channel.Name, "", call.Scenario.Tokens.ReferenceTTL.D())
 	if err != nil {
-		return signedcall.Failure(call.Scenario, 0, signedcall.InternalError, err.Error())
+		return err // the door's platform failure: HTTP 500, logged
 	}
 	return h.Signed.Reply(c, call, referenceTokenAnswer{ExpireDate: call.Scenario.FormatExpire(t.ExpiresAt), ReferenceKey: t.Value})
 }
@@ -122,7 +128,7 @@ func (h *handlers) authToken(c echo.Context, call *frontdoor.Call, req *tokenReq
 	}
 	t, err := h.Tokens.Issue(model.UserToken, call.Channel.Name, req.VirtualID, call.Scenario.Tokens.UserTTL.D())
 	if err != nil {
-		return signedcall.Failure(call.Scenario, 0, signedcall.InternalError, err.Error())
+		return err // the door's platform failure: HTTP 500, logged
 	}
 	return h.Signed.Reply(c, call, authTokenAnswer{ExpireDate: call.Scenario.FormatExpire(t.ExpiresAt), Token: t.Value})
 }

@@ -1,4 +1,4 @@
-package state
+package journal
 
 import (
 	"encoding/binary"
@@ -10,10 +10,10 @@ import (
 // of the tokens and signatures it saw, never the values), so masking by
 // value holds across a restart. Keys are the bucket's own sequence,
 // big-endian, so the oldest come first and are dropped first.
-var bucketJournalMasks = bucket("journal-masks")
+var bucketJournalMasks = []byte("journal-masks")
 
-// JournalMask is one remembered value: its kind, hash and length.
-type JournalMask struct {
+// storedMask is one remembered value: its kind, hash and length.
+type storedMask struct {
 	Kind uint8
 	Hash uint64
 	Len  uint16
@@ -22,7 +22,7 @@ type JournalMask struct {
 const journalMaskSize = 1 + 8 + 2
 
 // putMasks appends ms to the bucket and drops the oldest beyond max.
-func putMasks(tx *bolt.Tx, ms []JournalMask, max int) error {
+func putMasks(tx *bolt.Tx, ms []storedMask, max int) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -55,12 +55,12 @@ func putMasks(tx *bolt.Tx, ms []JournalMask, max int) error {
 	return nil
 }
 
-// JournalMasks calls fn with every remembered mask, oldest first.
-func (s *Store) JournalMasks(fn func(JournalMask)) error {
+// masks calls fn with every remembered mask, oldest first.
+func (s *store) masks(fn func(storedMask)) error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketJournalMasks).ForEach(func(_, v []byte) error {
 			if len(v) == journalMaskSize {
-				fn(JournalMask{Kind: v[0], Hash: binary.BigEndian.Uint64(v[1:]), Len: binary.BigEndian.Uint16(v[9:])})
+				fn(storedMask{Kind: v[0], Hash: binary.BigEndian.Uint64(v[1:]), Len: binary.BigEndian.Uint16(v[9:])})
 			}
 			return nil
 		})

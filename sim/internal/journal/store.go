@@ -1,16 +1,53 @@
-package state
+package journal
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"github.com/rewardsim/rewardsim/sim/internal/boltfile"
 	"hash/maphash"
 	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
+
+// The journal's storage: its own bbolt file (StoreFile), apart from the
+// service state, so journal commits never wait on or delay state commits
+// (bbolt has one writer per file). Nothing on the request path fsyncs
+// it: NoSync and NoGrowSync (each grown-file fsync wrote out every dirty
+// page of the file, up to 16 MiB at a time).
+
+// StoreFile is the journal's file in the data folder; storeVersion is
+// its format (a file of another is refused at open: boltfile.ErrFormat).
+const (
+	StoreFile    = "journal.db"
+	storeVersion = 1
+)
+
+// store is the journal's file.
+type store struct{ db *bolt.DB }
+
+func storeFile() boltfile.File {
+	return boltfile.File{Name: StoreFile, Version: storeVersion, Buckets: [][]byte{bucketJournal, bucketJournalMasks}}
+}
+
+// openStore opens (creating if needed) the journal's file in dir.
+func openStore(dir string) (*store, error) {
+	db, err := boltfile.Open(dir, storeFile(), boltfile.Options{NoSync: true, NoGrowSync: true})
+	if err != nil {
+		return nil, err
+	}
+	return &store{db: db}, nil
+}
+
+// RemoveStore deletes the journal's file from dir (a reset of the data
+// folder), unless a process holds it.
+func RemoveStore(dir string) error { return boltfile.Remove(dir, storeFile(), 0) }
+
+// close syncs and closes the file.
+func (s *store) close() error { return boltfile.Close(s.db) }
 
 // The journal bucket holds diagnostic records keyed by a big-endian
 // sequence number. Each value is 8 bytes of the record's time (Unix
@@ -27,10 +64,10 @@ import (
 // drops the lowest numbers first, drops every record that takes an end
 // before the record it takes it from; the rare deletes of other records
 // (a channel's reset, a number stored again) copy the end back in first.
-var bucketJournal = bucket("journal")
+var bucketJournal = []byte("journal")
 
 // journalShared marks a value that takes its end from another record. A
-// record's bytes never begin with it (JournalWrite refuses them): the
+// record's bytes never begin with it (write refuses them): the
 // journal's own begin with their codec's version.
 const journalShared = 0xFF
 
@@ -42,13 +79,13 @@ const journalSharedHead = 8 + 1 + 8 + 4
 // than the head costs.
 const minShared = 2 * journalSharedHead
 
-// JournalRecord is one journal value as stored.
-type JournalRecord struct {
+// storedRecord is one journal value as stored.
+type storedRecord struct {
 	Seq  uint64
 	At   time.Time
 	Data []byte
-	// Framed says Data begins with JournalFrame bytes left free for the
-	// value's head, which JournalWrite fills in place instead of copying
+	// Framed says Data begins with storeFrame bytes left free for the
+	// value's head, which write fills in place instead of copying
 	// the record.
 	Framed bool
 	// Shared is how many bytes at the end of the record (after the frame)
@@ -61,9 +98,9 @@ type JournalRecord struct {
 	SharedHash uint64
 }
 
-// JournalFrame is how many bytes a framed record leaves at its start:
+// storeFrame is how many bytes a framed record leaves at its start:
 // room for the longer head.
-const JournalFrame = journalSharedHead
+const storeFrame = journalSharedHead
 
 func seqKey(seq uint64) []byte {
 	k := make([]byte, 8)
@@ -71,8 +108,8 @@ func seqKey(seq uint64) []byte {
 	return k
 }
 
-// JournalLastSeq is the highest stored sequence number (0 when empty).
-func (s *Store) JournalLastSeq() (uint64, error) {
+// lastSeq is the highest stored sequence number (0 when empty).
+func (s *store) lastSeq() (uint64, error) {
 	var last uint64
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if k, _ := tx.Bucket(bucketJournal).Cursor().Last(); k != nil {
@@ -83,17 +120,17 @@ func (s *Store) JournalLastSeq() (uint64, error) {
 	return last, err
 }
 
-// JournalAppend stores recs in one write transaction, then drops the
+// append stores recs in one write transaction, then drops the
 // oldest records beyond maxEntries (0: no count bound) and those older
 // than notBefore (zero: no age bound).
-func (s *Store) JournalAppend(recs []JournalRecord, maxEntries int, notBefore time.Time) error {
-	_, err := s.JournalWrite(JournalBatch{Records: recs, MaxEntries: maxEntries, NotBefore: notBefore})
+func (s *store) appendRecords(recs []storedRecord, maxEntries int, notBefore time.Time) error {
+	_, err := s.write(storeBatch{Records: recs, MaxEntries: maxEntries, NotBefore: notBefore})
 	return err
 }
 
-// JournalBatch is one commit of the journal's writer.
-type JournalBatch struct {
-	Records []JournalRecord
+// storeBatch is one commit of the journal's writer.
+type storeBatch struct {
+	Records []storedRecord
 	// MaxEntries bounds the count (0: none); records older than NotBefore
 	// go (zero: no age bound).
 	MaxEntries int
@@ -103,107 +140,122 @@ type JournalBatch struct {
 	// no byte bound). The oldest records go first.
 	Size, MaxBytes int64
 	// Masks are remembered too, at most MaxMasks of them.
-	Masks    []JournalMask
+	Masks    []storedMask
 	MaxMasks int
 }
 
-// JournalWrite stores a batch and prunes to its bounds, all in one write
+// write stores a batch and prunes to its bounds, all in one write
 // transaction (one commit per batch: a separate trim was a second commit
 // once the journal was full), and returns the bytes the journal holds.
-func (s *Store) JournalWrite(jb JournalBatch) (int64, error) {
+func (s *store) write(jb storeBatch) (int64, error) {
 	var size int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		size = jb.Size
 		if err := putMasks(tx, jb.Masks, jb.MaxMasks); err != nil {
 			return err
 		}
 		b := tx.Bucket(bucketJournal)
 		// Keys only grow: full pages, not bbolt's half-full split.
 		b.FillPercent = 1.0
-		n := journalLen(b)
-		var last uint64
-		if k, _ := b.Cursor().Last(); k != nil {
-			last = binary.BigEndian.Uint64(k)
+		n, grown, err := putRecords(b, jb.Records, journalLen(b), jb.Size)
+		if err != nil {
+			return err
 		}
-		from := shareEnds(jb.Records, last)
-		for i, r := range jb.Records {
-			data := journalBytes(r)
-			if len(data) > 0 && data[0] == journalShared {
-				return errJournalMark
-			}
-			var v []byte
-			if from == nil || from[i] < 0 {
-				v = journalValue(r, data, 8)
-			} else {
-				v = journalValue(r, data[:len(data)-r.Shared], journalSharedHead)
-				v[8] = journalShared
-				binary.BigEndian.PutUint64(v[9:], jb.Records[from[i]].Seq)
-				binary.BigEndian.PutUint32(v[17:], uint32(r.Shared))
-			}
-			binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
-			k := seqKey(r.Seq)
-			// A number past the last is new; only an older one can
-			// replace a record, whose end stays with those that take it.
-			if r.Seq > last {
-				n++
-			} else if old := b.Get(k); old == nil {
-				n++
-			} else {
-				size -= int64(len(k) + len(old))
-				grown, err := unshare(b, map[uint64]bool{r.Seq: true})
-				if err != nil {
-					return err
-				}
-				size += grown
-			}
-			last = max(last, r.Seq)
-			if err := b.Put(k, v); err != nil {
-				return err
-			}
-			size += int64(8 + len(v))
+		if n, size, err = prune(b, jb, n, grown); err != nil {
+			return err
 		}
-		excess := 0
-		if jb.MaxEntries > 0 && n > jb.MaxEntries {
-			excess = n - jb.MaxEntries
-		}
-		defer func() { _ = b.SetSequence(uint64(max(n, 0))) }() // the count, for journalLen
-		// The oldest records to drop are found first, then deleted by
-		// key: a cursor that deleted as it went started again from the
-		// first key each time, walking every leaf already emptied, and
-		// a full journal of 3 KB answers spent a tenth of its CPU there
-		// (issue 25).
-		drop := make([][]byte, 0, len(jb.Records))
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			old := !jb.NotBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < jb.NotBefore.UnixNano()
-			if excess <= 0 && !old && (jb.MaxBytes <= 0 || size <= jb.MaxBytes) {
-				break
-			}
-			size -= int64(len(k) + len(v))
-			n--
-			drop = append(drop, k)
-			excess--
-		}
-		for _, k := range drop {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		if k, _ := c.First(); k == nil {
-			size = 0 // empty: whatever the writer counted
-		}
-		return nil
+		return b.SetSequence(uint64(max(n, 0))) // the count, for journalLen
 	})
 	return size, err
 }
 
-var errJournalMark = errors.New("state: a journal record begins with the sharing mark")
+// putRecords stores recs in b, which holds n records of size bytes, and
+// returns the count and bytes after.
+func putRecords(b *bolt.Bucket, recs []storedRecord, n int, size int64) (int, int64, error) {
+	var last uint64
+	if k, _ := b.Cursor().Last(); k != nil {
+		last = binary.BigEndian.Uint64(k)
+	}
+	from := shareEnds(recs, last)
+	for i, r := range recs {
+		data := journalBytes(r)
+		if len(data) > 0 && data[0] == journalShared {
+			return n, size, errJournalMark
+		}
+		var v []byte
+		if from == nil || from[i] < 0 {
+			v = journalValue(r, data, 8)
+		} else {
+			v = journalValue(r, data[:len(data)-r.Shared], journalSharedHead)
+			v[8] = journalShared
+			binary.BigEndian.PutUint64(v[9:], recs[from[i]].Seq)
+			binary.BigEndian.PutUint32(v[17:], uint32(r.Shared))
+		}
+		binary.BigEndian.PutUint64(v, uint64(r.At.UnixNano()))
+		k := seqKey(r.Seq)
+		// A number past the last is new; only an older one can
+		// replace a record, whose end stays with those that take it.
+		if r.Seq > last {
+			n++
+		} else if old := b.Get(k); old == nil {
+			n++
+		} else {
+			size -= int64(len(k) + len(old))
+			grown, err := unshare(b, map[uint64]bool{r.Seq: true})
+			if err != nil {
+				return n, size, err
+			}
+			size += grown
+		}
+		last = max(last, r.Seq)
+		if err := b.Put(k, v); err != nil {
+			return n, size, err
+		}
+		size += int64(8 + len(v))
+	}
+	return n, size, nil
+}
+
+// prune drops the oldest records of b (n of them, size bytes) beyond the
+// batch's bounds, and returns the count and bytes after.
+func prune(b *bolt.Bucket, jb storeBatch, n int, size int64) (int, int64, error) {
+	excess := 0
+	if jb.MaxEntries > 0 && n > jb.MaxEntries {
+		excess = n - jb.MaxEntries
+	}
+	// The oldest records to drop are found first, then deleted by key: a
+	// cursor that deleted as it went started again from the first key
+	// each time, walking every leaf already emptied, and a full journal
+	// of 3 KB answers spent a tenth of its CPU there (issue 25).
+	drop := make([][]byte, 0, len(jb.Records))
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		old := !jb.NotBefore.IsZero() && len(v) >= 8 && int64(binary.BigEndian.Uint64(v)) < jb.NotBefore.UnixNano()
+		if excess <= 0 && !old && (jb.MaxBytes <= 0 || size <= jb.MaxBytes) {
+			break
+		}
+		size -= int64(len(k) + len(v))
+		n--
+		drop = append(drop, k)
+		excess--
+	}
+	for _, k := range drop {
+		if err := b.Delete(k); err != nil {
+			return n, size, err
+		}
+	}
+	if k, _ := c.First(); k == nil {
+		size = 0 // empty: whatever the writer counted
+	}
+	return n, size, nil
+}
+
+var errJournalMark = errors.New("journal: a record begins with the sharing mark")
 
 // journalValue is the value of r with head bytes free before body (the
 // start of r's bytes): in r's own frame when it has one, else a copy.
-func journalValue(r JournalRecord, body []byte, head int) []byte {
+func journalValue(r storedRecord, body []byte, head int) []byte {
 	if r.Framed {
-		return r.Data[JournalFrame-head : JournalFrame+len(body)]
+		return r.Data[storeFrame-head : storeFrame+len(body)]
 	}
 	v := make([]byte, head+len(body))
 	copy(v[head:], body)
@@ -219,7 +271,7 @@ var shareSeed = maphash.MakeSeed()
 // group with the same end takes it from its highest number. Only a
 // record numbered past every stored one and alone with its number in
 // the batch shares, so none is stored again over one that gives its end.
-func shareEnds(recs []JournalRecord, last uint64) []int {
+func shareEnds(recs []storedRecord, last uint64) []int {
 	var order []int // the new numbers, in order
 	for i, r := range recs {
 		if r.Seq > last {
@@ -268,15 +320,15 @@ func shareEnds(recs []JournalRecord, last uint64) []int {
 }
 
 // journalBytes is r's bytes, after its frame.
-func journalBytes(r JournalRecord) []byte {
+func journalBytes(r storedRecord) []byte {
 	if r.Framed {
-		return r.Data[JournalFrame:]
+		return r.Data[storeFrame:]
 	}
 	return r.Data
 }
 
 // journalEnd is the end r may share.
-func journalEnd(r JournalRecord) []byte {
+func journalEnd(r storedRecord) []byte {
 	data := journalBytes(r)
 	return data[len(data)-r.Shared:]
 }
@@ -347,9 +399,9 @@ func journalLen(b *bolt.Bucket) int {
 	return b.Stats().KeyN
 }
 
-// JournalDelete drops every record whose bytes drop says to, in one
+// deleteWhere drops every record whose bytes drop says to, in one
 // write transaction, and returns the bytes freed (keys and values).
-func (s *Store) JournalDelete(drop func(data []byte) bool) (int64, error) {
+func (s *store) deleteWhere(drop func(data []byte) bool) (int64, error) {
 	var freed int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		freed = 0
@@ -385,8 +437,8 @@ func (s *Store) JournalDelete(drop func(data []byte) bool) (int64, error) {
 	return freed, err
 }
 
-// JournalCount is the number of stored records.
-func (s *Store) JournalCount() (int, error) {
+// count is the number of stored records.
+func (s *store) count() (int, error) {
 	var n int
 	err := s.db.View(func(tx *bolt.Tx) error {
 		n = journalLen(tx.Bucket(bucketJournal))
@@ -395,10 +447,10 @@ func (s *Store) JournalCount() (int, error) {
 	return n, err
 }
 
-// JournalScan calls fn for each record with a sequence number of at least
+// scan calls fn for each record with a sequence number of at least
 // from, in ascending order, until fn returns false. Data is a copy, and
 // whole.
-func (s *Store) JournalScan(from uint64, fn func(JournalRecord) bool) error {
+func (s *store) scan(from uint64, fn func(storedRecord) bool) error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketJournal)
 		c := b.Cursor()
@@ -410,7 +462,7 @@ func (s *Store) JournalScan(from uint64, fn func(JournalRecord) bool) error {
 			if !copied {
 				data = append([]byte(nil), data...)
 			}
-			r := JournalRecord{
+			r := storedRecord{
 				Seq:  binary.BigEndian.Uint64(k),
 				At:   time.Unix(0, int64(binary.BigEndian.Uint64(v))),
 				Data: data,
@@ -423,8 +475,8 @@ func (s *Store) JournalScan(from uint64, fn func(JournalRecord) bool) error {
 	})
 }
 
-// JournalReset drops every record.
-func (s *Store) JournalReset() error {
+// reset drops every record.
+func (s *store) reset() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bucketJournal); err != nil {
 			return err
@@ -434,9 +486,9 @@ func (s *Store) JournalReset() error {
 	})
 }
 
-// JournalBytes is the bytes of every stored journal value, keys included:
-// what the byte bound of JournalTrimBytes counts.
-func (s *Store) JournalBytes() (int64, error) {
+// bytes is the bytes of every stored journal value, keys included:
+// what the byte bound of bytes counts.
+func (s *store) bytes() (int64, error) {
 	var n int64
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketJournal).ForEach(func(k, v []byte) error {

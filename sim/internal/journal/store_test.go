@@ -1,4 +1,4 @@
-package state
+package journal
 
 import (
 	"bytes"
@@ -17,11 +17,11 @@ import (
 type journalModel map[uint64][]byte
 
 // readJournal is every stored record, read as readers read them.
-func readJournal(t *testing.T, s *Store) ([]uint64, journalModel) {
+func readJournal(t *testing.T, s *store) ([]uint64, journalModel) {
 	t.Helper()
 	var seqs []uint64
 	got := journalModel{}
-	if err := s.JournalScan(0, func(r JournalRecord) bool {
+	if err := s.scan(0, func(r storedRecord) bool {
 		seqs = append(seqs, r.Seq)
 		got[r.Seq] = r.Data
 		return true
@@ -50,17 +50,17 @@ func TestJournalWrite_sharedEndsReadWhole(t *testing.T) {
 		{"both, with deletes", 200, 128 << 10, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Open(t.TempDir(), Options{NoSync: true})
+			s, err := openStore(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer s.Close()
+			defer s.close()
 			rng := rand.New(rand.NewPCG(1, uint64(len(tc.name))))
 			want := journalModel{}
 			var size int64
 			next := uint64(0)
 			for range 40 {
-				var batch []JournalRecord
+				var batch []storedRecord
 				for range 1 + rng.IntN(60) {
 					next++
 					seq := next
@@ -76,9 +76,9 @@ func TestJournalWrite_sharedEndsReadWhole(t *testing.T) {
 					}
 					head := fmt.Appendf([]byte{1}, "seq %d channel %d;", seq, rng.IntN(2))
 					data := append(head, end...)
-					r := JournalRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)}
+					r := storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)}
 					if rng.IntN(2) == 0 {
-						r.Data, r.Framed = append(make([]byte, JournalFrame), data...), true
+						r.Data, r.Framed = append(make([]byte, storeFrame), data...), true
 					}
 					if rng.IntN(3) == 0 {
 						// The caller's hash: the same for different ends too,
@@ -88,12 +88,12 @@ func TestJournalWrite_sharedEndsReadWhole(t *testing.T) {
 					batch = append(batch, r)
 					want[seq] = data
 				}
-				size, err = s.JournalWrite(JournalBatch{Records: batch, MaxEntries: tc.maxEntries, Size: size, MaxBytes: tc.maxBytes})
+				size, err = s.write(storeBatch{Records: batch, MaxEntries: tc.maxEntries, Size: size, MaxBytes: tc.maxBytes})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if tc.deleteOdd && rng.IntN(8) == 0 {
-					freed, err := s.JournalDelete(func(data []byte) bool { return bytes.Contains(data, []byte("channel 1;")) })
+					freed, err := s.deleteWhere(func(data []byte) bool { return bytes.Contains(data, []byte("channel 1;")) })
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -123,10 +123,10 @@ func TestJournalWrite_sharedEndsReadWhole(t *testing.T) {
 						delete(want, seq)
 					}
 				}
-				if n, err := s.JournalCount(); err != nil || n != len(seqs) {
+				if n, err := s.count(); err != nil || n != len(seqs) {
 					t.Fatalf("JournalCount = %d, %v; %d records read", n, err, len(seqs))
 				}
-				if stored, err := s.JournalBytes(); err != nil || stored != size {
+				if stored, err := s.bytes(); err != nil || stored != size {
 					t.Fatalf("JournalBytes = %d, %v; the writer counts %d", stored, err, size)
 				}
 				if tc.maxBytes > 0 && size > tc.maxBytes {
@@ -140,11 +140,11 @@ func TestJournalWrite_sharedEndsReadWhole(t *testing.T) {
 // A journal written before records shared their ends (time, then the
 // record, for every value) reads as it did, and takes new batches.
 func TestJournalWrite_readsTheOldLayout(t *testing.T) {
-	s, err := Open(t.TempDir(), Options{NoSync: true})
+	s, err := openStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer s.close()
 	want := journalModel{}
 	end := bytes.Repeat([]byte("answer "), 100)
 	if err := s.db.Update(func(tx *bolt.Tx) error {
@@ -161,13 +161,13 @@ func TestJournalWrite_readsTheOldLayout(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var batch []JournalRecord
+	var batch []storedRecord
 	for seq := uint64(51); seq <= 60; seq++ {
 		data := append(fmt.Appendf([]byte{1}, "new %d;", seq), end...)
-		batch = append(batch, JournalRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)})
+		batch = append(batch, storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)})
 		want[seq] = data
 	}
-	if _, err := s.JournalWrite(JournalBatch{Records: batch, MaxEntries: 40}); err != nil {
+	if _, err := s.write(storeBatch{Records: batch, MaxEntries: 40}); err != nil {
 		t.Fatal(err)
 	}
 	seqs, got := readJournal(t, s)
@@ -185,25 +185,43 @@ func TestJournalWrite_readsTheOldLayout(t *testing.T) {
 // 50 records of 3 KB take a few pages, not 50, in whatever order the
 // answers ended.
 func TestJournalWrite_storesARepeatedEndOnce(t *testing.T) {
-	s, err := Open(t.TempDir(), Options{NoSync: true})
+	s, err := openStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer s.close()
 	end := bytes.Repeat([]byte("listing "), 400)
-	var batch []JournalRecord
+	var batch []storedRecord
 	written := 0
 	for seq := uint64(1); seq <= 50; seq++ {
 		data := append(fmt.Appendf([]byte{1}, "call %d;", seq), end...)
-		batch = append(batch, JournalRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)})
+		batch = append(batch, storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)})
 		written += len(data)
 	}
 	rand.New(rand.NewPCG(50, 50)).Shuffle(len(batch), func(i, j int) { batch[i], batch[j] = batch[j], batch[i] })
-	size, err := s.JournalWrite(JournalBatch{Records: batch})
+	size, err := s.write(storeBatch{Records: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if size > int64(len(end)+50*64) {
 		t.Fatalf("%d bytes stored for 50 records of %d bytes (%d in all)", size, len(batch[0].Data), written)
+	}
+}
+
+// The journal's file holds its own buckets only, and its format version.
+func TestOpenStore_ownBucketsOnly(t *testing.T) {
+	s, err := openStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	var names []string
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error { names = append(names, string(name)); return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(names); got != "[format journal journal-masks]" {
+		t.Errorf("the journal's file has the buckets %s", got)
 	}
 }

@@ -1,0 +1,238 @@
+package main
+
+// Measuring a target: its requests, the stretches it and its baseline
+// alternate in, and the figures they give.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/publisher"
+)
+
+// target is one measured load: next builds request i; a 200 whose body
+// holds want counts as done. limit > 0 caps the requests (prepared ones).
+type target struct {
+	name  string
+	next  func(i int) *http.Request
+	want  string
+	limit int
+}
+
+type result struct {
+	name      string
+	n, errs   int
+	rate      float64 // answered requests per second
+	serverCPU float64 // server CPU µs per request
+	p50, p99  time.Duration
+	firstErr  string
+}
+
+var client = &http.Client{Transport: &http.Transport{
+	MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256, DisableCompression: true,
+}}
+
+// sample is one or more timed stretches of load on a target.
+type sample struct {
+	n, errs  int
+	el, cpu  time.Duration
+	lat      []time.Duration
+	firstErr string
+	next     int // the request index the next stretch starts from
+}
+
+// add appends stretch b to a.
+func (a *sample) add(b sample) {
+	a.n, a.errs, a.el, a.cpu, a.next = a.n+b.n, a.errs+b.errs, a.el+b.el, a.cpu+b.cpu, b.next
+	a.lat = append(a.lat, b.lat...)
+	if a.firstErr == "" {
+		a.firstErr = b.firstErr
+	}
+}
+
+func (s sample) result(name string) result {
+	r := result{name: name, n: s.n, errs: s.errs, firstErr: s.firstErr}
+	if r.n > 0 {
+		slices.Sort(s.lat)
+		r.rate = float64(r.n) / s.el.Seconds()
+		r.serverCPU = float64(s.cpu.Microseconds()) / float64(r.n+r.errs)
+		r.p50, r.p99 = s.lat[r.n/2], s.lat[r.n*99/100]
+	}
+	return r
+}
+
+func measure(t target, server *proc, d time.Duration) result {
+	return stretch(t, server, d, 0).result(t.name)
+}
+
+// stretch loads t for d, its requests numbered from from on (a target
+// measured in stretches makes new users and transactions in each).
+func stretch(t target, server *proc, d time.Duration, from int) sample {
+	var (
+		idx      atomic.Int64
+		errs     atomic.Int64
+		firstErr atomic.Value
+		mu       sync.Mutex
+		lat      []time.Duration
+		wg       sync.WaitGroup
+	)
+	idx.Store(int64(from))
+	deadline := time.Now().Add(d)
+	cpu0, t0 := server.cpu(), time.Now()
+	for range *conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				i := int(idx.Add(1) - 1)
+				if t.limit > 0 && i >= t.limit {
+					break
+				}
+				req := t.next(i)
+				s := time.Now()
+				res, err := client.Do(req)
+				var body []byte
+				if err == nil {
+					body, err = io.ReadAll(res.Body)
+					res.Body.Close()
+					if err == nil && (res.StatusCode != 200 || !bytes.Contains(body, []byte(t.want))) {
+						err = fmt.Errorf("HTTP %d: %.200s", res.StatusCode, body)
+					}
+				}
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				mine = append(mine, time.Since(s))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	s := sample{n: len(lat), errs: int(errs.Load()), el: time.Since(t0), cpu: server.cpu() - cpu0, lat: lat, next: int(idx.Load())}
+	if t.limit > 0 {
+		s.next = min(s.next, t.limit)
+	}
+	if fe, ok := firstErr.Load().(string); ok {
+		s.firstErr = fe
+	}
+	return s
+}
+
+func post(url, bearer string, body []byte, header http.Header) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	return req
+}
+
+func get(url, bearer string) *http.Request {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	return req
+}
+
+func sealed(c *publisher.Client, payload any) []byte {
+	env, err := publisher.Seal(c.Key, c.ChannelID, payload)
+	if err != nil {
+		panic(err)
+	}
+	b, _ := json.Marshal(env)
+	return b
+}
+
+// extent is the least and the greatest of f over rs (not empty).
+func extent(rs []result, f func(result) float64) (lo, hi float64) {
+	lo, hi = f(rs[0]), f(rs[0])
+	for _, r := range rs[1:] {
+		lo, hi = min(lo, f(r)), max(hi, f(r))
+	}
+	return lo, hi
+}
+
+// baselineOf is the baseline a target's goal is a ratio to ("": none).
+func baselineOf(name string) string {
+	switch {
+	case strings.HasSuffix(name, "-disk"):
+		return "durable-write"
+	case slices.Contains([]string{"GetReward-new-card", "fetchCouponCode-new-claim", "listing-10-cards", "microsite-page"}, name):
+		return "echo"
+	case slices.Contains([]string{"getSecuredReferenceToken", "GetAuthToken", "GenerateSessionInfoV2", "FetchRewardInfo", "GetScratchCardForBank"}, name):
+		return "sign-libcrypto"
+	}
+	return ""
+}
+
+// spread prints each baseline's runs, slowest to fastest: how much the
+// machine drifted during the run.
+func spread(runs map[string][]result) {
+	for _, b := range []string{"echo", "sign-libcrypto", "durable-write"} {
+		rs := runs[b]
+		if len(rs) < 2 {
+			continue
+		}
+		rate := func(r result) float64 { return r.rate }
+		cpu := func(r result) float64 { return r.serverCPU }
+		lo, hi := extent(rs, rate)
+		cpuLo, cpuHi := extent(rs, cpu)
+		note := ""
+		if lo > 0 && hi/lo > 1.2 {
+			note = " (over 1.2x apart: the machine was not quiet; each ratio above is to the baseline measured alongside its target)"
+		}
+		fmt.Printf("%s, %d runs: %.0f to %.0f req/s, cpu %.0f to %.0f µs%s\n", b, len(rs), lo, hi, cpuLo, cpuHi, note)
+	}
+}
+
+// mixedLoad runs durable writes, reads and signed calls together for
+// -mixed, sampling the server's RssAnon each half second.
+func mixedLoad(targets []target, srv *proc) (rssMax, rssEnd int64) {
+	var mix []target
+	for _, t := range targets {
+		if t.limit == 0 { // the unbounded ones
+			mix = append(mix, t)
+		}
+	}
+	offset := 1 << 20 // fresh users and transactions, apart from the runs above
+	t := target{name: "mixed", want: "", next: func(i int) *http.Request {
+		return mix[i%len(mix)].next(offset + i)
+	}}
+	done := make(chan result)
+	go func() { done <- measure(t, srv, *mixed) }()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			rssEnd = srv.rssAnon()
+			fmt.Printf("%-26s %9.0f req/s  %7.0f server-cpu-µs/req  (n=%d, %d errors) over %s\n", "mixed (RssAnon)", r.rate, r.serverCPU, r.n, r.errs, *mixed)
+			return max(rssMax, rssEnd), rssEnd
+		case <-tick.C:
+			rssMax = max(rssMax, srv.rssAnon())
+		}
+	}
+}
+
+// report prints each target of issues 14 and 25 with its ratio and verdict.
+// chosen reports whether -only names target (or names none).
+func chosen(target string) bool {
+	return *only == "" || slices.Contains(strings.Split(*only, ","), target)
+}

@@ -1,0 +1,151 @@
+package main
+
+// The processes under load: started, stopped, their CPU time and resident
+// memory read from /proc.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// proc is a child server process.
+type proc struct {
+	cmd     *exec.Cmd
+	urls    map[string]string // by the first word of each "listening" line
+	stopped sync.Once
+}
+
+func start(args []string, lines int) (*proc, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, urls: map[string]string{}}
+	sc := bufio.NewScanner(out)
+	for len(p.urls) < lines && sc.Scan() {
+		// "rewardsim: all listening on http://..." or "baseline listening on http://..."
+		f := strings.Fields(sc.Text())
+		if i := slices.Index(f, "listening"); i > 0 && i+2 < len(f) {
+			p.urls[strings.TrimSuffix(f[i-1], ":")] = f[i+2]
+		}
+	}
+	if len(p.urls) < lines {
+		p.stop()
+		return nil, fmt.Errorf("%s did not report its listeners", args[0])
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return p, nil
+}
+
+// stop ends the process once; later calls do nothing.
+func (p *proc) stop() {
+	p.stopped.Do(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		_ = p.cmd.Wait()
+	})
+}
+
+// cpu is the process's user+system CPU time so far.
+func (p *proc) cpu() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)        // utime, field 14
+	st, _ := strconv.ParseInt(f[12], 10, 64)        // stime, field 15
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+}
+
+// rssAnon is the process's anonymous resident memory in bytes.
+func (p *proc) rssAnon() int64 {
+	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// measureStartup times exec to the first answered health check, from
+// outside the process, on a fresh data folder each time.
+func measureStartup() (mean, worst time.Duration, err error) {
+	const runs = 5
+	var total time.Duration
+	for range runs {
+		port, err := freePort()
+		if err != nil {
+			return 0, 0, err
+		}
+		data, err := os.MkdirTemp("", "rewardsim-start-")
+		if err != nil {
+			return 0, 0, err
+		}
+		url := fmt.Sprintf("http://127.0.0.1:%d/__sim/health", port)
+		t0 := time.Now()
+		cmd := exec.Command(*bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", fmt.Sprintf("127.0.0.1:%d", port), "--log-level", "error")
+		if err := cmd.Start(); err != nil {
+			return 0, 0, err
+		}
+		var took time.Duration
+		for time.Since(t0) < 10*time.Second {
+			res, err := client.Get(url)
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode == 200 {
+					took = time.Since(t0)
+					break
+				}
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+		os.RemoveAll(data)
+		if took == 0 {
+			return 0, 0, errors.New("rewardsim serve did not answer its health check within 10s")
+		}
+		total += took
+		worst = max(worst, took)
+	}
+	return total / runs, worst, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func cpuModel() string {
+	raw, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "model name"); ok {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+		}
+	}
+	return runtime.GOARCH
+}
