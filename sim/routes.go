@@ -100,17 +100,17 @@ func (s *Sim) routes() ([]route, error) {
 	var controlRoutes []openapi.ControlRoute
 	page, scratch, launch := microsite.Pages(ms)
 	image, assets := microsite.Assets()
+	sweeps := &control.Sweeps{Schemas: s.schemas, Page: sweep.HTMLFromJSON}
 	ctl := control.New(control.Options{
 		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
 		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
 		Version: s.version(), Durability: string(s.opts.Durability),
 		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
-		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons, Stories: stories,
+		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons, Stories: stories, Sweeps: sweeps,
 		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
 	})
 	// Every control call but health needs the control token (when set).
 	auth := ctl.Auth
-	sweeps := &control.Sweeps{Schemas: s.schemas, Page: sweep.HTMLFromJSON}
 	// Calls that read the whole journal share a small bound (429 beyond).
 	heavy := func(h echo.HandlerFunc) echo.HandlerFunc { return auth(ctl.Heavy(h)) }
 	all := append(ops, []route{

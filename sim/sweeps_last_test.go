@@ -16,6 +16,9 @@ func TestSweepsLast(t *testing.T) {
 	if st, out := ctl(t, s, "GET", "/__sim/sweeps/last", nil); st != http.StatusNotFound || !strings.Contains(string(out), "no sweep has reported") {
 		t.Fatalf("before any sweep: HTTP %d %s", st, out)
 	}
+	if dash := string(ctlOKRaw(t, s, "/__sim/dashboard")); strings.Contains(dash, `id="slot-sweep"`) {
+		t.Fatal("the dashboard shows a last sweep before any reported")
+	}
 	if st, out := ctl(t, s, "POST", "/__sim/sweeps/last", map[string]any{"version": 1}); st != http.StatusBadRequest || !strings.Contains(string(out), "schemas/sweep.json") {
 		t.Fatalf("a body that is no sweep.json: HTTP %d %s", st, out)
 	}
@@ -35,5 +38,12 @@ func TestSweepsLast(t *testing.T) {
 	page := string(ctlOKRaw(t, s, "/__sim/sweeps/last.html"))
 	if !strings.Contains(page, `class="m unsafe"`) || !strings.Contains(page, "fetchCouponCode") || strings.Contains(page, "runs/001") {
 		t.Fatalf("the page shows the matrix without links to the sweeping machine's files:\n%s", page)
+	}
+	// The dashboard shows the last sweep: its grades and a link to the matrix.
+	dash := string(ctlOKRaw(t, s, "/__sim/dashboard"))
+	for _, want := range []string{`id="slot-sweep"`, `data-grade="unsafe"`, "unsafe 1", `href="/__sim/sweeps/last.html"`, "go test", "failed"} {
+		if !strings.Contains(dash, want) {
+			t.Errorf("the dashboard's last sweep lacks %q", want)
+		}
 	}
 }

@@ -51,6 +51,20 @@ type Filter struct {
 	Assets bool
 }
 
+// LastSweep is what the dashboard says of the last sweep reported
+// (rewardsim sweep --control): when, what ran, and its grades.
+type LastSweep struct {
+	Started, Command string
+	Totals           []GradeCount
+	Failed           bool
+}
+
+// GradeCount is how many rows of a sweep got one grade.
+type GradeCount struct {
+	Grade string
+	Rows  int
+}
+
 type View struct {
 	Now                       string
 	Scenario                  string
@@ -72,6 +86,8 @@ type View struct {
 	PushGroups []PushGroup
 	// CSRF goes with every write the page sends (header X-Rewardsim-CSRF).
 	CSRF string
+	// LastSweep is the last sweep reported to the simulator, if any.
+	LastSweep *LastSweep
 
 	// The live panels.
 	JournalStored  int

@@ -64,6 +64,8 @@ type Options struct {
 	WebhookDeadline time.Duration
 	// Stories is the book of named failure stories applied to channels.
 	Stories *story.Book
+	// Sweeps keeps the last sweep reported, which the dashboard shows.
+	Sweeps *Sweeps
 }
 
 // API is the control API's handlers. It translates requests and answers;
@@ -88,6 +90,7 @@ type API struct {
 	heavy          chan struct{} // slots of MaxHeavyReaders
 	coupons        *coupons.Service
 	stories        *story.Book
+	sweeps         *Sweeps
 	secret         []byte // keys the dashboard's MACs when there is no token
 }
 
@@ -98,7 +101,7 @@ func New(o Options) *API {
 		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
 		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI, openAPIControl: o.OpenAPIControl,
 		live: o.Live, deadline: o.WebhookDeadline, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
-		stories: o.Stories, secret: newSecret(),
+		stories: o.Stories, sweeps: o.Sweeps, secret: newSecret(),
 	}
 }
 

@@ -59,6 +59,7 @@ func (a *API) Dashboard(c echo.Context) error {
 		return err
 	}
 	v.CSRF = a.CSRF()
+	v.LastSweep = a.sweeps.summary()
 	var b strings.Builder
 	if err := dashboardTmpl.Execute(&b, v); err != nil {
 		return err

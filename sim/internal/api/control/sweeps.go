@@ -2,12 +2,15 @@ package control
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/sim/internal/dashboard"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
@@ -60,6 +63,36 @@ func (s *Sweeps) LastHTML(c echo.Context) error {
 	}
 	return c.HTMLBlob(http.StatusOK, b.Bytes())
 }
+
+// summary is the last sweep as the dashboard shows it; nil before one
+// reported.
+func (s *Sweeps) summary() *dashboard.LastSweep {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	var doc struct {
+		Started string         `json:"started"`
+		Command []string       `json:"command"`
+		Totals  map[string]int `json:"totals"`
+		Failed  bool           `json:"failed"`
+	}
+	if last == nil || json.Unmarshal(last, &doc) != nil {
+		return nil
+	}
+	out := &dashboard.LastSweep{Started: doc.Started, Command: strings.Join(doc.Command, " "), Failed: doc.Failed}
+	for _, g := range gradeOrder {
+		if n := doc.Totals[g]; n > 0 {
+			out.Totals = append(out.Totals, dashboard.GradeCount{Grade: g, Rows: n})
+		}
+	}
+	return out
+}
+
+// gradeOrder is schemas/sweep.json's grades, worst last.
+var gradeOrder = []string{"not-reached", "handled", "surfaced", "timed-out", "unsafe"}
 
 func (s *Sweeps) lastOne() ([]byte, error) {
 	s.mu.Lock()
