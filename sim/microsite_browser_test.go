@@ -66,8 +66,15 @@ func TestMicrosite_SESS3_SDK3_scratchInRealBrowser(t *testing.T) {
 			t.Errorf("revealed card shows no %s", part)
 		}
 	}
+	// The revealed card's images start loading at the reveal: give them
+	// a liveness bound, not an instant (a loaded machine is slow).
 	var imagesOK bool
-	b.Eval(`return Array.from(document.querySelectorAll('img')).every(function (i) { return i.complete && i.naturalWidth > 0 && !i.dataset.fallback; })`, &imagesOK)
+	for until := time.Now().Add(wait); ; time.Sleep(50 * time.Millisecond) {
+		b.Eval(`return Array.from(document.querySelectorAll('img')).every(function (i) { return i.complete && i.naturalWidth > 0 && !i.dataset.fallback; })`, &imagesOK)
+		if imagesOK || time.Now().After(until) {
+			break
+		}
+	}
 	if !imagesOK {
 		t.Error("an image of the page did not load from the simulator")
 	}

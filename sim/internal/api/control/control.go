@@ -189,12 +189,21 @@ func failScenario(err error) error {
 	return &httpx.Error{Status: http.StatusBadRequest, Body: b, Reason: strings.ReplaceAll(b.Error, "\n", "; ")}
 }
 
+// readBody is the one read of a control call's body, bounded (413).
+func readBody(c echo.Context) ([]byte, error) {
+	body, err := httpx.ReadBody(c)
+	if err != nil {
+		return nil, fail(http.StatusRequestEntityTooLarge, "body: %v", err)
+	}
+	return body, nil
+}
+
 // bind reads a JSON body, checks it against schemas/<name>.json and
 // decodes it into dst. An empty body reads as {}.
 func (a *API) bind(c echo.Context, name string, dst any) error {
-	body, err := httpx.ReadBody(c)
+	body, err := readBody(c)
 	if err != nil {
-		return fail(http.StatusRequestEntityTooLarge, "body: %v", err)
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")

@@ -11,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/dashboard"
-	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
@@ -28,9 +27,9 @@ type Sweeps struct {
 // PutLast is POST /__sim/sweeps/last: a sweep.json (schemas/sweep.json)
 // replaces the last one.
 func (s *Sweeps) PutLast(c echo.Context) error {
-	body, err := httpx.ReadBody(c)
+	body, err := readBody(c)
 	if err != nil {
-		return fail(http.StatusRequestEntityTooLarge, "body: %v", err)
+		return err
 	}
 	if err := s.Schemas.ValidateJSON("sweep", body); err != nil {
 		return badBody("body does not match schemas/sweep.json: ", err)
