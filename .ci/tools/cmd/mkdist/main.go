@@ -102,7 +102,7 @@ func run(version, commit, date, out, platforms string) error {
 }
 
 // kitFiles are what every archive holds beside the binary, read from the
-// checkout: the README, docs/*.md, certs/ (not its Go file), the default
+// checkout: the README, docs/*.md and the pictures they show, certs/ (not its Go file), the default
 // scenario and the license, when the repository has one.
 func kitFiles(root string) ([]file, error) {
 	var files []file
@@ -135,7 +135,8 @@ func kitFiles(root string) ([]file, error) {
 			if e.IsDir() || strings.HasSuffix(e.Name(), ".go") {
 				continue
 			}
-			if dir == "docs" && !strings.HasSuffix(e.Name(), ".md") {
+			// The docs' pages and the pictures they show (sweep.md's matrix).
+			if dir == "docs" && !strings.HasSuffix(e.Name(), ".md") && !strings.HasSuffix(e.Name(), ".png") {
 				continue
 			}
 			if err := add(dir + "/" + e.Name()); err != nil {
