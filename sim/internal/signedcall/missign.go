@@ -1,20 +1,29 @@
 package signedcall
 
 import (
-	"crypto/rand"
 	"crypto/rsa"
+	"io/fs"
 	"sync"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 )
 
-// otherKey signs answers of the answer-sign-other-key fault: a key that is
-// no one's, made on first use (the fault is rare; the start stays fast).
-var otherKey = sync.OnceValues(func() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) })
+// otherKey signs answers of the answer-sign-other-key fault: the embedded
+// test-only publisher key, never the service's. Read, not generated: a
+// key made on first use held that first answer back for seconds under
+// load, long enough for a client to give up before the fault showed.
+var otherKey = sync.OnceValues(func() (*rsa.PrivateKey, error) {
+	pemKey, err := fs.ReadFile(certs.FS, certs.PublisherKey)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.ParsePrivateKeyPEM(pemKey)
+})
 
 // misSign breaks the signature of a sealed answer as the fault kind says,
 // and names the fault (reason header and journal): the answer is
