@@ -41,8 +41,10 @@ function selfSignedCertificate(privateKey, commonName, years = 10) {
   const name = seq(set(seq(CN, der(0x0c, Buffer.from(commonName, "utf8")))));
   const from = new Date(Date.now() - 24 * 3600 * 1000);
   const to = new Date(from.getTime() + years * 365 * 24 * 3600 * 1000);
+  // Positive and minimally encoded (DER): a leading 0x00 byte, one time in
+  // 128, made Go's x509 refuse the certificate ("malformed serial number").
   const serial = randomBytes(16);
-  serial[0] &= 0x7f;
+  serial[0] = (serial[0] & 0x7f) | 0x40;
   const algorithm = seq(SHA256_RSA, NULL);
   const tbs = seq(der(0xa0, integer(Buffer.from([2]))), integer(serial), algorithm, name, seq(time(from), time(to)), name, spki);
   const signature = sign("sha256", tbs, privateKey);
