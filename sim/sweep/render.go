@@ -22,6 +22,7 @@ var short = map[string]string{
 	"internal-error": "IE", "signature-mismatch": "SIG", "http-status": "503", "delay": "DLY",
 	"drop-connection": "DROP", "malformed-body": "MALF", "not-eligible": "NELIG",
 	"commit-then-delay": "C+DLY", "commit-then-drop": "C+DROP",
+	"answer-sign-other-bytes": "S:BYTES", "answer-sign-other-key": "S:KEY", "answer-sign-absent": "S:NONE",
 	"coupon-error INVALID_REQUEST": "C:REQ", "coupon-error UNAUTHORIZED": "C:AUTH", "coupon-error NON_ELIGIBLE": "C:NELIG",
 	"coupon-error INVALID_OFFER": "C:OFFER", "coupon-error COUPON_EXHAUSTED": "C:EXH", "coupon-error DUPLICATE_TRANSACTION": "C:DUP",
 	"coupon-error MAX_LIMIT_REACHED": "C:LIMIT", "coupon-error INTERNAL_ERROR": "C:INT",
