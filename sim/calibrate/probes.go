@@ -30,7 +30,13 @@ func (r *run) refTokenCall() (string, *Exchange, error) {
 
 // fetchRefToken calls getSecuredReferenceToken.
 func (r *run) fetchRefToken() (string, *Exchange, error) {
-	e, err := r.signed("getSecuredReferenceToken", r.t.RewardsURL+"/api/getSecuredReferenceToken", map[string]string{"bName": r.t.Channel}, nil)
+	return r.tokenCall("getSecuredReferenceToken", map[string]string{"bName": r.t.Channel})
+}
+
+// tokenCall calls a signed token operation of the rewards host and reads
+// the token out of its answer, remembered for masking.
+func (r *run) tokenCall(op string, payload map[string]string) (string, *Exchange, error) {
+	e, err := r.signed(op, r.t.RewardsURL+"/api/"+op, payload, nil)
 	if err == nil {
 		err = r.send(e)
 	}
@@ -39,7 +45,7 @@ func (r *run) fetchRefToken() (string, *Exchange, error) {
 	}
 	_, tok, ok := tokenAnswer(e)
 	if !ok || tok == "" {
-		return "", e, ambiguous("getSecuredReferenceToken gave no token: %s", describe(e))
+		return "", e, ambiguous("%s gave no token: %s", op, describe(e))
 	}
 	r.remember(tok)
 	return tok, e, nil
@@ -59,19 +65,7 @@ func (r *run) userTokenCall(virtualID string) (string, *Exchange, error) {
 
 // fetchUserToken calls GetAuthToken for virtualID.
 func (r *run) fetchUserToken(virtualID string) (string, *Exchange, error) {
-	e, err := r.signed("GetAuthToken", r.t.RewardsURL+"/api/GetAuthToken", map[string]string{"virtualId": virtualID, "channelName": r.t.Channel}, nil)
-	if err == nil {
-		err = r.send(e)
-	}
-	if err != nil {
-		return "", e, err
-	}
-	_, tok, ok := tokenAnswer(e)
-	if !ok || tok == "" {
-		return "", e, ambiguous("GetAuthToken gave no token: %s", describe(e))
-	}
-	r.remember(tok)
-	return tok, e, nil
+	return r.tokenCall("GetAuthToken", map[string]string{"virtualId": virtualID, "channelName": r.t.Channel})
 }
 
 func probeTokens(r *run) error {
