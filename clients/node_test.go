@@ -99,13 +99,19 @@ func hermeticEnv(t *testing.T, node string, extra ...string) []string {
 	}
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "REWARDSIM_") && !strings.HasPrefix(kv, "GO") && !strings.HasPrefix(kv, "NODE_") {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "REWARDSIM_") && !strings.HasPrefix(kv, "GO") && !strings.HasPrefix(kv, "NODE_") && !strings.HasPrefix(kv, "FORCE_COLOR=") {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "PATH="+strings.Join(path, string(os.PathListSeparator)), "REWARDSIM_CACHE="+t.TempDir())
+	// NO_COLOR: the runners' summaries are matched as text, and a CI that
+	// sets FORCE_COLOR or a terminal would put escapes between the words.
+	env = append(env, "PATH="+strings.Join(path, string(os.PathListSeparator)), "REWARDSIM_CACHE="+t.TempDir(), "NO_COLOR=1")
 	return append(env, extra...)
 }
+
+// ansiEscape matches a terminal colour or style sequence, which some
+// runners print even with NO_COLOR when they believe a CI wants them.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 
 // runIn runs name with exactly env (not added to this process's own).
 func runIn(t *testing.T, dir string, env []string, timeout time.Duration, name string, args ...string) string {
@@ -118,7 +124,7 @@ func runIn(t *testing.T, dir string, env []string, timeout time.Duration, name s
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
-	return string(out)
+	return ansiEscape.ReplaceAllString(string(out), "")
 }
 
 var nodeCount = regexp.MustCompile(`(?m)^# (pass|fail) (\d+)$`)
