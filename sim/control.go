@@ -42,6 +42,7 @@ func (s *Sim) openControl(active *scenario.Scenario) error {
 	p, err := controlplane.Open(controlplane.Options{
 		Store: s.store, Files: scenarioFiles{s.schemas}, Scenario: active, Watch: s.opts.ScenarioPath,
 		Clock: s.opts.Clock, Rand: s.opts.Rand, Log: s.log, SharedBox: s.opts.SharedBox,
+		Secrets: s.secrets,
 	})
 	if err != nil {
 		return err

@@ -13,8 +13,8 @@ import (
 
 	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim"
-	journalpkg "github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
@@ -158,7 +158,7 @@ func TestJournal_SIM4_recordsEveryExchangeWithSecretsMasked(t *testing.T) {
 	}
 	// Credentials in bodies are shown as their fingerprints (issue 11).
 	var tok struct{ Token string }
-	if err := json.Unmarshal(p.Entries[1].Response.BDATA, &tok); err != nil || tok.Token != journalpkg.Fingerprint(ut.Token) {
+	if err := json.Unmarshal(p.Entries[1].Response.BDATA, &tok); err != nil || tok.Token != secrets.Fingerprint(ut.Token) {
 		t.Errorf("GetAuthToken answer BDATA = %s, want the token's fingerprint", p.Entries[1].Response.BDATA)
 	}
 	if raw, _ := json.Marshal(p); strings.Contains(string(raw), ut.Token) {

@@ -11,6 +11,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/metrics"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // observe hangs the request log, the metrics and the live dashboard off
@@ -18,7 +19,7 @@ import (
 // with the channel, operation and fault it worked out. (So with the
 // journal disabled there are no request lines and no request counters.)
 func (s *Sim) observe() {
-	s.live = control.NewLive()
+	s.live = control.NewLive(s.secrets)
 	s.metrics = metrics.New(metrics.Sources{
 		JournalEntries: s.journal.Stored,
 		JournalDropped: s.journal.Dropped,
@@ -74,7 +75,7 @@ func (s *Sim) logEntry(e journal.Entry) {
 	// interface was an allocation, ten a line (issue 25).
 	var buf [15]slog.Attr
 	attrs := append(buf[:0], slog.String("method", e.Method), slog.String("host", host),
-		slog.String("path", journal.MaskKnown(e.Path, journal.Fingerprint)), slog.String("endpoint", e.Endpoint),
+		slog.String("path", s.secrets.MaskKnown(e.Path, secrets.Fingerprint)), slog.String("endpoint", e.Endpoint),
 		slog.String("channel", e.Channel), slog.Int("status", e.Status), slog.String("outcome", e.Outcome),
 		slog.Float64("latency_ms", e.LatencyMs), slog.String("fault", e.Fault), slog.Uint64("seq", e.Seq))
 	if e.ErrorCode != "" {

@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // logEntryAsArgs is the request line as logEntry wrote it before it
 // passed typed attributes (issue 25): the reference it must render as.
-func logEntryAsArgs(log *slog.Logger, e journal.Entry) {
+func logEntryAsArgs(log *slog.Logger, mem *secrets.Memory, e journal.Entry) {
 	host := e.Host
 	if host == "" {
 		host = e.Listener
 	}
-	attrs := []any{"method", e.Method, "host", host, "path", journal.MaskKnown(e.Path, journal.Fingerprint), "endpoint", e.Endpoint,
+	attrs := []any{"method", e.Method, "host", host, "path", mem.MaskKnown(e.Path, secrets.Fingerprint), "endpoint", e.Endpoint,
 		"channel", e.Channel, "status", e.Status, "outcome", e.Outcome, "latency_ms", e.LatencyMs, "fault", e.Fault, "seq", e.Seq}
 	if e.ErrorCode != "" {
 		attrs = append(attrs, "errorCode", e.ErrorCode)
@@ -61,9 +62,9 @@ func TestLogEntry_asBefore(t *testing.T) {
 				VirtualID: pick(texts), Status: rng.IntN(600), Outcome: pick(outcomes), Reason: pick(texts), Fault: pick(texts),
 				ErrorCode: pick(texts), ClientGone: rng.IntN(2) == 0}
 			var got, want bytes.Buffer
-			s := &Sim{log: slog.New(form.new(&got))}
+			s := &Sim{log: slog.New(form.new(&got)), secrets: secrets.New()}
 			s.logEntry(e)
-			logEntryAsArgs(slog.New(form.new(&want)), e)
+			logEntryAsArgs(slog.New(form.new(&want)), s.secrets, e)
 			if got.String() != want.String() || got.Len() == 0 {
 				t.Fatalf("%s: entry %+v\n got %s\nwant %s", form.name, e, got.String(), want.String())
 			}

@@ -20,7 +20,6 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/openapi"
 	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
 	"github.com/rewardsim/rewardsim/sim/internal/story"
@@ -61,7 +60,7 @@ func (s *Sim) routes() ([]route, error) {
 	hd := hotdeals.Deps{
 		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Door: door,
 		SharedBox:   s.opts.SharedBox,
-		KnownSecKey: func(k string) { journal.LearnSecKey(k) },
+		KnownSecKey: func(k string) { s.secrets.LearnSecKey(k) },
 	}
 	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
 	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,

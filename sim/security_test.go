@@ -14,7 +14,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim"
 	"github.com/rewardsim/rewardsim/sim/internal/browser"
-	journalpkg "github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -297,7 +297,7 @@ func TestJournalAPI_masksCredentials(t *testing.T) {
 		if i := strings.Index(string(page), secret); i >= 0 {
 			t.Errorf("the %s %s is in the journal API in clear: …%s…", name, secret, page[max(0, i-150):min(len(page), i+60)])
 		}
-		if !strings.Contains(string(page), journalpkg.Fingerprint(secret)) {
+		if !strings.Contains(string(page), secrets.Fingerprint(secret)) {
 			t.Errorf("the %s's fingerprint is not in the journal API", name)
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/onewrite"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
 )
@@ -180,6 +181,9 @@ type Sim struct {
 	plane   *controlplane.Plane
 	hooks   *webhook.Scheduler
 	journal *journal.Journal
+	// secrets is what the journal masks by value: the control plane and
+	// the coupon host tell it the secKeys they know.
+	secrets *secrets.Memory
 	// loops are the background loops (webhooks, hot reload); stopLoops
 	// ends them and waits.
 	loops     sync.WaitGroup
@@ -252,6 +256,7 @@ func (s *Sim) open() error {
 		GroupWait: s.opts.State.GroupWait, TxHook: s.opts.State.TxHook, Log: s.log}); err != nil {
 		return err
 	}
+	s.secrets = secrets.New()
 	if err := s.openControl(active); err != nil {
 		return err
 	}
@@ -259,7 +264,7 @@ func (s *Sim) open() error {
 	// (the persisted sim clock when Options gave none).
 	s.journal, err = journal.Open(s.opts.DataDir, journal.Options{
 		MaxEntries: s.opts.Journal.MaxEntries, MaxBytes: s.opts.Journal.MaxBytes, MaxAge: s.opts.Journal.MaxAge, Disabled: s.opts.Journal.Disabled,
-		Clock: s.opts.Clock, Logger: s.log,
+		Clock: s.opts.Clock, Logger: s.log, Secrets: s.secrets,
 	})
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)

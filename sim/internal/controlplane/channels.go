@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
-
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
@@ -141,7 +139,9 @@ func (p *Plane) registerChannel(spec ChannelSpec) (ChannelSpec, scenario.Copied,
 		}
 	}
 	if spec.SecKey != "" {
-		journal.LearnSecKey(spec.SecKey) // masked wherever it appears
+		if p.secrets != nil {
+			p.secrets.LearnSecKey(spec.SecKey) // masked wherever it appears
+		}
 		// The store keeps a salted hash, not the secKey (docs/security.md).
 		salt := make([]byte, 16)
 		if _, err := io.ReadFull(p.rand, salt); err != nil {

@@ -72,7 +72,14 @@ type Options struct {
 	// SharedBox makes every channel made like another isolated
 	// (ChannelSpec.Isolated).
 	SharedBox bool
+	// Secrets hears every channel secKey the plane puts in force, so the
+	// journal masks it wherever it appears (nil: none told).
+	Secrets SecKeyTeller
 }
+
+// SecKeyTeller is told the secKeys of channels (the journal's memory of
+// what to mask).
+type SecKeyTeller interface{ LearnSecKey(values ...string) }
 
 // Plane is the control plane. Its changes run one at a time.
 type Plane struct {
@@ -86,6 +93,7 @@ type Plane struct {
 	rand      io.Reader
 	log       *slog.Logger
 	sharedBox bool
+	secrets   SecKeyTeller
 
 	watchMu sync.Mutex
 	watched map[string]string // path -> Stamp of its files
@@ -109,7 +117,7 @@ func Open(o Options) (*Plane, error) {
 	p := &Plane{
 		store: o.Store, files: o.Files, scenarios: scenario.NewRegistry(o.Scenario),
 		faults: &fault.Set{}, clock: o.Clock, rand: o.Rand, log: o.Log, sharedBox: o.SharedBox,
-		watched: map[string]string{},
+		secrets: o.Secrets, watched: map[string]string{},
 	}
 	if p.clock == nil {
 		var err error
@@ -117,7 +125,7 @@ func Open(o Options) (*Plane, error) {
 			return nil, err
 		}
 	}
-	learnSecKeys(o.Scenario)
+	p.learnSecKeys(o.Scenario)
 	p.clocks = clock.NewChannels(p.clock)
 	p.restoreChannelClocks()
 	if o.Watch != "" {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
@@ -54,13 +53,13 @@ func (p *Plane) compile(rec storedScenario, byName func(string) (*scenario.Scena
 		sc, err := p.files.Load(rec.Path)
 		if err == nil {
 			p.watch(rec.Path)
-			learnSecKeys(sc)
+			p.learnSecKeys(sc)
 		}
 		return sc, err
 	}
 	sc, err := p.files.Parse(rec.Name+".yaml", []byte(rec.YAML), loadedYAML(byName))
 	if err == nil {
-		learnSecKeys(sc)
+		p.learnSecKeys(sc)
 	}
 	return sc, err
 }
@@ -69,12 +68,12 @@ func (p *Plane) compile(rec storedScenario, byName func(string) (*scenario.Scena
 // wherever they appear (issue 23); every scenario the plane puts in force
 // passes here or through Open, so the scenario package itself stays
 // unaware of the journal.
-func learnSecKeys(sc *scenario.Scenario) {
-	if sc == nil {
+func (p *Plane) learnSecKeys(sc *scenario.Scenario) {
+	if sc == nil || p.secrets == nil {
 		return
 	}
 	for _, c := range sc.Channels {
-		journal.LearnSecKey(c.SecKey)
+		p.secrets.LearnSecKey(c.SecKey)
 	}
 }
 
@@ -209,7 +208,7 @@ func (p *Plane) reloadChanged() {
 			p.log.Error("scenario hot reload refused; the previous version stays", "path", path, "err", err)
 			continue
 		}
-		learnSecKeys(sc)
+		p.learnSecKeys(sc)
 		// Nothing to save: the record names the path, which is re-read.
 		p.mu.Lock()
 		_ = p.scenarios.Change(func(d *scenario.Draft) error { d.Load(sc); return nil })

@@ -226,7 +226,7 @@ func (s Sources) livePanels(ctx context.Context, v *View) error {
 	}
 	es := p.Entries
 	for i := range es {
-		es[i] = es[i].Masked()
+		es[i] = es[i].Masked(s.Journal.Secrets())
 	}
 	v.JournalStored, v.JournalDropped, v.FindingsOver = p.Stored, p.Dropped, len(es)
 	f := journal.Filter{Channel: v.Filter.Channel, VirtualID: v.Filter.VirtualID, Endpoint: v.Filter.Endpoint}

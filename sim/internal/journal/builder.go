@@ -5,6 +5,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // Builder turns exchanges into entries: it masks secrets, finds the
@@ -14,25 +15,22 @@ import (
 // not safe for concurrent use.
 type Builder struct {
 	// creds maps a handed-out credential's hash to its owner.
-	creds oldestFirst[uint64, ident]
+	creds secrets.OldestFirst[uint64, ident]
 	// fresh are the masks learnt since the journal last stored them.
-	fresh []Mask
+	fresh []secrets.Mask
 	// masked memoizes the masking of secret header values.
-	masked maskMemo
-	// learned skips learning again from a body learnt from lately.
-	learned learnMemo
+	masked *secrets.HeaderMemo
+	// learned learns into the journal's memory, skipping a body learnt
+	// from lately.
+	learned *secrets.Memo[answerFacts]
 }
 
 type ident struct{ channel, channelID, virtualID string }
 
-// NewBuilder returns an empty builder.
-func NewBuilder() *Builder {
-	return &Builder{creds: oldestFirst[uint64, ident]{max: maxCreds}, masked: maskMemo{m: oldestFirst[string, string]{max: maxMaskMemo}}}
+// NewBuilder returns an empty builder that learns what to mask into mem.
+func NewBuilder(mem *secrets.Memory) *Builder {
+	return &Builder{creds: secrets.OldestFirst[uint64, ident]{Max: maxCreds}, masked: secrets.NewHeaderMemo(), learned: secrets.NewMemo[answerFacts](mem)}
 }
-
-// maxMaskMemo bounds the masked header values remembered (at most
-// maxMemoValue bytes each, and its fingerprint).
-const maxMaskMemo = 256
 
 // maxCreds bounds the owners remembered: they serve the CHANNELID of a
 // bearer call and the owner of a token the bearer check refused (an
@@ -58,7 +56,7 @@ func (b *Builder) record(x *Exchange) *record {
 	r := &record{
 		Kind: KindExchange, At: x.At, LatencyUs: x.Latency.Microseconds(), Listener: x.Listener,
 		Method: x.Method, Path: x.Path, Query: x.Query, Status: x.Status, ClientGone: x.ClientGone,
-		reqHeader: x.reqPairs.maskedPairs(&b.masked), resHeader: x.resPairs.maskedPairs(&b.masked),
+		reqHeader: x.reqPairs.maskedPairs(b.masked), resHeader: x.resPairs.maskedPairs(b.masked),
 		ReqBody: x.RequestBody, ResBody: x.ResponseBody, ReqTrunc: x.RequestTrunc, ResTrunc: x.ResTrunc,
 	}
 	if op, ok := contract.ByPath(x.Method, x.Path); ok {
@@ -69,17 +67,16 @@ func (b *Builder) record(x *Exchange) *record {
 	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok && r.Fault == "" {
 		r.Fault = f
 	}
-	var bdata bdataMemo // each body's BDATA decoded once for all below
-	l := learner{bdata: &bdata}
-	var slot *learnSlot
-	b.fresh, slot, r.resHash = b.learned.learn(&l, x.ResponseBody, b.fresh)
+	var bdata secrets.Decoded // each body's BDATA decoded once for all below
+	var slot *secrets.Slot[answerFacts]
+	b.fresh, slot, r.resHash = b.learned.Learn(x.ResponseBody, &bdata, b.fresh)
 	if slot != nil {
-		if !slot.hasFacts {
-			slot.facts, slot.hasFacts = factsOf(x.ResponseBody, &bdata), true
+		if !slot.HasFacts {
+			slot.Facts, slot.HasFacts = factsOf(x.ResponseBody, &bdata), true
 		}
-		r.facts, r.hasFacts = slot.facts, true
+		r.facts, r.hasFacts = slot.Facts, true
 	}
-	b.fresh, _, _ = b.learned.learn(&l, x.RequestBody, b.fresh)
+	b.fresh, _, _ = b.learned.Learn(x.RequestBody, &bdata, b.fresh)
 	r.Channel, r.ChannelID, r.VirtualID = requestIdentity(x.reqPairs.get("X-Channelid"), x.RequestBody, &bdata)
 	b.link(r, x, &bdata)
 	return r
@@ -87,9 +84,9 @@ func (b *Builder) record(x *Exchange) *record {
 
 // link attributes a bearer call to the owner of its token, and remembers
 // the owners of the tokens an answer hands out.
-func (b *Builder) link(r *record, x *Exchange, bdata *bdataMemo) {
+func (b *Builder) link(r *record, x *Exchange, bdata *secrets.Decoded) {
 	if v := bearerOf(x); v != "" {
-		id, known := b.creds.get(hashOf(v))
+		id, known := b.creds.Get(secrets.HashOf(v))
 		if x.ownerChannel != "" {
 			// The bearer check resolved the token: its owner is exact,
 			// whatever the bounded memory below still holds.
@@ -115,7 +112,7 @@ func (b *Builder) link(r *record, x *Exchange, bdata *bdataMemo) {
 		handed = handedOut(x.ResponseBody, bdata)
 	}
 	for _, v := range handed {
-		b.creds.put(hashOf(v), ident{r.Channel, r.ChannelID, r.VirtualID})
+		b.creds.Put(secrets.HashOf(v), ident{r.Channel, r.ChannelID, r.VirtualID})
 	}
 }
 

@@ -2,12 +2,8 @@ package journal
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"net/http"
-	"strings"
 	"time"
 )
 
@@ -80,66 +76,6 @@ type Message struct {
 
 // MaxBodyKept bounds each body kept in the journal (64 KiB).
 const MaxBodyKept = 64 << 10
-
-// Fingerprint is how a secret appears in the journal: "~fp:" and the first
-// 16 hex digits of its SHA-256. The same secret always has the same
-// fingerprint, so a session can tell that a header carries the token an
-// earlier answer handed out, without the journal holding the token.
-func Fingerprint(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return "~fp:" + hex.EncodeToString(sum[:8])
-}
-
-// secretHeader reports whether a header's value is a credential. It
-// runs for every header of every exchange in the journal's writer, so it
-// lowers the name into a buffer on the stack rather than a new string.
-func secretHeader(name string) bool {
-	var buf [64]byte
-	if len(name) > len(buf) {
-		return secretLower(strings.ToLower(name))
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	return secretLower(string(buf[:len(name)]))
-}
-
-func secretLower(n string) bool {
-	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie":
-		return true
-	}
-	return strings.Contains(n, "key") || strings.Contains(n, "secret") || strings.Contains(n, "token") || strings.Contains(n, "password")
-}
-
-// MaskValue masks one credential header value: the scheme word is kept
-// ("Bearer", "ServiceAppKey") and the credential becomes its fingerprint.
-func MaskValue(v string) string {
-	if scheme, cred, ok := strings.Cut(v, " "); ok && cred != "" && !strings.Contains(scheme, ":") {
-		return scheme + " " + Fingerprint(strings.TrimSpace(cred))
-	}
-	return Fingerprint(v)
-}
-
-// MaskHeader flattens h (values joined by ", ") with secrets masked.
-func MaskHeader(h http.Header) map[string]string {
-	if len(h) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(h))
-	for k, vs := range h {
-		v := strings.Join(vs, ", ")
-		if secretHeader(k) {
-			v = MaskValue(v)
-		}
-		out[http.CanonicalHeaderKey(k)] = v
-	}
-	return out
-}
 
 func compact(b []byte) json.RawMessage {
 	var buf bytes.Buffer

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // Defaults of Options.
@@ -61,6 +62,10 @@ type Options struct {
 	Logger      *slog.Logger
 	// Disabled turns the journal off: nothing is recorded.
 	Disabled bool
+	// Secrets is what the journal learns to mask by value, and masks
+	// with (nil: a memory of its own). The hall hands the same memory
+	// to the domain, which tells it the secKeys it knows.
+	Secrets *secrets.Memory
 }
 
 // Journal is the bounded log. It is safe for concurrent use.
@@ -200,19 +205,26 @@ func openOver(store *store, opts Options) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Secrets == nil {
+		opts.Secrets = secrets.New()
+	}
 	// What earlier runs learnt to mask is masked again from the start.
-	var masks []Mask
+	var masks []secrets.Mask
 	if err := store.masks(func(m storedMask) {
-		masks = append(masks, Mask{Kind: MaskKind(m.Kind), Hash: m.Hash, Len: int(m.Len)})
+		masks = append(masks, secrets.Mask{Kind: secrets.MaskKind(m.Kind), Hash: m.Hash, Len: int(m.Len)})
 	}); err != nil {
 		return nil, err
 	}
-	Remember(masks)
-	j := &Journal{opts: opts, store: store, queue: make(chan item, opts.Queue), done: make(chan struct{}), size: size, builder: NewBuilder()}
+	opts.Secrets.Remember(masks)
+	j := &Journal{opts: opts, store: store, queue: make(chan item, opts.Queue), done: make(chan struct{}), size: size, builder: NewBuilder(opts.Secrets)}
 	j.next.Store(last)
 	go j.write()
 	return j, nil
 }
+
+// Secrets is the journal's memory of what to mask: every artefact read
+// from the journal masks through it (Entry.Masked).
+func (j *Journal) Secrets() *secrets.Memory { return j.opts.Secrets }
 
 // enqueue hands an item to the writer without blocking; a full queue
 // drops it and counts the drop.
@@ -301,7 +313,7 @@ func (j *Journal) RecordWebhook(a WebhookAttempt) {
 	r := &record{
 		Kind: KindWebhook, At: a.At, LatencyUs: a.Latency.Microseconds(), Method: http.MethodPost, Path: a.URL,
 		Channel: a.Channel, Status: a.Status, Error: a.Err,
-		ReqHeader: MaskHeader(a.RequestHeader), ResHeader: MaskHeader(a.ResponseHeader),
+		ReqHeader: secrets.MaskHeader(a.RequestHeader), ResHeader: secrets.MaskHeader(a.ResponseHeader),
 		ReqBody: a.RequestBody, ResBody: a.ResponseBody,
 	}
 	// Numbered as it is handed over, like an answer as it starts, so the
@@ -434,7 +446,7 @@ func (j *Journal) commit(batch []storedRecord) {
 	j.size -= j.freed.Swap(0)
 	size, err := j.store.write(storeBatch{
 		Records: batch, MaxEntries: j.opts.MaxEntries, NotBefore: notBefore,
-		Size: j.size, MaxBytes: j.opts.MaxBytes, Masks: masks, MaxMasks: maxKnown + maxSigns,
+		Size: j.size, MaxBytes: j.opts.MaxBytes, Masks: masks, MaxMasks: secrets.MaxMasks,
 	})
 	if err != nil {
 		j.opts.Logger.Error("journal: append", "err", err, "entries", len(batch))

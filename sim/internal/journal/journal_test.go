@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 func open(t *testing.T, o Options) (*Journal, *store, *echo.Echo) {
@@ -113,7 +114,7 @@ func TestJournal_SIM4_identifiesChannelUserFaultAndMasks(t *testing.T) {
 		t.Fatalf("%d entries, %v", len(es), err)
 	}
 	a, b, c := es[0], es[1], es[2]
-	if a.Channel != "DEMOBANK" || a.ChannelID != "DEMOID" || a.VirtualID != "VU-9" || a.Request.Header["Authorization"] != "ServiceAppKey "+Fingerprint("APP:SEC") {
+	if a.Channel != "DEMOBANK" || a.ChannelID != "DEMOID" || a.VirtualID != "VU-9" || a.Request.Header["Authorization"] != "ServiceAppKey "+secrets.Fingerprint("APP:SEC") {
 		t.Errorf("coupon entry: %+v", a)
 	}
 	if b.Channel != "HOTID" || b.Fault != "http-status" || b.Status != http.StatusTeapot || b.Response.Text != "teapot" {
@@ -147,7 +148,7 @@ func TestJournal_SIM4_fullQueueDropsAndCloseFlushes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Journal{opts: Options{MaxEntries: DefaultMaxEntries, Clock: clock.Real{}, Wall: clock.Real{}}, store: st, queue: make(chan item, 2), done: make(chan struct{}), builder: NewBuilder()}
+	j := &Journal{opts: Options{MaxEntries: DefaultMaxEntries, Clock: clock.Real{}, Wall: clock.Real{}}, store: st, queue: make(chan item, 2), done: make(chan struct{}), builder: NewBuilder(secrets.New())}
 	// No writer yet: the third enqueue finds the queue full.
 	for i := 0; i < 3; i++ {
 		j.RecordWebhook(WebhookAttempt{URL: fmt.Sprint("u", i)})
@@ -170,8 +171,8 @@ func TestJournal_SIM4_fullQueueDropsAndCloseFlushes(t *testing.T) {
 }
 
 func TestMaskHeader(t *testing.T) {
-	got := MaskHeader(http.Header{"Authorization": {"Bearer abc"}, "X-Sec-Key": {"k"}, "Content-Type": {"application/json"}, "Cookie": {"a=b"}})
-	want := map[string]string{"Authorization": "Bearer " + Fingerprint("abc"), "X-Sec-Key": Fingerprint("k"), "Content-Type": "application/json", "Cookie": Fingerprint("a=b")}
+	got := secrets.MaskHeader(http.Header{"Authorization": {"Bearer abc"}, "X-Sec-Key": {"k"}, "Content-Type": {"application/json"}, "Cookie": {"a=b"}})
+	want := map[string]string{"Authorization": "Bearer " + secrets.Fingerprint("abc"), "X-Sec-Key": secrets.Fingerprint("k"), "Content-Type": "application/json", "Cookie": secrets.Fingerprint("a=b")}
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)
 	if string(g) != string(w) {
@@ -340,7 +341,7 @@ func TestMaskedPairs_asMaskHeader(t *testing.T) {
 	names := []string{"Authorization", "authorization", "Content-Type", "X-Sec-Key", "x-sec-key", "Cookie", "X-Request-Id", "set-cookie", "X-Api-Token"}
 	values := []string{"", "Bearer 9Jq3fC0m2v6kXo1R8sYb4LwT7eHdNaUg5pZiQyVxKcE", "application/json", "a=b", "Basic  x ", "k"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	memo := &maskMemo{m: oldestFirst[string, string]{max: 4}}
+	memo := secrets.NewHeaderMemo()
 	for range 2000 {
 		h := http.Header{}
 		for range rng.IntN(6) {
@@ -350,8 +351,8 @@ func TestMaskedPairs_asMaskHeader(t *testing.T) {
 			}
 			h[names[rng.IntN(len(names))]] = vs
 		}
-		want := MaskHeader(h)
-		for _, m := range []*maskMemo{nil, memo} {
+		want := secrets.MaskHeader(h)
+		for _, m := range []*secrets.HeaderMemo{nil, memo} {
 			got := pairsOf(h).maskedPairs(m)
 			if !renamedRepeat(h) && !reflect.DeepEqual(got.toMap(), want) {
 				t.Fatalf("header %v: pairs %v, MaskHeader %v", h, got, want)
@@ -382,27 +383,6 @@ func TestMaskedPairs_asMaskHeader(t *testing.T) {
 	}
 }
 
-// A memo full of names still masks and renames the names it could not
-// keep: a client inventing a header name each call must not slip a
-// secret past it.
-func TestMaskedPairs_namesPastTheMemo(t *testing.T) {
-	memo := &maskMemo{m: oldestFirst[string, string]{max: 4}}
-	for i := range maxMemoNames + 50 {
-		h := http.Header{fmt.Sprintf("x-filler-%d", i): {"v"}}
-		if got := pairsOf(h).maskedPairs(memo); got[0] != fmt.Sprintf("X-Filler-%d", i) {
-			t.Fatalf("name %d renamed %q", i, got[0])
-		}
-	}
-	if len(memo.names) != maxMemoNames {
-		t.Fatalf("memo holds %d names, want its bound %d", len(memo.names), maxMemoNames)
-	}
-	h := http.Header{"x-new-api-token": {"s3cr3t-value-that-must-not-show"}, "x-plain-new": {"shown"}}
-	got := pairsOf(h).maskedPairs(memo).toMap()
-	if want := MaskHeader(h); !reflect.DeepEqual(got, want) || got["X-New-Api-Token"] == "s3cr3t-value-that-must-not-show" {
-		t.Fatalf("past the bound: %v, MaskHeader %v", got, want)
-	}
-}
-
 // renamedRepeat: two of h's names are the same name canonically.
 func renamedRepeat(h http.Header) bool {
 	seen := map[string]bool{}
@@ -419,7 +399,7 @@ func renamedRepeat(h http.Header) bool {
 // canonicalValue: v is MaskHeader's value of one of h's names for k.
 func canonicalValue(h http.Header, k, v string) bool {
 	for name, vs := range h {
-		if http.CanonicalHeaderKey(name) == k && MaskHeader(http.Header{name: vs})[k] == v {
+		if http.CanonicalHeaderKey(name) == k && secrets.MaskHeader(http.Header{name: vs})[k] == v {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // Middleware journals every exchange that passes through e (matched or
@@ -245,7 +246,7 @@ func (p headerPairs) get(name string) string {
 // and a name that then repeats is kept once (the last), as in the map.
 // memo masks a secret value it has masked before without hashing it
 // again (nil: none).
-func (p headerPairs) maskedPairs(memo *maskMemo) headerPairs {
+func (p headerPairs) maskedPairs(memo *secrets.HeaderMemo) headerPairs {
 	if len(p) == 0 {
 		return nil
 	}
@@ -253,12 +254,12 @@ func (p headerPairs) maskedPairs(memo *maskMemo) headerPairs {
 	renamed := false
 	for i := 0; i+1 < len(p); i += 2 {
 		k, v := p[i], p[i+1]
-		n := memo.name(k)
-		if n.secret {
-			v = memo.mask(v)
+		n := memo.Name(k)
+		if n.Secret {
+			v = memo.Mask(v)
 		}
-		if n.canonical != k {
-			k, renamed = n.canonical, true
+		if n.Canonical != k {
+			k, renamed = n.Canonical, true
 		}
 		out = append(out, k, v)
 	}
@@ -295,59 +296,5 @@ func (p headerPairs) toMap() map[string]string {
 	for i := 0; i+1 < len(p); i += 2 {
 		out[p[i]] = p[i+1]
 	}
-	return out
-}
-
-// maskMemo remembers the masked form of the last secret header values
-// (MaskValue hashes each: a SHA-256 and two strings per call, and a
-// client sends the same bearer token call after call), and what it read
-// of the header names it met. It is bounded and belongs to one goroutine
-// (the journal's writer).
-type maskMemo struct {
-	m     oldestFirst[string, string]
-	names map[string]headerName
-}
-
-// headerName is what masking reads of a header's name: a dozen names
-// each lower-cased and searched four times, and made canonical, were half
-// of masking an exchange's headers (issue 25).
-type headerName struct {
-	secret    bool
-	canonical string
-}
-
-// maxMemoNames bounds the names remembered: a client that sends new
-// names call after call fills it once, and further names are read each
-// time.
-const maxMemoNames = 512
-
-func (m *maskMemo) name(k string) headerName {
-	if m != nil {
-		if n, ok := m.names[k]; ok {
-			return n
-		}
-	}
-	n := headerName{secret: secretHeader(k), canonical: http.CanonicalHeaderKey(k)}
-	if m != nil && len(m.names) < maxMemoNames {
-		if m.names == nil {
-			m.names = make(map[string]headerName)
-		}
-		m.names[k] = n
-	}
-	return n
-}
-
-// maxMemoValue is the longest value the memo keeps.
-const maxMemoValue = 512
-
-func (m *maskMemo) mask(v string) string {
-	if m == nil || len(v) > maxMemoValue {
-		return MaskValue(v)
-	}
-	if out, ok := m.m.get(v); ok {
-		return out
-	}
-	out := MaskValue(v)
-	m.m.put(v, out)
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // Contract outcomes of an entry: what it meant under the contract, not
@@ -85,7 +87,7 @@ type answerFacts struct {
 	handedOut []string // only read
 }
 
-func factsOf(body []byte, bdata *bdataMemo) answerFacts {
+func factsOf(body []byte, bdata *secrets.Decoded) answerFacts {
 	return answerFacts{errorCode: errorCodeOf(body), saysNo: saysNo(body), handedOut: handedOut(body, bdata)}
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // clause: SIM-3
@@ -78,7 +80,7 @@ func TestOutcome_factsAsReadingTheBytes(t *testing.T) {
 		`{"status":409,"errorCode":"COUPON_EXHAUSTED","message":"x","pad":"` + strings.Repeat("y", 40) + `"}`,
 		`{"STATUS":"FAILURE","ERRORSTRING":"Reward Already Revealed!","pad":"` + strings.Repeat("z", 40) + `"}`,
 		`<html>` + strings.Repeat("page ", 20) + `</html>`}
-	b := NewBuilder()
+	b := NewBuilder(secrets.New())
 	hits := 0
 	for _, body := range append(bodies, bodies...) { // from facts the second time at the latest
 		for _, status := range []int{200, 404, 0} {

@@ -2,12 +2,12 @@ package journal
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // record is an entry as stored (see codec.go): the identity of the exchange worked out
@@ -44,10 +44,10 @@ type record struct {
 	ReqTrunc             bool
 	ResTrunc             bool
 	// facts, when hasFacts, are ResBody's, read once for a repeated
-	// answer (learnMemo).
+	// answer (secrets.Memo).
 	facts    answerFacts
 	hasFacts bool
-	// resHash is ResBody's hash as learnMemo took it (0: none).
+	// resHash is ResBody's hash as the learn memo took it (0: none).
 	resHash uint64
 }
 
@@ -97,7 +97,7 @@ type envelopeFields struct {
 // without regard to case, the last of a repeated key, fields of another
 // type left empty, nothing from invalid JSON), without its reflection:
 // the writer runs it for every exchange (issue 25).
-func requestIdentity(xChannelID string, body []byte, bdata *bdataMemo) (channel, channelID, virtualID string) {
+func requestIdentity(xChannelID string, body []byte, bdata *secrets.Decoded) (channel, channelID, virtualID string) {
 	channelID = xChannelID
 	var top envelopeFields
 	if len(body) == 0 || body[0] != '{' || !readFields(body, &top) {
@@ -108,7 +108,7 @@ func requestIdentity(xChannelID string, body []byte, bdata *bdataMemo) (channel,
 	}
 	var inner envelopeFields
 	if top.BDATA != "" {
-		if raw, ok := bdata.decodeString(top.BDATA); ok {
+		if raw, ok := bdata.DecodeString(top.BDATA); ok {
 			readFields(raw, &inner) // invalid JSON leaves every field empty
 		}
 	}
@@ -167,7 +167,7 @@ func topStrings(b []byte, fn func(key, val []byte)) bool {
 		case '}', ']':
 			depth--
 		case '"':
-			end := stringEnd(b[i+1:])
+			end := secrets.StringEnd(b[i+1:])
 			if end < 0 {
 				return false
 			}
@@ -188,7 +188,7 @@ func topStrings(b []byte, fn func(key, val []byte)) bool {
 				j++
 			}
 			if j < len(b) && b[j] == '"' {
-				vend := stringEnd(b[j+1:])
+				vend := secrets.StringEnd(b[j+1:])
 				if vend < 0 {
 					return false
 				}
@@ -225,7 +225,7 @@ var bdataKey = []byte(`"BDATA"`)
 // handedOut returns the credentials an envelope answer hands out: its
 // BDATA's token and referenceKey (read as json.Unmarshal would, without
 // its reflection).
-func handedOut(body []byte, bdata *bdataMemo) []string {
+func handedOut(body []byte, bdata *secrets.Decoded) []string {
 	if !bytes.Contains(body, bdataKey) {
 		return nil
 	}
@@ -233,7 +233,7 @@ func handedOut(body []byte, bdata *bdataMemo) []string {
 	if !readFields(body, &env) || env.BDATA == "" {
 		return nil
 	}
-	raw, ok := bdata.decodeString(env.BDATA)
+	raw, ok := bdata.DecodeString(env.BDATA)
 	if !ok || !schema.Valid(raw) {
 		return nil
 	}
@@ -272,56 +272,4 @@ func handedOut(body []byte, bdata *bdataMemo) []string {
 		}
 	}
 	return out
-}
-
-// bdataMemo decodes an envelope's base64 BDATA once for the writer's
-// several readings of one exchange (learning its credentials, its
-// identity, what its answer hands out), which each found the same value.
-// Its two slots hold a request's and an answer's; a nil memo decodes
-// every time.
-// The decoded bytes are only read.
-type bdataMemo struct {
-	src  [2]string
-	out  [2][]byte
-	ok   [2]bool
-	used int
-}
-
-func (m *bdataMemo) decodeString(s string) ([]byte, bool) {
-	if m == nil {
-		raw, err := base64.StdEncoding.DecodeString(s)
-		return raw, err == nil
-	}
-	for i := range m.used {
-		if m.src[i] == s {
-			return m.out[i], m.ok[i]
-		}
-	}
-	raw, err := base64.StdEncoding.DecodeString(s)
-	m.keep(s, raw, err == nil)
-	return raw, err == nil
-}
-
-func (m *bdataMemo) decodeBytes(v []byte) ([]byte, bool) {
-	if m == nil {
-		raw, err := base64.StdEncoding.AppendDecode(nil, v)
-		return raw, err == nil
-	}
-	for i := range m.used {
-		if m.src[i] == string(v) {
-			return m.out[i], m.ok[i]
-		}
-	}
-	raw, err := base64.StdEncoding.AppendDecode(nil, v)
-	m.keep(string(v), raw, err == nil)
-	return raw, err == nil
-}
-
-// keep fills a free slot; beyond two values it keeps nothing.
-func (m *bdataMemo) keep(s string, raw []byte, ok bool) {
-	if m.used == len(m.src) {
-		return
-	}
-	m.src[m.used], m.out[m.used], m.ok[m.used] = s, raw, ok
-	m.used++
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // identityByReflection is requestIdentity as it was, through
@@ -91,7 +93,7 @@ func TestHandedOut(t *testing.T) {
 // the bearer check when it admitted the token (however many credentials
 // were handed out since), else from the answer that handed it out.
 func TestBuilder_attributesBearerCalls(t *testing.T) {
-	b := NewBuilder()
+	b := NewBuilder(secrets.New())
 	issue := &Exchange{Method: "POST", Path: "/api/GetAuthToken",
 		RequestBody:  []byte(`{"CHANNELID":"CID","BDATA":"` + b64(`{"bName":"BANK","virtualId":"U1"}`) + `"}`),
 		ResponseBody: []byte(`{"BDATA":"` + b64(`{"token":"TOKEN-1"}`) + `"}`)}
@@ -112,27 +114,5 @@ func TestBuilder_attributesBearerCalls(t *testing.T) {
 	}
 	if r := list("TOKEN-3", ""); r.Channel != "" {
 		t.Errorf("unknown token attributed to %q", r.Channel)
-	}
-}
-
-// The memo decodes each BDATA once and answers as a fresh decode would,
-// undecodable values included.
-func TestBDATAMemo(t *testing.T) {
-	var m bdataMemo
-	for range 2 {
-		for _, c := range []struct {
-			src  string
-			want string
-			ok   bool
-		}{{b64(`{"a":1}`), `{"a":1}`, true}, {"%%%", "", false}, {b64(`{"b":2}`), `{"b":2}`, true}} {
-			raw, ok := m.decodeString(c.src)
-			rawB, okB := m.decodeBytes([]byte(c.src))
-			if ok != c.ok || okB != c.ok || c.ok && (string(raw) != c.want || string(rawB) != c.want) {
-				t.Errorf("%q: %q %v / %q %v", c.src, raw, ok, rawB, okB)
-			}
-		}
-	}
-	if m.used != 2 {
-		t.Errorf("the memo holds %d values, want its two slots", m.used)
 	}
 }

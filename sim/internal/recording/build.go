@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // DefaultCaptureFields are the answer fields whose values later requests
@@ -24,6 +25,10 @@ type BuildOptions struct {
 	// CaptureFields replace DefaultCaptureFields when not empty.
 	CaptureFields []string
 	Masks         map[string]MaskKind
+	// Secrets is the memory of the journal the entries come from: what
+	// it learnt is masked wherever a step echoes it (nil: only what
+	// fields and parameters name).
+	Secrets *secrets.Memory
 }
 
 // skipHeaders are not replayed: the transport sets them.

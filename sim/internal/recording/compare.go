@@ -121,7 +121,7 @@ var origin = regexp.MustCompile(`https?://[A-Za-z0-9.\-]+(:[0-9]+)?`)
 // origins of absolute URLs (the target's own host and port in a page's
 // links differ from the recording's) made one.
 func pageText(s string) string {
-	return origin.ReplaceAllString(maskText(s), "<origin>")
+	return origin.ReplaceAllString(maskText(s, nil), "<origin>")
 }
 
 func quote(s string) string {

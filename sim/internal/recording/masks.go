@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // MaskKind says how a volatile field is compared.
@@ -72,39 +72,37 @@ const masked = "<masked>"
 const maskedQueryValue = "%3Cmasked%3E"
 
 // maskText replaces every credential in a page (sessionId links and
-// data- attributes, JSON fields) by "<masked>": an exported page holds
-// none, and a replayed page is compared masked the same way.
-func maskText(s string) string {
-	return journal.MaskText(s, func(string) string { return masked })
+// data- attributes, JSON fields, and what mem remembers; nil: none) by
+// "<masked>": an exported page holds none, and a replayed page is
+// compared masked the same way.
+func maskText(s string, mem *secrets.Memory) string {
+	return mem.MaskText(s, func(string) string { return masked })
 }
 
 // maskEchoes masks, by value, a credential the simulator issued that
 // the request echoes where no capture names it (?access_token=, a
 // header, a field at any depth, additionalParams): the masking by value
-// every artefact reads through (journal.MaskKnown, issue 42).
-func (st *Step) maskEchoes() {
-	st.Path = journal.MaskKnown(st.Path, func(string) string { return maskedQueryValue })
-	st.Query = journal.MaskKnown(st.Query, func(string) string { return maskedQueryValue })
+// every artefact reads through (the journal's memory, issue 42).
+func (st *Step) maskEchoes(mem *secrets.Memory) {
+	st.Path = mem.MaskKnown(st.Path, func(string) string { return maskedQueryValue })
+	st.Query = mem.MaskKnown(st.Query, func(string) string { return maskedQueryValue })
+	echo := func(s string) string { return mem.MaskKnown(s, func(string) string { return masked }) }
+	echoJSON := func(raw json.RawMessage) json.RawMessage {
+		if len(raw) == 0 {
+			return raw
+		}
+		return json.RawMessage(echo(string(raw)))
+	}
 	for k, v := range st.Header {
-		st.Header[k] = maskEcho(v)
+		st.Header[k] = echo(v)
 	}
-	st.Text = maskEcho(st.Text)
-	st.Body = maskEchoJSON(st.Body)
+	st.Text = echo(st.Text)
+	st.Body = echoJSON(st.Body)
 	if st.Envelope != nil {
-		st.Envelope.Payload = maskEchoJSON(st.Envelope.Payload)
+		st.Envelope.Payload = echoJSON(st.Envelope.Payload)
 	}
-	st.Expect.Text = maskEcho(st.Expect.Text)
-	st.Expect.Body, st.Expect.BDATA = maskEchoJSON(st.Expect.Body), maskEchoJSON(st.Expect.BDATA)
-}
-
-// maskEcho masks every credential the simulator issued in s by value.
-func maskEcho(s string) string { return journal.MaskKnown(s, func(string) string { return masked }) }
-
-func maskEchoJSON(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return raw
-	}
-	return json.RawMessage(maskEcho(string(raw)))
+	st.Expect.Text = echo(st.Expect.Text)
+	st.Expect.Body, st.Expect.BDATA = echoJSON(st.Expect.Body), echoJSON(st.Expect.BDATA)
 }
 
 // apply masks a decoded JSON value (a copy is returned).

@@ -18,6 +18,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // Recorder is a recording proxy (SIM-4): it forwards every request to an
@@ -58,7 +59,7 @@ func NewRecorder(o RecorderOptions) (*Recorder, error) {
 	if o.Clock != nil {
 		clk = o.Clock
 	}
-	return &Recorder{targets: t, client: o.HTTP, clock: clk, builder: journal.NewBuilder()}, nil
+	return &Recorder{targets: t, client: o.HTTP, clock: clk, builder: journal.NewBuilder(secrets.New())}, nil
 }
 
 // hopHeaders are not forwarded by a proxy (RFC 9110, 7.6.1).

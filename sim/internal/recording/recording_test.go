@@ -21,6 +21,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // fake is a tiny service whose tokens and ids are random on every run:
@@ -153,7 +154,7 @@ func recordFlow(t *testing.T, f *fake) *Recording {
 func recordEntries(t *testing.T, f *fake) []journal.Entry {
 	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
-	rec := &recorder{b: journal.NewBuilder()}
+	rec := &recorder{b: journal.NewBuilder(secrets.New())}
 	c := &http.Client{Transport: rec, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	var tok struct{ Token string }
 	_ = json.Unmarshal(call(t, c, "POST", f.srv.URL+"/token", nil, `{}`), &tok)
@@ -202,7 +203,7 @@ func TestBuild_SIM4_capturesAndSubstitutions(t *testing.T) {
 		{fmt.Sprint(s.Steps[1].Captures), "[{s2.rewards.0.rewardId body /rewards/0/rewardId false} {s2.rewards.0.trackLink.0.url body /rewards/0/trackLink/0 true}]"},
 		{string(s.Steps[2].Envelope.Payload), `{"rewardId":"${s2.rewards.0.rewardId}","virtualId":"VU-1"}`},
 		{s.Steps[3].Path + "|" + s.Steps[3].Query, "${s2.rewards.0.trackLink.0.url}|"},
-		{s.Steps[4].Header["Authorization"], "ServiceAppKey " + journal.Fingerprint("APP:SEC")},
+		{s.Steps[4].Header["Authorization"], "ServiceAppKey " + secrets.Fingerprint("APP:SEC")},
 	}
 	for i, c := range checks {
 		if c.got != c.want {
@@ -338,7 +339,7 @@ func TestReplay_SIM4_reSignsOnlyWhatWasSigned(t *testing.T) {
 // listener of its own is kept.
 func TestBuild_SIM4_capturedURLStepInheritsTheHost(t *testing.T) {
 	for _, c := range []struct{ listener, want string }{{"all", "hotdeals"}, {"bank", "bank"}} {
-		b := journal.NewBuilder()
+		b := journal.NewBuilder(secrets.New())
 		claim := b.Build(&journal.Exchange{Method: "POST", Path: "/api/fetchCouponCode", RequestBody: []byte(`{"offerId":"O1"}`),
 			ResponseBody: []byte(`{"status":200,"data":{"url":"http://127.0.0.1:9/hotdeals/r/D/O1?vid=1"}}`), Status: 200, Listener: "all"})
 		follow := b.Build(&journal.Exchange{Method: "GET", Path: "/hotdeals/r/D/O1", Query: "vid=1", Status: 302, Listener: c.listener})

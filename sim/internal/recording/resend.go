@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // Targets are the base URLs of the hosts to replay against. An empty
@@ -137,9 +137,9 @@ func Resend(ctx context.Context, s *Recording, t Targets, o ResendOptions) (*Res
 		o.HTTP = NoRedirectClient()
 	}
 	masks := Masks(o.Volatile, s.Masks, o.Masks)
-	secrets := map[string]string{}
+	given := map[string]string{} // the secrets given, by their fingerprint
 	for _, v := range o.Secrets {
-		secrets[journal.Fingerprint(v)] = v
+		given[secrets.Fingerprint(v)] = v
 	}
 	vars := map[string]string{}
 	res := &ResendResult{Differences: []Difference{}}
@@ -153,7 +153,7 @@ func Resend(ctx context.Context, s *Recording, t Targets, o ResendOptions) (*Res
 				continue
 			}
 		}
-		req, err := build(ctx, st, base, vars, secrets, o.Key)
+		req, err := build(ctx, st, base, vars, given, o.Key)
 		if err == nil && st.Host == HostControl && o.ControlToken != "" {
 			req.Header.Set("Authorization", "Bearer "+o.ControlToken)
 		}

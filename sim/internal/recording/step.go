@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // candidate is a value an answer handed out: a capture if a later step
@@ -64,6 +65,7 @@ type stepper struct {
 	pushed               map[string]bool // referenceIds already a step
 	byValue, byFP, byURL map[valueKey]*candidate
 	ptrs                 map[string]string // the pointers seen, shared by their candidates
+	secrets              *secrets.Memory   // what the journal learnt to mask (BuildOptions)
 }
 
 func newStepper(o BuildOptions, use func(*candidate) bool) *stepper {
@@ -72,7 +74,7 @@ func newStepper(o BuildOptions, use func(*candidate) bool) *stepper {
 		fs = DefaultCaptureFields
 	}
 	b := &stepper{fields: map[string]bool{}, use: use, pushed: map[string]bool{},
-		byValue: map[valueKey]*candidate{}, byFP: map[valueKey]*candidate{}, byURL: map[valueKey]*candidate{}, ptrs: map[string]string{}}
+		byValue: map[valueKey]*candidate{}, byFP: map[valueKey]*candidate{}, byURL: map[valueKey]*candidate{}, ptrs: map[string]string{}, secrets: o.Secrets}
 	for _, f := range fs {
 		b.fields[f] = true
 	}
@@ -132,7 +134,7 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 			st.Host = c.host
 		}
 	} else {
-		st.Query = journal.MaskQuery(st.Query, queryValue)
+		st.Query = secrets.MaskQuery(st.Query, queryValue)
 	}
 	for k, v := range e.Request.Header {
 		if skipHeaders[k] {
@@ -143,7 +145,7 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 				v = scheme + " " + ref(c)
 			}
 		}
-		st.Header[k] = journal.MaskQuery(v, queryValue)
+		st.Header[k] = secrets.MaskQuery(v, queryValue)
 	}
 	substitute := func(raw json.RawMessage) json.RawMessage {
 		return rewriteStrings(raw, func(key, val string) (string, bool) {
@@ -164,13 +166,13 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 	case len(e.Request.Body) > 0:
 		st.Body = substitute(e.Request.Body)
 	default:
-		st.Text = journal.MaskQuery(e.Request.Text, queryValue)
+		st.Text = secrets.MaskQuery(e.Request.Text, queryValue)
 	}
 
 	if !b.indexOnly {
-		st.Expect = expect(e)
+		st.Expect = expect(e, b.secrets)
 	}
-	st.maskEchoes()
+	st.maskEchoes(b.secrets)
 
 	// What this answer hands out, for later steps; the latest answer to
 	// hand a value out is the one a later step captures it from.
@@ -195,7 +197,7 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 				c := b.candidate(e, st, part.from, ptr, false)
 				cs = append(cs, c)
 				b.byValue[keyOf(str)] = c
-				b.byFP[keyOf(journal.Fingerprint(str))] = c
+				b.byFP[keyOf(secrets.Fingerprint(str))] = c
 			}
 			if u, err := url.Parse(str); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path != "" {
 				c := b.candidate(e, st, part.from, ptr, true)
@@ -209,8 +211,8 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 }
 
 // expect is the answer recorded, its secrets masked.
-func expect(e *journal.Entry) Expect {
-	x := Expect{Status: e.Status, Header: map[string]string{}, Text: maskText(e.Response.Text)}
+func expect(e *journal.Entry, mem *secrets.Memory) Expect {
+	x := Expect{Status: e.Status, Header: map[string]string{}, Text: maskText(e.Response.Text, mem)}
 	for _, h := range keptAnswerHeaders {
 		if v := e.Response.Header[h]; v != "" {
 			x.Header[h] = v

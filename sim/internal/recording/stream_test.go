@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // entriesSource reads es, as a journal Scan would.
@@ -41,7 +42,7 @@ func TestStream_writesWhatBuildWrites(t *testing.T) {
 	ev := `{"channelName":"DEMOBANK","offerId":"O1","eventType":"COUPON_INVALIDATED","reason":"OUT_OF_STOCK","referenceId":"R1"}`
 	push := journal.Entry{Kind: journal.KindWebhook, Method: http.MethodPost, Path: "http://pub.test/hook", Channel: "DEMOBANK",
 		Status: 200, Request: journal.Message{Body: json.RawMessage(ev)}}
-	b := journal.NewBuilder()
+	b := journal.NewBuilder(secrets.New())
 	handout := func(token string) journal.Entry {
 		return *b.Build(&journal.Exchange{Method: "POST", Path: "/api/GetAuthToken", RequestBody: []byte(`{}`),
 			ResponseBody: []byte(`{"token":"` + token + `","sessionId":"` + token + `"}`), Status: 200, Listener: "all"})
@@ -88,7 +89,7 @@ func TestStream_writesWhatBuildWrites(t *testing.T) {
 func TestStream_journalChangingBetweenReadsStillReplayable(t *testing.T) {
 	f := newFake(t)
 	flows := renumber(append(recordEntries(t, f), recordEntries(t, f)...))
-	b := journal.NewBuilder()
+	b := journal.NewBuilder(secrets.New())
 	handout := *b.Build(&journal.Exchange{Method: "POST", Path: "/api/GetAuthToken", RequestBody: []byte(`{}`),
 		ResponseBody: []byte(`{"token":"T1"}`), Status: 200, Listener: "all"})
 	uses := *b.Build(&journal.Exchange{Method: "GET", Path: "/api/x", RequestHeader: http.Header{"Authorization": {"Bearer T1"}}, Status: 200, Listener: "all"})

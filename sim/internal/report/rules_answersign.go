@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // ENV-3 from the app's side: an app that verifies SIGN refuses an answer
@@ -50,7 +51,7 @@ func (f *fold) unverifiedAnswer(e *journal.Entry) {
 	for _, k := range []string{"referenceKey", "token", "sessionId"} {
 		if v, _ := m[k].(string); v != "" {
 			if !strings.HasPrefix(v, "~fp:") {
-				v = journal.Fingerprint(v)
+				v = secrets.Fingerprint(v)
 			}
 			f.misSigned[v] = misSigned{e.Seq, e.Fault}
 		}

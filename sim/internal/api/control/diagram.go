@@ -32,7 +32,7 @@ func (a *API) Diagram(c echo.Context) error {
 	assets := c.QueryParam("assets") != ""
 	if err := a.journal.Scan(c.Request().Context(), f, func(e journal.Entry) bool {
 		if assets || !picture.IsAsset(e) {
-			keep.Add(e.Masked())
+			keep.Add(e.Masked(a.journal.Secrets()))
 		}
 		return true
 	}); err != nil {

@@ -106,7 +106,7 @@ func (a *API) Journal(c echo.Context) error {
 		return err
 	}
 	for i := range p.Entries {
-		p.Entries[i] = p.Entries[i].Masked()
+		p.Entries[i] = p.Entries[i].Masked(a.journal.Secrets())
 	}
 	return c.JSON(http.StatusOK, p)
 }
@@ -176,7 +176,7 @@ func (a *API) Recording(c echo.Context) error {
 	if name == "" {
 		name = "recording"
 	}
-	o := recording.BuildOptions{Name: name, Description: c.QueryParam("description")}
+	o := recording.BuildOptions{Name: name, Description: c.QueryParam("description"), Secrets: a.journal.Secrets()}
 	// Set before the first byte is written; an error of the first read
 	// is still answered in the control API's shape.
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
@@ -210,7 +210,7 @@ func (a *API) report(c echo.Context, html bool) error {
 	// masked as the journal API shows it (its examples quote requests).
 	ctx := c.Request().Context()
 	read := func(fn func(journal.Entry) bool) error {
-		return j.Scan(ctx, journal.Filter{From: f.From, To: f.To}, func(e journal.Entry) bool { return fn(e.Masked()) })
+		return j.Scan(ctx, journal.Filter{From: f.From, To: f.To}, func(e journal.Entry) bool { return fn(e.Masked(j.Secrets())) })
 	}
 	r, err := report.BuildFrom(read, o)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // Live fans stored journal entries out to the dashboards watching
@@ -21,6 +22,7 @@ type Live struct {
 	mu       sync.Mutex
 	watchers map[chan liveEvent]struct{}
 	closed   bool
+	secrets  *secrets.Memory
 }
 
 // liveEvent is what a watcher is told of one entry.
@@ -34,12 +36,15 @@ type liveEvent struct {
 	Fault    string `json:"fault,omitempty"`
 }
 
-// NewLive returns a hub with no watchers.
-func NewLive() *Live { return &Live{watchers: map[chan liveEvent]struct{}{}} }
+// NewLive returns a hub with no watchers; mem is the memory of the
+// journal it hears, which masks the paths it passes on.
+func NewLive(mem *secrets.Memory) *Live {
+	return &Live{watchers: map[chan liveEvent]struct{}{}, secrets: mem}
+}
 
 // Publish tells every watcher of e; it never blocks (a journal observer).
 func (l *Live) Publish(e journal.Entry) {
-	ev := liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: journal.MaskKnown(e.Path, journal.Fingerprint), Channel: e.Channel, Status: e.Status, Fault: e.Fault}
+	ev := liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: l.secrets.MaskKnown(e.Path, secrets.Fingerprint), Channel: e.Channel, Status: e.Status, Fault: e.Fault}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for w := range l.watchers {

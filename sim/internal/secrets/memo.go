@@ -1,4 +1,4 @@
-package journal
+package secrets
 
 import (
 	"bytes"
@@ -6,17 +6,21 @@ import (
 	"slices"
 )
 
-// learnMemo skips learning from a body the writer learnt from lately
+// Memo skips learning from a body the writer learnt from lately
 // when every value it names is still remembered: learning again would
 // change nothing (a value already remembered is not moved). A client
 // polling the listing gets the same 3 KB answer call after call, and
 // scanning it for credentials each time was a fifth of journaling it
 // (issue 25). What is stored is the same either way: the records keep
 // bodies as they came, and learning only feeds masking.
-type learnMemo struct {
+// F is what its user reads once of a body it keeps (the journal: an
+// answer's facts). A Memo belongs to one goroutine.
+type Memo[F any] struct {
+	mem    *Memory
+	l      learner
 	seed   maphash.Seed
 	seeded bool
-	slots  [learnMemoSlots]learnSlot
+	slots  [learnMemoSlots]Slot[F]
 	next   int // the slot to fill next (oldest first)
 	bytes  int // the bodies' bytes held
 	skips  int // bodies not learnt from again (for tests)
@@ -27,22 +31,26 @@ type learnMemo struct {
 	seenNext int
 }
 
-type learnSlot struct {
+// Slot is a body the memo keeps, with what was learnt from it.
+type Slot[F any] struct {
 	hash uint64
 	body []byte // a copy; nil: the slot is free
 	// ms and keys are the values body names (what learning it gathers).
 	ms   []Mask
 	keys []string
-	// facts are the body's as an answer, once read (hasFacts).
-	facts    answerFacts
-	hasFacts bool
+	// Facts are what the memo's user read of body, once (HasFacts).
+	Facts    F
+	HasFacts bool
 }
+
+// NewMemo returns a memo that learns into mem.
+func NewMemo[F any](mem *Memory) *Memo[F] { return &Memo[F]{mem: mem} }
 
 // Bounds of the bodies the memo holds.
 const (
 	learnMemoSlots   = 32
 	learnMemoSeen    = 128
-	learnMemoMaxBody = MaxBodyKept
+	learnMemoMaxBody = 64 << 10 // the journal's MaxBodyKept
 	learnMemoBytes   = 1 << 20
 )
 
@@ -50,15 +58,19 @@ const (
 // would never fit, so the build fails if the bounds ever allow one.
 var _ [learnMemoBytes - learnMemoMaxBody]struct{}
 
-// learn learns from body through l, unless every value body names is
+// Learn learns from body, unless every value body names is
 // remembered already, and remembers what it learnt (appending the new
 // masks to fresh). Each body's values are remembered before the next
 // body is looked up: remembering one can forget a value of the next. The
 // slot holding the body, if one does, is valid until the next call. h is
-// the body's hash (0: not hashed), the same for the same bytes: the store
-// finds the answers it can keep once a batch by it (storedRecord).
-func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) (_ []Mask, _ *learnSlot, h uint64) {
-	if len(body) < opaqueLen || len(body) > learnMemoMaxBody {
+// the body's hash (0: not hashed), the same for the same bytes: the
+// journal's store finds the answers it can keep once a batch by it.
+// bdata decodes BDATA for all of one exchange's readings (nil: each
+// decodes).
+func (m *Memo[F]) Learn(body []byte, bdata *Decoded, fresh []Mask) (_ []Mask, _ *Slot[F], h uint64) {
+	l := &m.l // its slices are used again, call after call
+	l.mem, l.bdata = m.mem, bdata
+	if len(body) < OpaqueLen || len(body) > learnMemoMaxBody {
 		return l.learnAll(body, fresh), nil, 0
 	}
 	if !m.seeded {
@@ -69,7 +81,7 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) (_ []Mask, _ *l
 	// a sixth of hashing it (0.12 against 0.75 µs, issue 25), and a slot
 	// keeps its body's hash.
 	if s := m.holding(body); s != nil {
-		if allRemembered(s.ms, s.keys) {
+		if m.mem.allRemembered(s.ms, s.keys) {
 			m.skips++
 			return fresh, s, s.hash
 		}
@@ -77,7 +89,7 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) (_ []Mask, _ *l
 	}
 	h = maphash.Bytes(m.seed, body)
 	l.learnFrom(body, "")
-	var s *learnSlot
+	var s *Slot[F]
 	if slices.Contains(m.seen[:], h) {
 		s = m.keep(h, body, l.ms, l.keys)
 	} else {
@@ -90,7 +102,7 @@ func (m *learnMemo) learn(l *learner, body []byte, fresh []Mask) (_ []Mask, _ *l
 }
 
 // holding is the slot that holds body, nil: none.
-func (m *learnMemo) holding(body []byte) *learnSlot {
+func (m *Memo[F]) holding(body []byte) *Slot[F] {
 	for i := range m.slots {
 		s := &m.slots[i]
 		if s.body != nil && bytes.Equal(s.body, body) {
@@ -101,35 +113,26 @@ func (m *learnMemo) holding(body []byte) *learnSlot {
 }
 
 // allRemembered reports whether every one of ms and keys is remembered.
-func allRemembered(ms []Mask, keys []string) bool {
+func (mem *Memory) allRemembered(ms []Mask, keys []string) bool {
 	if len(ms) > 0 {
-		known.RLock()
+		mem.mu.RLock()
 		for _, m := range ms {
-			ring := &known.opaque
+			ring := &mem.opaque
 			if m.Kind == MaskSign {
-				ring = &known.signs
+				ring = &mem.signs
 			}
 			if !ring.has(m.Hash) {
-				known.RUnlock()
+				mem.mu.RUnlock()
 				return false
 			}
 		}
-		known.RUnlock()
+		mem.mu.RUnlock()
 	}
-	if len(keys) > 0 {
-		secKeys.RLock()
-		defer secKeys.RUnlock()
-		for _, k := range keys {
-			if _, ok := secKeys.keys.get(k); !ok {
-				return false
-			}
-		}
-	}
-	return true
+	return mem.keys.Load().hasAll(keys)
 }
 
 // keep stores body and the values it names in the oldest slot.
-func (m *learnMemo) keep(h uint64, body []byte, ms []Mask, keys []string) *learnSlot {
+func (m *Memo[F]) keep(h uint64, body []byte, ms []Mask, keys []string) *Slot[F] {
 	for m.bytes+len(body) > learnMemoBytes {
 		m.drop(m.next)
 		m.next = (m.next + 1) % learnMemoSlots
@@ -138,13 +141,14 @@ func (m *learnMemo) keep(h uint64, body []byte, ms []Mask, keys []string) *learn
 	s := &m.slots[m.next]
 	s.hash, s.body = h, append(s.body[:0], body...)
 	s.ms, s.keys = append(s.ms[:0], ms...), append(s.keys[:0], keys...)
-	s.facts, s.hasFacts = answerFacts{}, false
+	var none F
+	s.Facts, s.HasFacts = none, false
 	m.bytes += len(body)
 	m.next = (m.next + 1) % learnMemoSlots
 	return s
 }
 
-func (m *learnMemo) drop(i int) {
+func (m *Memo[F]) drop(i int) {
 	s := &m.slots[i]
 	if s.body != nil {
 		m.bytes -= len(s.body)

@@ -1,7 +1,6 @@
-package journal
+package secrets
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -17,36 +16,25 @@ func newToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// smallMemory makes what is remembered to mask small for the test, so
-// values are forgotten often, and puts it back after.
-func smallMemory(t *testing.T, opaque, keys int) {
-	known.Lock()
-	savedOpaque, savedSigns, savedLens := known.opaque, known.signs, known.signLens
-	known.opaque = hashRing{oldestFirst[uint64, struct{}]{max: opaque}}
-	known.signs, known.signLens = hashRing{oldestFirst[uint64, struct{}]{max: opaque}}, nil
-	known.Unlock()
-	secKeys.Lock()
-	savedKeys, savedOrder := secKeys.keys, secKeys.order
-	secKeys.keys, secKeys.order = oldestFirst[string, struct{}]{max: keys}, nil
-	secKeys.Unlock()
-	t.Cleanup(func() {
-		known.Lock()
-		known.opaque, known.signs, known.signLens = savedOpaque, savedSigns, savedLens
-		known.Unlock()
-		secKeys.Lock()
-		secKeys.keys, secKeys.order = savedKeys, savedOrder
-		secKeys.Unlock()
-	})
+// smallMemory is a memory that remembers little, so values are
+// forgotten often.
+func smallMemory(opaque, keys int) *Memory {
+	m := New()
+	m.opaque = hashRing{OldestFirst[uint64, struct{}]{Max: opaque}}
+	m.signs = hashRing{OldestFirst[uint64, struct{}]{Max: opaque}}
+	m.keys.Store(&keySet{keys: OldestFirst[string, struct{}]{Max: keys}})
+	return m
 }
 
-// memoryState is what is remembered to mask, in the order it goes.
-func memoryState() string {
-	known.RLock()
-	defer known.RUnlock()
-	secKeys.RLock()
-	defer secKeys.RUnlock()
-	return fmt.Sprint(known.opaque.ring, known.opaque.next, known.signs.ring, known.signs.next, secKeys.keys.ring, secKeys.keys.next)
+// state is what mem remembers to mask, in the order it goes.
+func (mem *Memory) state() string {
+	mem.mu.RLock()
+	defer mem.mu.RUnlock()
+	ks := mem.keys.Load()
+	return fmt.Sprint(mem.opaque.ring, mem.opaque.next, mem.signs.ring, mem.signs.next, ks.keys.ring, ks.keys.next)
 }
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
 // learnStep is one step of a run: an exchange journaled, or a secret
 // learnt elsewhere (the handlers, a reader).
@@ -59,8 +47,8 @@ type learnStep struct {
 // The memo skips learning from a repeated body only when learning would
 // change nothing: the same sequence of repeated bodies, with new secrets
 // learnt in between and what is remembered forgotten often, run with the
-// memo and without it, learns the same masks at each step, leaves the
-// same memory, and stores the same bytes; and the memo does skip.
+// memo and without it, learns the same masks at each step and leaves the
+// same memory; and the memo does skip.
 func TestLearnMemo_asLearningEachTime(t *testing.T) {
 	tok := []string{newToken(), newToken(), newToken(), newToken()}
 	bodies := [][]byte{
@@ -85,33 +73,33 @@ func TestLearnMemo_asLearningEachTime(t *testing.T) {
 	type outcome struct {
 		fresh  []Mask
 		memory string
-		data   []byte
 	}
 	run := func(memo bool) ([]outcome, int) {
-		smallMemory(t, 6, 3)
-		b := NewBuilder()
+		mem := smallMemory(6, 3)
+		lm := NewMemo[struct{}](mem)
 		var out []outcome
 		for _, s := range steps {
 			if s.token != "" || s.secKey != "" {
-				Learn(s.token)
-				LearnSecKey(s.secKey)
-				out = append(out, outcome{memory: memoryState()})
+				mem.Learn(s.token)
+				mem.LearnSecKey(s.secKey)
+				out = append(out, outcome{memory: mem.state()})
 				continue
 			}
 			if !memo {
-				b.learned = learnMemo{}
+				lm = NewMemo[struct{}](mem)
 			}
-			r := b.record(&Exchange{Method: "POST", Path: "/api/GetReward", Status: 200, ResponseBody: s.res, RequestBody: s.req})
-			out = append(out, outcome{fresh: slices.Clone(b.fresh), memory: memoryState(), data: r.appendBinary(nil)})
-			b.fresh = b.fresh[:0]
+			var d Decoded
+			fresh, _, _ := lm.Learn(s.res, &d, nil)
+			fresh, _, _ = lm.Learn(s.req, &d, fresh)
+			out = append(out, outcome{fresh: slices.Clone(fresh), memory: mem.state()})
 		}
-		return out, b.learned.skips
+		return out, lm.skips
 	}
 	with, skips := run(true)
 	without, _ := run(false)
 	for i := range steps {
 		w, o := with[i], without[i]
-		if !slices.Equal(w.fresh, o.fresh) || w.memory != o.memory || !bytes.Equal(w.data, o.data) {
+		if !slices.Equal(w.fresh, o.fresh) || w.memory != o.memory {
 			t.Fatalf("step %d: with the memo learnt %v, memory %s\nwithout: learnt %v, memory %s", i, w.fresh, w.memory, o.fresh, o.memory)
 		}
 	}

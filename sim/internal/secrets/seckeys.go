@@ -1,9 +1,8 @@
-package journal
+package secrets
 
 import (
 	"sort"
 	"strings"
-	"sync"
 )
 
 // Masking by value, secKeys (issue 23): a channel's secKey is told by
@@ -22,57 +21,66 @@ const minKeyLen = 4
 // maxKeys bounds the remembered secKeys; the oldest go first.
 const maxKeys = 1 << 12
 
-var secKeys = struct {
-	sync.RWMutex
-	keys  oldestFirst[string, struct{}]
+// keySet is the remembered secKeys as one value: a writer builds a new
+// one and swaps it in, so a reader needs no lock.
+type keySet struct {
+	keys  OldestFirst[string, struct{}]
 	order []string // longest first, so a key inside another masks last
-}{keys: oldestFirst[string, struct{}]{max: maxKeys}}
+}
 
 // LearnSecKey remembers channels' secKeys so they are masked wherever
 // they appear. Every coupon call that proves its secKey tells it again:
-// one already known costs a read lock, not the write lock every
-// fetchCouponCode took.
-func LearnSecKey(values ...string) {
-	if allKnown(values) {
+// one already known costs a map lookup, no lock.
+func (mem *Memory) LearnSecKey(values ...string) {
+	if mem.keys.Load().hasAll(values) {
 		return
 	}
-	secKeys.Lock()
-	defer secKeys.Unlock()
+	mem.keyMu.Lock()
+	defer mem.keyMu.Unlock()
+	old := mem.keys.Load()
+	next := &keySet{keys: old.keys.clone()}
 	changed := false
 	for _, v := range values {
-		if v != "" && secKeys.keys.put(v, struct{}{}) {
+		if v != "" && next.keys.Put(v, struct{}{}) {
 			changed = true
 		}
 	}
-	if changed {
-		order := make([]string, 0, len(secKeys.keys.m))
-		for k := range secKeys.keys.m {
-			order = append(order, k)
-		}
-		sort.Slice(order, func(i, j int) bool {
-			return len(order[i]) > len(order[j]) || len(order[i]) == len(order[j]) && order[i] < order[j]
-		})
-		secKeys.order = order
+	if !changed {
+		return
 	}
+	next.order = make([]string, 0, len(next.keys.m))
+	for k := range next.keys.m {
+		next.order = append(next.order, k)
+	}
+	sort.Slice(next.order, func(i, j int) bool {
+		a, b := next.order[i], next.order[j]
+		return len(a) > len(b) || len(a) == len(b) && a < b
+	})
+	mem.keys.Store(next)
 }
 
-// allKnown reports whether every value is remembered already (or empty).
-func allKnown(values []string) bool {
-	secKeys.RLock()
-	defer secKeys.RUnlock()
+// hasAll reports whether every value is remembered already (or empty).
+func (ks *keySet) hasAll(values []string) bool {
 	for _, v := range values {
-		if _, ok := secKeys.keys.get(v); v != "" && !ok {
+		if _, ok := ks.keys.Get(v); v != "" && !ok {
 			return false
 		}
 	}
 	return true
 }
 
+// clone copies r (a new secKey is rare: a channel added, a scenario loaded).
+func (r *OldestFirst[K, V]) clone() OldestFirst[K, V] {
+	c := OldestFirst[K, V]{m: make(map[K]V, len(r.m)+1), ring: append(make([]K, 0, len(r.ring)+1), r.ring...), next: r.next, Max: r.Max}
+	for k, v := range r.m {
+		c.m[k] = v
+	}
+	return c
+}
+
 // maskSecKeys replaces remembered secKeys in s by with(key).
-func maskSecKeys(s string, with func(secret string) string) string {
-	secKeys.RLock()
-	defer secKeys.RUnlock()
-	for _, k := range secKeys.order {
+func (mem *Memory) maskSecKeys(s string, with func(secret string) string) string {
+	for _, k := range mem.keys.Load().order {
 		if !strings.Contains(s, k) {
 			continue
 		}
