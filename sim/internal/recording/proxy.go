@@ -30,6 +30,7 @@ type Recorder struct {
 	clock   clock.Clock
 	mu      sync.Mutex
 	builder *journal.Builder
+	secrets *secrets.Memory // what builder learnt to mask, masked again in the recording
 	entries []journal.Entry
 	note    ProxyNote
 	seen    []calibrate.Exchange // the answers as passed on, for calibrate.Passive
@@ -59,7 +60,8 @@ func NewRecorder(o RecorderOptions) (*Recorder, error) {
 	if o.Clock != nil {
 		clk = o.Clock
 	}
-	return &Recorder{targets: t, client: o.HTTP, clock: clk, builder: journal.NewBuilder(secrets.New())}, nil
+	mem := secrets.New()
+	return &Recorder{targets: t, client: o.HTTP, clock: clk, builder: journal.NewBuilder(mem), secrets: mem}, nil
 }
 
 // hopHeaders are not forwarded by a proxy (RFC 9110, 7.6.1).
@@ -165,7 +167,7 @@ func (r *Recorder) Recording(name, description string) ([]byte, error) {
 	note := r.note
 	switches := calibrate.Passive(r.seen)
 	r.mu.Unlock()
-	o := BuildOptions{Name: name, Description: description}
+	o := BuildOptions{Name: name, Description: description, Secrets: r.secrets}
 	if len(es) > 0 {
 		o.RecordedAt = es[0].At
 	}
