@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -331,5 +332,33 @@ func TestJournal_SIM4_survivesRestartAndContinuesSequence(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[1/api/a 2/api/b 3/api/c]" {
 		t.Errorf("after restart: %v", got)
+	}
+}
+
+// clause: SIM-4
+// The journal attributes a call by what admitted it, never by what its
+// body claims: a signed call of DEMOBANK whose BDATA names another
+// channel is DEMOBANK's; a call nothing admitted (an unknown CHANNELID)
+// is attributed by what it carries.
+func TestJournal_SIM4_attributedByWhatAdmittedIt(t *testing.T) {
+	s := simtest.New(t)
+	ctx := context.Background()
+	if _, err := s.Client.CallSigned(ctx, s.Client.RewardsURL+"/api/GetAuthToken", "", map[string]any{"channelName": "OTHERBANK", "virtualId": "VU-7"}); err != nil {
+		t.Logf("GetAuthToken naming another channel: %v", err) // refused or not, it is DEMOBANK's call
+	}
+	res := post(t, s, "/api/GetAuthToken", http.Header{"Content-Type": {"application/json"}},
+		`{"CHANNELID":"NOSUCH","BDATA":"`+base64.StdEncoding.EncodeToString([]byte(`{"channelName":"NOSUCH-BANK","virtualId":"VU-8"}`))+`","SIGN":"x"}`)
+	if res.StatusCode == http.StatusOK && res.Header.Get("X-Rewardsim-Reason") == "" {
+		t.Fatalf("an unknown CHANNELID was admitted")
+	}
+	p := journal(t, s, "")
+	if len(p.Entries) != 2 {
+		t.Fatalf("%d entries, want 2", len(p.Entries))
+	}
+	if e := p.Entries[0]; e.Channel != "DEMOBANK" || e.ChannelID != s.Client.ChannelID || e.VirtualID != "VU-7" {
+		t.Errorf("admitted call attributed to %q %q %q, want DEMOBANK %q VU-7", e.Channel, e.ChannelID, e.VirtualID, s.Client.ChannelID)
+	}
+	if e := p.Entries[1]; e.Channel != "NOSUCH-BANK" || e.ChannelID != "NOSUCH" || e.VirtualID != "VU-8" {
+		t.Errorf("refused call attributed to %q %q %q, want what it carries", e.Channel, e.ChannelID, e.VirtualID)
 	}
 }

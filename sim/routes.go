@@ -65,6 +65,7 @@ func (s *Sim) routes() ([]route, error) {
 	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
 	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
 		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Door: door, LiveSession: s.liveSession()}
+	door.Tokens, s.door = tokens, door
 	door.Openers = map[contract.Auth]frontdoor.Opener{
 		contract.SignedEnvelope: signed.Open,
 		contract.BearerRef:      rewards.Opener(rw), contract.BearerUser: rewards.Opener(rw),
@@ -254,6 +255,7 @@ func (s *Sim) mount(rs []route) map[Host]http.Handler {
 	engines := map[Host]*echo.Echo{}
 	for _, h := range []Host{All, Rewards, Bank, Hotdeals} {
 		e := s.newEcho()
+		e.HTTPErrorHandler = s.door.Unrouted(e.HTTPErrorHandler)
 		e.Use(s.journal.Middleware(string(h)))
 		if cors := s.cors(); cors != nil {
 			e.Use(cors)

@@ -27,6 +27,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/metrics"
 	"github.com/rewardsim/rewardsim/sim/internal/onewrite"
@@ -176,6 +177,9 @@ type Sim struct {
 	serviceKey *rsa.PrivateKey
 	certPEM    []byte
 	handlers   map[Host]http.Handler
+	// door is the public hosts' way in (routes), which also notes whom a
+	// call to no endpoint was for (mount).
+	door *frontdoor.Door
 	// plane owns the run-time configuration (scenarios in force, channels,
 	// fault rules, clock); hooks delivers webhook pushes.
 	plane   *controlplane.Plane

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -102,6 +103,9 @@ type Door struct {
 	// dialect; Log hears of it, with the stack of a panic.
 	Failures map[contract.Dialect]Failure
 	Log      *slog.Logger
+	// Tokens resolves the bearer token of a call no way in admitted to
+	// its owner (NoteUnopened; nil: not resolved).
+	Tokens httpx.TokenChecker
 }
 
 // Covers reports an operation of ops the door cannot open or whose
@@ -136,8 +140,10 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		body, readErr := httpx.ReadBody(c) // the one read of a public request body
 		call, err = d.Openers[op.Auth](c, op, body, readErr, &req)
 		if err != nil {
+			d.NoteUnopened(c, body)
 			return err
 		}
+		httpx.NoteCaller(c, call.Channel.Name, call.Channel.ChannelID, call.VirtualID)
 		if d.Stories != nil {
 			if s := d.Stories(call.Channel.Name); s != "" {
 				c.Response().Header().Set(StoryHeader, s)
@@ -161,6 +167,37 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 			}
 		}
 		return e.Serve(c, call, &req)
+	}
+}
+
+// NoteUnopened says whom a call no way in admitted was for, from what
+// it carries: its bearer token's owner, then what its body names
+// (envelope.Identity): the journal, which reads no request, attributes
+// a refusal, an endpoint the real service lacks and a path of no
+// endpoint by it. An admitted call is attributed by what admitted it.
+func (d *Door) NoteUnopened(c echo.Context, body []byte) {
+	if o := httpx.OutcomeOf(c); o.Channel == "" && d.Tokens != nil {
+		if v := httpx.Bearer(c); v != "" {
+			// Any kind: a token of the wrong kind still has an owner.
+			if t, _ := d.Tokens.Check(v, model.UserToken); t.Channel != "" {
+				httpx.NoteCaller(c, t.Channel, "", t.VirtualID)
+			}
+		}
+	}
+	channel, channelID, virtualID := envelope.Identity(c.Request().Header.Get("X-CHANNELID"), body)
+	httpx.NoteCaller(c, channel, channelID, virtualID)
+}
+
+// Unrouted notes whom a call to no endpoint of the host was for (404,
+// 405) before next answers it.
+func (d *Door) Unrouted(next echo.HTTPErrorHandler) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		var he *echo.HTTPError
+		if o := httpx.OutcomeOf(c); errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed) && o.Channel == "" && o.ChannelID == "" {
+			body, _ := io.ReadAll(io.LimitReader(c.Request().Body, httpx.MaxBody))
+			d.NoteUnopened(c, body)
+		}
+		next(err, c)
 	}
 }
 

@@ -30,14 +30,24 @@ func BearerToken(c echo.Context, check TokenChecker, kind model.TokenKind) (mode
 		reason = "Authorization header is not 'Bearer TOKEN'"
 	default:
 		t, err := check.Check(strings.TrimSpace(value), kind)
+		// A token refused (expired, of another kind) still has an owner.
+		NoteCaller(c, t.Channel, "", t.VirtualID)
 		if err == nil {
-			o := OutcomeOf(c)
-			o.Channel, o.VirtualID = t.Channel, t.VirtualID
 			return t, nil
 		}
 		reason = err.Error()
 	}
 	return model.Token{}, Unauthorized(reason)
+}
+
+// Bearer is the credential of the request's Authorization header when
+// its scheme is Bearer, "" otherwise.
+func Bearer(c echo.Context) string {
+	scheme, value, ok := strings.Cut(c.Request().Header.Get(echo.HeaderAuthorization), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(value)
 }
 
 // Unauthorized is the 401 answer of the bearer endpoints.

@@ -6,15 +6,18 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Outcome is what a handler tells the journal beyond the answer it gives:
-// the injected fault that fired (whatever the answer, even none) and
-// whether the connection was dropped unanswered.
+// Outcome is the exchange's facts beyond the bytes, as the way in and the
+// handler found them, for the journal (which does not read requests):
+// whom the call was for, the injected fault that fired (whatever the
+// answer, even none) and whether the connection was dropped unanswered.
 type Outcome struct {
-	Fault   string
-	Dropped bool
-	// Channel and VirtualID own the bearer token BearerToken admitted:
-	// the journal attributes a call without a body (the listing) by them.
-	Channel, VirtualID string
+	// Channel (its name), ChannelID and VirtualID are whom the call was
+	// for: what admitted it (the envelope's channel, the bearer token's
+	// owner, the appKey's channel) or, for a call nothing admitted, what
+	// it said (NoteCaller).
+	Channel, ChannelID, VirtualID string
+	Fault                         string
+	Dropped                       bool
 }
 
 const outcomeKey = "rewardsim.outcome"
@@ -27,6 +30,21 @@ func OutcomeOf(c echo.Context) *Outcome {
 	o := &Outcome{}
 	c.Set(outcomeKey, o)
 	return o
+}
+
+// NoteCaller says whom the call is for; an empty value leaves what was
+// noted.
+func NoteCaller(c echo.Context, channel, channelID, virtualID string) {
+	o := OutcomeOf(c)
+	if channel != "" {
+		o.Channel = channel
+	}
+	if channelID != "" {
+		o.ChannelID = channelID
+	}
+	if virtualID != "" {
+		o.VirtualID = virtualID
+	}
 }
 
 // NoteFault names the injected fault that fired on this request.

@@ -127,11 +127,12 @@ type Exchange struct {
 	// (used when set): one allocation each, where Header.Clone made
 	// four or five on the request goroutine (issue 25).
 	reqPairs, resPairs headerPairs
-	// ownerChannel and ownerVirtualID own the bearer token the call was
-	// admitted with (httpx.Outcome).
-	ownerChannel, ownerVirtualID string
-	RequestBody                  []byte
-	ResponseBody                 []byte
+	// Channel, ChannelID and VirtualID are whom the call was for, as its
+	// way in found them (httpx.Outcome; the record proxy reads them from
+	// the request): the journal does not read requests.
+	Channel, ChannelID, VirtualID string
+	RequestBody                   []byte
+	ResponseBody                  []byte
 	// resBuf holds ResponseBody (httpx.AnswerKeeper), nil: none; the
 	// writer gives it back once the exchange is stored and observed.
 	resBuf                 *[]byte

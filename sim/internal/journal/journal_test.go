@@ -18,6 +18,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -34,6 +36,9 @@ func open(t *testing.T, o Options) (*Journal, *store, *echo.Echo) {
 	e.POST("/api/:op", func(c echo.Context) error {
 		body := make([]byte, 64)
 		n, _ := c.Request().Body.Read(body)
+		// As a way in notes whom the call is for: the journal reads no request.
+		ch, id, v := envelope.Identity(c.Request().Header.Get("X-Channelid"), body[:n])
+		httpx.NoteCaller(c, ch, id, v)
 		if strings.Contains(string(body[:n]), "fail") {
 			c.Response().Header().Set("X-Rewardsim-Reason", "injected fault: http-status")
 			return c.String(http.StatusTeapot, "teapot")

@@ -45,7 +45,7 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			r.Status = c.Response().Status
 			out := httpx.OutcomeOf(c)
 			r.Fault, r.Dropped = out.Fault, out.Dropped
-			r.ownerChannel, r.ownerVirtualID = out.Channel, out.VirtualID // answers may not carry them (a drop, a delay)
+			r.Channel, r.ChannelID, r.VirtualID = out.Channel, out.ChannelID, out.VirtualID
 			if r.Dropped {
 				r.Status = 0 // no answer was given
 			}

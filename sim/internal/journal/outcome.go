@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-
-	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
 // Contract outcomes of an entry: what it meant under the contract, not
@@ -84,11 +82,10 @@ func errorCodeOf(body []byte) string {
 type answerFacts struct {
 	errorCode string
 	saysNo    bool
-	handedOut []string // only read
 }
 
-func factsOf(body []byte, bdata *secrets.Decoded) answerFacts {
-	return answerFacts{errorCode: errorCodeOf(body), saysNo: saysNo(body), handedOut: handedOut(body, bdata)}
+func factsOf(body []byte) answerFacts {
+	return answerFacts{errorCode: errorCodeOf(body), saysNo: saysNo(body)}
 }
 
 // saysNo: a bare failure {STATUS: FAILURE}, or an answer (plain or the

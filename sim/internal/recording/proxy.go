@@ -17,6 +17,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/calibrate"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
@@ -123,6 +124,8 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		At: at, Latency: time.Since(start), Listener: "all", Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
 		RequestHeader: req.Header, ResponseHeader: res.Header, RequestBody: body, ResponseBody: answer, Status: res.StatusCode,
 	}
+	// Another service's traffic: whom each call was for is what it says.
+	x.Channel, x.ChannelID, x.VirtualID = envelope.Identity(req.Header.Get("X-CHANNELID"), body)
 	r.mu.Lock()
 	e := r.builder.Build(x)
 	e.Seq = uint64(len(r.entries) + 1)

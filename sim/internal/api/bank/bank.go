@@ -37,7 +37,7 @@ func Handlers(d Deps) httpx.OpHandlers {
 		contract.OpBankCard: frontdoor.Handle(d.Door, frontdoor.Endpoint[bankCardRequest]{Serve: h.bankCard}),
 	}
 	for name, instead := range unavailable {
-		out[name] = notAvailable(name, instead)
+		out[name] = notAvailable(d.Door, name, instead)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 )
 
@@ -24,7 +25,9 @@ var unavailable = map[string]string{
 
 // notAvailable answers RegisterEvent or ExitEvent with HTTP 404 and a
 // body saying it does not exist and what to do instead (NA-1).
-func notAvailable(name, instead string) httpx.OpHandler {
+// door notes whom the call was for from what it carries: no way in
+// admits it.
+func notAvailable(door *frontdoor.Door, name, instead string) httpx.OpHandler {
 	body := struct {
 		Status    int    `json:"status"`
 		ErrorCode string `json:"errorCode"`
@@ -38,7 +41,10 @@ func notAvailable(name, instead string) httpx.OpHandler {
 	}
 	reason := NotAvailableReason + ": " + name + " has no implementation in the real service (NA-1)"
 	return func(c echo.Context, _ contract.Op) error {
-		_, _ = io.Copy(io.Discard, io.LimitReader(c.Request().Body, httpx.MaxBody)) // drain, so the connection can be reused
+		// Read whole, so the connection can be reused.
+		if b, err := io.ReadAll(io.LimitReader(c.Request().Body, httpx.MaxBody)); err == nil && door != nil {
+			door.NoteUnopened(c, b)
+		}
 		return &httpx.Error{Status: http.StatusNotFound, Body: body, Reason: reason}
 	}
 }
