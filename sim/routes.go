@@ -98,8 +98,7 @@ func (s *Sim) routes() ([]route, error) {
 	// Filled from the table below before anything is served; the control
 	// API's own OpenAPI document is drawn from it on first request.
 	var controlRoutes []openapi.ControlRoute
-	page, scratch, launch := microsite.Pages(ms)
-	image, assets := microsite.Assets()
+	pages := pageRoutes(rw, hd, ms)
 	sweeps := &control.Sweeps{Schemas: s.schemas, Page: sweep.HTMLFromJSON}
 	ctl := control.New(control.Options{
 		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
@@ -109,11 +108,22 @@ func (s *Sim) routes() ([]route, error) {
 		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons, Stories: stories, Sweeps: sweeps,
 		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
 	})
-	// Every control call but health needs the control token (when set).
-	auth := ctl.Auth
-	// Calls that read the whole journal share a small bound (429 beyond).
-	heavy := func(h echo.HandlerFunc) echo.HandlerFunc { return auth(ctl.Heavy(h)) }
-	all := append(ops, []route{
+	all := append(ops, pages...)
+	all = append(all, s.controlTable(ctl, sweeps)...)
+	for _, r := range all {
+		if r.host == Control {
+			controlRoutes = append(controlRoutes, openapi.ControlRoute{Method: r.method, Path: r.path})
+		}
+	}
+	return all, nil
+}
+
+// pageRoutes are the simulator's own resources on every public host
+// (tracking, assets, coupon redirects) and the bank's microsite pages.
+func pageRoutes(rw rewards.Deps, hd hotdeals.Deps, ms microsite.Deps) []route {
+	page, scratch, launch := microsite.Pages(ms)
+	image, assets := microsite.Assets()
+	return []route{
 		{public, http.MethodGet, cards.ImpressionPath, rewards.Tracking(rw, cards.Impression)},
 		{public, http.MethodGet, cards.ClickPath, rewards.Tracking(rw, cards.Click)},
 		{public, http.MethodGet, microsite.ImagePath, image},
@@ -124,7 +134,17 @@ func (s *Sim) routes() ([]route, error) {
 		{Bank, http.MethodPost, microsite.ScratchPath, scratch},
 		{Bank, http.MethodGet, microsite.LaunchPath, launch},
 		{Bank, http.MethodPost, microsite.LaunchPath, launch},
+	}
+}
 
+// controlTable is the control API's routes, with pprof's when the
+// options ask for them.
+func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
+	// Every control call but health needs the control token (when set).
+	auth := ctl.Auth
+	// Calls that read the whole journal share a small bound (429 beyond).
+	heavy := func(h echo.HandlerFunc) echo.HandlerFunc { return auth(ctl.Heavy(h)) }
+	all := []route{
 		{Control, http.MethodGet, "/__sim/health", ctl.Health},
 		{Control, http.MethodGet, "/__sim/openapi.json", ctl.OpenAPIDoc},
 		{Control, http.MethodGet, "/__sim/openapi-control.json", ctl.OpenAPIControlDoc},
@@ -181,16 +201,11 @@ func (s *Sim) routes() ([]route, error) {
 		{Control, http.MethodPost, "/__sim/sweeps/last", auth(sweeps.PutLast)},
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},
 		{Control, anyMethod, "/__sim/*", auth(ctl.NotFound)},
-	}...)
+	}
 	if s.opts.DebugPprof {
 		all = append(all, route{Control, http.MethodGet, debugPprofPath + "*", auth(debugPprof)})
 	}
-	for _, r := range all {
-		if r.host == Control {
-			controlRoutes = append(controlRoutes, openapi.ControlRoute{Method: r.method, Path: r.path})
-		}
-	}
-	return all, nil
+	return all
 }
 
 // bindOps routes every operation of ops to its host's handler, behind

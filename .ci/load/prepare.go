@@ -51,50 +51,14 @@ func prepare(c *publisher.Client) ([]target, error) {
 		return nil, fmt.Errorf("getSecuredReferenceToken: %w", err)
 	}
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
-	getReward := func(vid, tx string) []byte {
-		return fmt.Appendf(nil, `{"channelName":"DEMOBANK","virtualId":%q,"triggerEventType":"UPI","extTransactionId":%q,"amount":100.00,"dateandtime":"15012026100000"}`, vid, tx)
-	}
-
-	// A user with ten cards, five revealed: the listing and the microsite.
-	const lister = "LIST-USER"
-	listTok, err := c.UserToken(ctx, lister)
+	listTok, sess, err := prepareLister(ctx, c, ref.ReferenceKey)
 	if err != nil {
 		return nil, err
 	}
-	for i := range 10 {
-		_, ans, err := c.GetReward(ctx, ref.ReferenceKey, json.RawMessage(getReward(lister, "LT"+strconv.Itoa(i))))
-		if err != nil || !ans.Status {
-			return nil, fmt.Errorf("GetReward: %v %+v", err, ans)
-		}
-		if i%2 == 0 {
-			if _, _, err := c.FetchRewardInfo(ctx, listTok.Token, lister, ans.Rewards[0].RewardID); err != nil {
-				return nil, err
-			}
-		}
-	}
-	sess, err := c.Session(ctx, lister)
-	if err != nil {
-		return nil, err
-	}
-
-	// Unrevealed cards for FetchRewardInfo: 50 per user (the daily cap).
 	fmt.Printf("# preparing %d cards and %d signed requests...\n", prepared, 2*prepared)
-	reveal := make([][]byte, 0, prepared)
-	revealTok := make([]string, 0, prepared)
-	for u := 0; len(reveal) < prepared; u++ {
-		vid := fmt.Sprintf("RV-%s-%d", run, u)
-		tok, err := c.UserToken(ctx, vid)
-		if err != nil {
-			return nil, err
-		}
-		for i := 0; i < 50 && len(reveal) < prepared; i++ {
-			_, ans, err := c.GetReward(ctx, ref.ReferenceKey, json.RawMessage(getReward(vid, fmt.Sprintf("RT-%s-%d-%d", run, u, i))))
-			if err != nil || !ans.Status {
-				return nil, fmt.Errorf("GetReward: %v %+v", err, ans)
-			}
-			reveal = append(reveal, sealed(c, map[string]string{"rewardId": strconv.FormatUint(ans.Rewards[0].RewardID, 10), "virtualId": vid, "channelName": "DEMOBANK"}))
-			revealTok = append(revealTok, tok.Token)
-		}
+	reveal, revealTok, err := prepareReveals(ctx, c, ref.ReferenceKey, run)
+	if err != nil {
+		return nil, err
 	}
 	bank := make([][]byte, prepared)
 	for i := range bank {
@@ -131,4 +95,59 @@ func prepare(c *publisher.Client) ([]target, error) {
 			return get(base+"/microsite?virtualId="+lister+"&sessionId="+sess.SessionID, "")
 		}},
 	}, nil
+}
+
+// getReward is a GetReward request body for user vid, transaction tx.
+func getReward(vid, tx string) []byte {
+	return fmt.Appendf(nil, `{"channelName":"DEMOBANK","virtualId":%q,"triggerEventType":"UPI","extTransactionId":%q,"amount":100.00,"dateandtime":"15012026100000"}`, vid, tx)
+}
+
+// lister is a user with ten cards, five revealed: the listing and the
+// microsite.
+const lister = "LIST-USER"
+
+// prepareLister gives lister its cards and returns lister's token and
+// microsite session.
+func prepareLister(ctx context.Context, c *publisher.Client, refKey string) (publisher.UserToken, publisher.Session, error) {
+	listTok, err := c.UserToken(ctx, lister)
+	if err != nil {
+		return publisher.UserToken{}, publisher.Session{}, err
+	}
+	for i := range 10 {
+		_, ans, err := c.GetReward(ctx, refKey, json.RawMessage(getReward(lister, "LT"+strconv.Itoa(i))))
+		if err != nil || !ans.Status {
+			return publisher.UserToken{}, publisher.Session{}, fmt.Errorf("GetReward: %v %+v", err, ans)
+		}
+		if i%2 == 0 {
+			if _, _, err := c.FetchRewardInfo(ctx, listTok.Token, lister, ans.Rewards[0].RewardID); err != nil {
+				return publisher.UserToken{}, publisher.Session{}, err
+			}
+		}
+	}
+	sess, err := c.Session(ctx, lister)
+	return listTok, sess, err
+}
+
+// prepareReveals makes the unrevealed cards FetchRewardInfo reveals,
+// each request sealed with its user's token beside it.
+func prepareReveals(ctx context.Context, c *publisher.Client, refKey, run string) ([][]byte, []string, error) {
+	// 50 per user: the daily cap.
+	reveal := make([][]byte, 0, prepared)
+	revealTok := make([]string, 0, prepared)
+	for u := 0; len(reveal) < prepared; u++ {
+		vid := fmt.Sprintf("RV-%s-%d", run, u)
+		tok, err := c.UserToken(ctx, vid)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := 0; i < 50 && len(reveal) < prepared; i++ {
+			_, ans, err := c.GetReward(ctx, refKey, json.RawMessage(getReward(vid, fmt.Sprintf("RT-%s-%d-%d", run, u, i))))
+			if err != nil || !ans.Status {
+				return nil, nil, fmt.Errorf("GetReward: %v %+v", err, ans)
+			}
+			reveal = append(reveal, sealed(c, map[string]string{"rewardId": strconv.FormatUint(ans.Rewards[0].RewardID, 10), "virtualId": vid, "channelName": "DEMOBANK"}))
+			revealTok = append(revealTok, tok.Token)
+		}
+	}
+	return reveal, revealTok, nil
 }

@@ -81,21 +81,48 @@ func report(r, beside map[string]result, startupMean, startupWorst time.Duration
 	fmt.Println()
 	fmt.Println("| target | measured | ratio | goal | met |")
 	fmt.Println("|---|---|---|---|---|")
-	row := func(name, measured string, ratio float64, goal string, met bool) {
-		verdict := "**missed**"
-		switch {
-		case goal == "":
-			goal, verdict = "none", "(reported)"
-		case met:
-			verdict = "met"
-		}
-		fmt.Printf("| %s | %s | %.2fx | %s | %s |\n", name, measured, ratio, goal, verdict)
-	}
 	sgo, slc := r["sign-go"], r["sign-libcrypto"]
 	if slc.rate > 0 && sgo.rate > 0 {
 		row("sign-libcrypto vs sign-go", fmt.Sprintf("%.0f vs %.0f/s (cpu %.0f vs %.0f µs)", slc.rate, sgo.rate, slc.serverCPU, sgo.serverCPU),
 			slc.rate/sgo.rate, ">= 2x", slc.rate/sgo.rate >= 2)
 	}
+	throughputRows(r, baseOf)
+	cpuRows(r, baseOf)
+	if rssMax > 0 {
+		row("RssAnon, mixed load "+mixed.String(), fmt.Sprintf("%.1f MB max, %.1f MB at the end", float64(rssMax)/(1<<20), float64(rssEnd)/(1<<20)),
+			float64(rssMax)/(50<<20), "<= 50 MB", rssMax <= 50<<20)
+	}
+	if startupMean > 0 {
+		row("start-up, exec to first health answer", fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(startupMean), ms(startupWorst)),
+			float64(startupMean)/float64(50*time.Millisecond), "<= 50 ms", startupWorst <= 50*time.Millisecond)
+	}
+	var firsts []string
+	for _, b := range []string{"echo", "sign-go", "sign-libcrypto", "durable-write"} {
+		if br, ok := r[b]; ok {
+			firsts = append(firsts, fmt.Sprintf("%s %.0f/s (cpu %.0f µs)", b, br.rate, br.serverCPU))
+		}
+	}
+	if len(firsts) > 0 {
+		fmt.Printf("\nbaselines, first runs: %s\n", strings.Join(firsts, ", "))
+	}
+}
+
+// row prints one line of the table; a goal of "" is reported, not met
+// or missed.
+func row(name, measured string, ratio float64, goal string, met bool) {
+	verdict := "**missed**"
+	switch {
+	case goal == "":
+		goal, verdict = "none", "(reported)"
+	case met:
+		verdict = "met"
+	}
+	fmt.Printf("| %s | %s | %.2fx | %s | %s |\n", name, measured, ratio, goal, verdict)
+}
+
+// throughputRows are the targets' throughput rows, each against the
+// baseline baseOf names.
+func throughputRows(r map[string]result, baseOf func(string) result) {
 	// measured is a target's figures beside its baseline run's.
 	measured := func(t, b result) string {
 		return fmt.Sprintf("%.0f/s (cpu %.0f µs) beside %s %.0f/s (cpu %.0f µs)", t.rate, t.serverCPU, baselineOf(t.name), b.rate, b.serverCPU)
@@ -123,6 +150,11 @@ func report(r, beside map[string]result, startupMean, startupWorst time.Duration
 		}
 		row(g.name+g.label, measured(t, b), t.rate/b.rate, goal, t.rate/b.rate >= g.least)
 	}
+}
+
+// cpuRows are the targets' server CPU rows, each against the baseline
+// baseOf names.
+func cpuRows(r map[string]result, baseOf func(string) result) {
 	// Issue 25's CPU budget: server CPU per request against the
 	// baseline's of the same run (lower is better, so the ratio is ours
 	// over the baseline's).
@@ -141,22 +173,5 @@ func report(r, beside map[string]result, startupMean, startupWorst time.Duration
 		ratio := t.serverCPU / base.serverCPU
 		row(b.name+", server CPU", fmt.Sprintf("%.0f vs %.0f µs", t.serverCPU, base.serverCPU), ratio,
 			fmt.Sprintf("<= %gx %s's CPU", b.most, baselineOf(b.name)), ratio <= b.most)
-	}
-	if rssMax > 0 {
-		row("RssAnon, mixed load "+mixed.String(), fmt.Sprintf("%.1f MB max, %.1f MB at the end", float64(rssMax)/(1<<20), float64(rssEnd)/(1<<20)),
-			float64(rssMax)/(50<<20), "<= 50 MB", rssMax <= 50<<20)
-	}
-	if startupMean > 0 {
-		row("start-up, exec to first health answer", fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(startupMean), ms(startupWorst)),
-			float64(startupMean)/float64(50*time.Millisecond), "<= 50 ms", startupWorst <= 50*time.Millisecond)
-	}
-	var firsts []string
-	for _, b := range []string{"echo", "sign-go", "sign-libcrypto", "durable-write"} {
-		if br, ok := r[b]; ok {
-			firsts = append(firsts, fmt.Sprintf("%s %.0f/s (cpu %.0f µs)", b, br.rate, br.serverCPU))
-		}
-	}
-	if len(firsts) > 0 {
-		fmt.Printf("\nbaselines, first runs: %s\n", strings.Join(firsts, ", "))
 	}
 }

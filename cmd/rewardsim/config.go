@@ -97,25 +97,8 @@ func envName(key string) string { return strings.ToUpper(strings.ReplaceAll(key,
 // readServeConfig resolves flags over environment over the config file
 // over defaults. Unknown keys in the file are an error, not a silent typo.
 func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
-	if file, _ := cmd.Flags().GetString("config"); file != "" {
-		v.SetConfigFile(file)
-		if err := v.ReadInConfig(); err != nil {
-			return serveConfig{}, fmt.Errorf("config %s: %w", file, err)
-		}
-		known := map[string]bool{}
-		for _, k := range serveKeys {
-			known[k.key] = true
-		}
-		var unknown []string
-		for _, k := range v.AllKeys() {
-			if !known[k] {
-				unknown = append(unknown, k)
-			}
-		}
-		if len(unknown) > 0 {
-			sort.Strings(unknown)
-			return serveConfig{}, fmt.Errorf("config %s: unknown keys %s", file, strings.Join(unknown, ", "))
-		}
+	if err := readConfigFile(cmd, v); err != nil {
+		return serveConfig{}, err
 	}
 	maxEntries, err := strconv.Atoi(v.GetString("journal-max-entries"))
 	if err != nil || maxEntries == 0 {
@@ -129,20 +112,9 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 	if err != nil {
 		return serveConfig{}, fmt.Errorf("memory-limit: %w", err)
 	}
-	var srv serverConfig
-	for key, dst := range map[string]*time.Duration{"read-timeout": &srv.ReadTimeout, "write-timeout": &srv.WriteTimeout, "idle-timeout": &srv.IdleTimeout, "shutdown-timeout": &srv.ShutdownTimeout} {
-		d, err := time.ParseDuration(v.GetString(key))
-		if err != nil || d <= 0 {
-			return serveConfig{}, fmt.Errorf("%s: %q is not a positive duration such as 30s", key, v.GetString(key))
-		}
-		*dst = d
-	}
-	for key, dst := range map[string]*int{"max-connections": &srv.MaxConns, "control-max-connections": &srv.MaxControlConns} {
-		n, err := strconv.Atoi(v.GetString(key))
-		if err != nil || n < 1 {
-			return serveConfig{}, fmt.Errorf("%s: %q is not a positive number", key, v.GetString(key))
-		}
-		*dst = n
+	srv, err := readServerConfig(v)
+	if err != nil {
+		return serveConfig{}, err
 	}
 	maxAge, err := time.ParseDuration(v.GetString("journal-max-age"))
 	if err != nil || maxAge < 0 {
@@ -187,6 +159,52 @@ func readServeConfig(cmd *cobra.Command, v *viper.Viper) (serveConfig, error) {
 		RemoveDataOnExit:    bools["remove-data-on-exit"],
 		SharedBox:           bools["shared-box"],
 	}, nil
+}
+
+// readConfigFile reads --config's file into v, if one is named, and
+// refuses a key serve does not know.
+func readConfigFile(cmd *cobra.Command, v *viper.Viper) error {
+	if file, _ := cmd.Flags().GetString("config"); file != "" {
+		v.SetConfigFile(file)
+		if err := v.ReadInConfig(); err != nil {
+			return fmt.Errorf("config %s: %w", file, err)
+		}
+		known := map[string]bool{}
+		for _, k := range serveKeys {
+			known[k.key] = true
+		}
+		var unknown []string
+		for _, k := range v.AllKeys() {
+			if !known[k] {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			sort.Strings(unknown)
+			return fmt.Errorf("config %s: unknown keys %s", file, strings.Join(unknown, ", "))
+		}
+	}
+	return nil
+}
+
+// readServerConfig is the listeners' timeouts and connection bounds.
+func readServerConfig(v *viper.Viper) (serverConfig, error) {
+	var srv serverConfig
+	for key, dst := range map[string]*time.Duration{"read-timeout": &srv.ReadTimeout, "write-timeout": &srv.WriteTimeout, "idle-timeout": &srv.IdleTimeout, "shutdown-timeout": &srv.ShutdownTimeout} {
+		d, err := time.ParseDuration(v.GetString(key))
+		if err != nil || d <= 0 {
+			return serverConfig{}, fmt.Errorf("%s: %q is not a positive duration such as 30s", key, v.GetString(key))
+		}
+		*dst = d
+	}
+	for key, dst := range map[string]*int{"max-connections": &srv.MaxConns, "control-max-connections": &srv.MaxControlConns} {
+		n, err := strconv.Atoi(v.GetString(key))
+		if err != nil || n < 1 {
+			return serverConfig{}, fmt.Errorf("%s: %q is not a positive number", key, v.GetString(key))
+		}
+		*dst = n
+	}
+	return srv, nil
 }
 
 // parseRetention reads state-retention: a positive duration, or -1 for

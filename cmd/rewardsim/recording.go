@@ -53,25 +53,8 @@ It prints a line per recording (per step with -v), notes a step that waits long
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := recordings.ReplayOptions{Target: target, Control: ctl.Base, ControlToken: ctl.Token, Shared: shared, RunID: runID, Secrets: secrets, Masks: map[string]string{}}
-			if keyPath != "" {
-				var err error
-				if o.PublisherKeyPEM, err = os.ReadFile(keyPath); err != nil {
-					return err
-				}
-			}
-			if scenarioPath != "" {
-				var err error
-				if o.Scenario, err = os.ReadFile(scenarioPath); err != nil {
-					return err
-				}
-				o.ScenarioBase = siblingScenario(scenarioPath)
-			}
-			for _, m := range masks {
-				k, v, ok := strings.Cut(m, "=")
-				if !ok {
-					return fmt.Errorf("--mask %q: want FIELD=KIND", m)
-				}
-				o.Masks[k] = v
+			if err := readReplayInputs(&o, keyPath, scenarioPath, masks); err != nil {
+				return err
 			}
 			files, err := recordingFiles(args)
 			if err != nil {
@@ -113,6 +96,31 @@ It prints a line per recording (per step with -v), notes a step that waits long
 	fl.StringArrayVar(&secrets, "secret", nil, "a credential the recording holds as a fingerprint, such as APPKEY:SECKEY (repeatable; default: the default scenario's DEMOBANK keys)")
 	fl.StringArrayVar(&masks, "mask", nil, "FIELD=value|digits|url|ignore|none: extend or override the masks (repeatable)")
 	return cmd
+}
+
+// readReplayInputs reads --key's and --scenario's files into o and
+// adds the --mask FIELD=KIND pairs to its masks.
+func readReplayInputs(o *recordings.ReplayOptions, keyPath, scenarioPath string, masks []string) error {
+	var err error
+	if keyPath != "" {
+		if o.PublisherKeyPEM, err = os.ReadFile(keyPath); err != nil {
+			return err
+		}
+	}
+	if scenarioPath != "" {
+		if o.Scenario, err = os.ReadFile(scenarioPath); err != nil {
+			return err
+		}
+		o.ScenarioBase = siblingScenario(scenarioPath)
+	}
+	for _, m := range masks {
+		k, v, ok := strings.Cut(m, "=")
+		if !ok {
+			return fmt.Errorf("--mask %q: want FIELD=KIND", m)
+		}
+		o.Masks[k] = v
+	}
+	return nil
 }
 
 // recordingFiles expands folders to the *.json files in them, sorted.

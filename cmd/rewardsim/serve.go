@@ -74,19 +74,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if err := sim.UseCrypto(cfg.Crypto); err != nil {
 		return fmt.Errorf("--crypto: %w", err)
 	}
-	// A soft limit keeps a long-running simulator's resident memory near
-	// its live data under sustained load (issue 14: RssAnon <= 50 MB);
-	// GOMEMLIMIT, the runtime's own setting, wins when an operator sets it.
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && cfg.MemoryLimit > 0 {
-		debug.SetMemoryLimit(cfg.MemoryLimit)
-		// Under that limit the GC need not also run at every doubling of
-		// a small live heap: at GOGC 400 make load's server CPU per
-		// request fell 10 to 20% (issue 25).
-		// The limit still bounds the heap; GOGC, when set, wins.
-		if _, set := os.LookupEnv("GOGC"); !set {
-			debug.SetGCPercent(gcPercent)
-		}
-	}
+	tuneMemory(cfg.MemoryLimit)
 	// Log lines are written in batches (one write per flushEvery, not
 	// one per request line: the write was a third of the line's cost,
 	// issue 25), flushed when serve returns.
@@ -97,41 +85,9 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		handler = slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level})
 	}
 	log := slog.New(handler)
-	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log, Version: readBuildInfo().Version}
-	opts.Control.Token = cfg.ControlToken
-	opts.Control.AllowedHosts = cfg.ControlAllowedHosts
-	for o := range strings.SplitSeq(cfg.CORSOrigins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			opts.CORSOrigins = append(opts.CORSOrigins, o)
-		}
-	}
-	if cfg.WebhookDeadline != "" {
-		d, err := time.ParseDuration(cfg.WebhookDeadline)
-		if err != nil || d <= 0 || d > sim.MaxWebhookDeadline {
-			return fmt.Errorf("--webhook-deadline %q is not a positive duration of at most %s", cfg.WebhookDeadline, sim.MaxWebhookDeadline)
-		}
-		opts.Webhooks.Deadline = d
-	}
-	opts.Server = sim.ServerOptions{
-		ReadTimeout: cfg.Server.ReadTimeout, WriteTimeout: cfg.Server.WriteTimeout, IdleTimeout: cfg.Server.IdleTimeout,
-		MaxConns: cfg.Server.MaxConns, MaxControlConns: cfg.Server.MaxControlConns, ShutdownTimeout: cfg.Server.ShutdownTimeout,
-	}
-	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
-	opts.State = sim.StateOptions{Retention: cfg.StateRetention, TxHook: txHook}
-	opts.Durability = sim.Durability(cfg.Durability)
-	opts.DebugPprof = cfg.DebugPprof
-	opts.SharedBox = cfg.SharedBox
-	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
-		return errors.New("--service-key and --service-cert go together")
-	}
-	if cfg.ServiceKey != "" {
-		var err error
-		if opts.ServiceKeyPEM, err = os.ReadFile(cfg.ServiceKey); err != nil {
-			return err
-		}
-		if opts.ServiceCertPEM, err = os.ReadFile(cfg.ServiceCert); err != nil {
-			return err
-		}
+	opts, err := simOptions(cfg, log)
+	if err != nil {
+		return err
 	}
 	l := sim.Listen{All: cfg.Listen, Rewards: cfg.RewardsListen, Bank: cfg.BankListen, Hotdeals: cfg.HotdealsListen, Control: cfg.ControlListen}
 	if l.Split() && (l.Rewards == "" || l.Bank == "" || l.Hotdeals == "") {
@@ -151,7 +107,73 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if cfg.ExitOnStdinEOF {
 		ctx = untilEOF(ctx, cmd.InOrStdin())
 	}
-	return s.Serve(ctx, l, func(bound map[sim.Host]string) {
+	return s.Serve(ctx, l, announce(cmd, cfg.LogFormat))
+}
+
+// tuneMemory sets the runtime's soft memory limit to limit (bytes, 0
+// for none) and, under it, a higher GC growth target.
+func tuneMemory(limit int64) {
+	// A soft limit keeps a long-running simulator's resident memory near
+	// its live data under sustained load (issue 14: RssAnon <= 50 MB);
+	// GOMEMLIMIT, the runtime's own setting, wins when an operator sets it.
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && limit > 0 {
+		debug.SetMemoryLimit(limit)
+		// Under that limit the GC need not also run at every doubling of
+		// a small live heap: at GOGC 400 make load's server CPU per
+		// request fell 10 to 20% (issue 25).
+		// The limit still bounds the heap; GOGC, when set, wins.
+		if _, set := os.LookupEnv("GOGC"); !set {
+			debug.SetGCPercent(gcPercent)
+		}
+	}
+}
+
+// simOptions are the simulator's options from serve's config, log its
+// logger.
+func simOptions(cfg serveConfig, log *slog.Logger) (sim.Options, error) {
+	opts := sim.Options{DataDir: cfg.Data, ScenarioPath: cfg.Scenario, PublicURL: cfg.PublicURL, Logger: log, Version: readBuildInfo().Version}
+	opts.Control.Token = cfg.ControlToken
+	opts.Control.AllowedHosts = cfg.ControlAllowedHosts
+	for o := range strings.SplitSeq(cfg.CORSOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			opts.CORSOrigins = append(opts.CORSOrigins, o)
+		}
+	}
+	if cfg.WebhookDeadline != "" {
+		d, err := time.ParseDuration(cfg.WebhookDeadline)
+		if err != nil || d <= 0 || d > sim.MaxWebhookDeadline {
+			return sim.Options{}, fmt.Errorf("--webhook-deadline %q is not a positive duration of at most %s", cfg.WebhookDeadline, sim.MaxWebhookDeadline)
+		}
+		opts.Webhooks.Deadline = d
+	}
+	opts.Server = sim.ServerOptions{
+		ReadTimeout: cfg.Server.ReadTimeout, WriteTimeout: cfg.Server.WriteTimeout, IdleTimeout: cfg.Server.IdleTimeout,
+		MaxConns: cfg.Server.MaxConns, MaxControlConns: cfg.Server.MaxControlConns, ShutdownTimeout: cfg.Server.ShutdownTimeout,
+	}
+	opts.Journal = sim.JournalOptions{MaxEntries: cfg.JournalMaxEntries, MaxBytes: cfg.JournalMaxBytes, MaxAge: cfg.JournalMaxAge}
+	opts.State = sim.StateOptions{Retention: cfg.StateRetention, TxHook: txHook}
+	opts.Durability = sim.Durability(cfg.Durability)
+	opts.DebugPprof = cfg.DebugPprof
+	opts.SharedBox = cfg.SharedBox
+	if (cfg.ServiceKey == "") != (cfg.ServiceCert == "") {
+		return sim.Options{}, errors.New("--service-key and --service-cert go together")
+	}
+	if cfg.ServiceKey != "" {
+		var err error
+		if opts.ServiceKeyPEM, err = os.ReadFile(cfg.ServiceKey); err != nil {
+			return sim.Options{}, err
+		}
+		if opts.ServiceCertPEM, err = os.ReadFile(cfg.ServiceCert); err != nil {
+			return sim.Options{}, err
+		}
+	}
+	return opts, nil
+}
+
+// announce prints a line per listener once all are bound: text, or
+// JSON with --log-format json.
+func announce(cmd *cobra.Command, logFormat string) func(bound map[sim.Host]string) {
+	return func(bound map[sim.Host]string) {
 		hosts := make([]string, 0, len(bound))
 		for h := range bound {
 			hosts = append(hosts, string(h))
@@ -160,7 +182,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 		// With --log-format json every line on either stream is JSON (a
 		// container merges them); the text line stays for scripts.
 		var says *slog.Logger
-		if cfg.LogFormat == "json" {
+		if logFormat == "json" {
 			says = slog.New(slog.NewJSONHandler(cmd.OutOrStdout(), nil))
 		}
 		for _, h := range hosts {
@@ -171,7 +193,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "rewardsim: %s listening on %s\n", h, url)
 		}
-	})
+	}
 }
 
 // openSim builds the simulator over its data folder, wiped first with

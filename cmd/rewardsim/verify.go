@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -55,19 +56,9 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 					body[name] = v
 				}
 			}
-			// /ptr=value compares the found value's text ({"text"}), so
-			// /coinsUsed=100 matches "100" and 100 alike.
-			w := map[string]any{}
-			for _, p := range where {
-				ptr, val, ok := strings.Cut(p, "=")
-				if !ok || !strings.HasPrefix(ptr, "/") {
-					return errCannotVerify{fmt.Errorf("--where %q: want /pointer=value or /pointer~=regex", p)}
-				}
-				if re, isRe := strings.CutSuffix(ptr, "~"); isRe {
-					w[re] = map[string]string{"regex": val}
-				} else {
-					w[ptr] = map[string]string{"text": val}
-				}
+			w, err := whereClauses(where)
+			if err != nil {
+				return err
 			}
 			if len(w) > 0 {
 				body["where"] = w
@@ -81,20 +72,7 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 			if err := json.Unmarshal(out, &v); err != nil {
 				return errCannotVerify{fmt.Errorf("control API: %w", err)}
 			}
-			if v.OK {
-				fmt.Fprintf(cmd.OutOrStdout(), "ok: %d matching (seq %v)\n", v.Count, v.Matches)
-				return nil
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "FAILED: %d matching (seq %v)\n", v.Count, v.Matches)
-			if len(v.NearMisses) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "no near misses: the channel has no other exchanges in range")
-			} else {
-				fmt.Fprintln(cmd.OutOrStdout(), "near misses:")
-			}
-			for _, m := range v.NearMisses {
-				fmt.Fprintf(cmd.OutOrStdout(), "  seq %d %s: %s\n", m.Seq, m.Endpoint, m.Failed)
-			}
-			return errVerifyFailed{fmt.Sprintf("verify: %d matching exchanges do not satisfy the count", v.Count)}
+			return printVerdict(cmd.OutOrStdout(), v)
 		},
 	}
 	f := cmd.Flags()
@@ -110,4 +88,41 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 	cmd.MarkFlagsMutuallyExclusive("times", "at-most")
 	addControlFlags(cmd, &cc)
 	return cmd
+}
+
+// whereClauses are the --where flags as /__sim/verify takes them.
+func whereClauses(where []string) (map[string]any, error) {
+	// /ptr=value compares the found value's text ({"text"}), so
+	// /coinsUsed=100 matches "100" and 100 alike.
+	w := map[string]any{}
+	for _, p := range where {
+		ptr, val, ok := strings.Cut(p, "=")
+		if !ok || !strings.HasPrefix(ptr, "/") {
+			return nil, errCannotVerify{fmt.Errorf("--where %q: want /pointer=value or /pointer~=regex", p)}
+		}
+		if re, isRe := strings.CutSuffix(ptr, "~"); isRe {
+			w[re] = map[string]string{"regex": val}
+		} else {
+			w[ptr] = map[string]string{"text": val}
+		}
+	}
+	return w, nil
+}
+
+// printVerdict prints v's count and, when it fails, its near misses.
+func printVerdict(out io.Writer, v controlapi.Verdict) error {
+	if v.OK {
+		fmt.Fprintf(out, "ok: %d matching (seq %v)\n", v.Count, v.Matches)
+		return nil
+	}
+	fmt.Fprintf(out, "FAILED: %d matching (seq %v)\n", v.Count, v.Matches)
+	if len(v.NearMisses) == 0 {
+		fmt.Fprintln(out, "no near misses: the channel has no other exchanges in range")
+	} else {
+		fmt.Fprintln(out, "near misses:")
+	}
+	for _, m := range v.NearMisses {
+		fmt.Fprintf(out, "  seq %d %s: %s\n", m.Seq, m.Endpoint, m.Failed)
+	}
+	return errVerifyFailed{fmt.Sprintf("verify: %d matching exchanges do not satisfy the count", v.Count)}
 }

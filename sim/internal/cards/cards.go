@@ -194,31 +194,12 @@ func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
 				}
 			}
 			for range c.CardsPerEvent {
-				card := model.Card{
-					Channel: r.Channel, VirtualID: r.VirtualID, CampaignID: c.ID, Pool: cand.pool,
-					Source: r.Source, ExtTransactionID: r.ExtTransactionID, Trigger: r.Trigger, SubTrigger: r.SubTrigger,
-					Amount: r.Amount, DateAndTime: r.DateAndTime, Params: r.Params, CreatedAt: now,
-				}
-				if d := c.CardExpiry.D(); d > 0 {
-					card.ExpiresAt = now.Add(d)
-				}
-				if err := tx.InsertCard(&card); err != nil {
+				card, err := issueCard(tx, r, cand, now)
+				if err != nil {
 					return err
 				}
 				ids = append(ids, card.RewardID)
 				res.Cards = append(res.Cards, card)
-				if r.DeviceToken != "" {
-					n := model.Notification{
-						Channel: r.Channel, DeviceToken: r.DeviceToken, VirtualID: r.VirtualID, RewardID: card.RewardID,
-						CampaignID: c.ID, ExtTransactionID: r.ExtTransactionID, Title: notificationTitle(c), At: now,
-					}
-					if r.DeepLink != nil {
-						n.DeepLink = r.DeepLink(card)
-					}
-					if err := tx.AddNotification(&n); err != nil {
-						return err
-					}
-				}
 			}
 		}
 		res.Reason = strings.Join(reasons, "; ")
@@ -232,6 +213,36 @@ func (s *Service) Issue(r IssueRequest) (IssueResult, error) {
 		return IssueResult{}, refusal.New(refusal.Conflict, "extTransactionId belongs to another user's event: extTransactionId %q was first used by another user", r.ExtTransactionID)
 	}
 	return res, err
+}
+
+// issueCard creates one card of cand's campaign for r, and its push
+// notification when r names a device.
+func issueCard(tx *state.CardTx, r IssueRequest, cand candidate, now time.Time) (model.Card, error) {
+	c := cand.c
+	card := model.Card{
+		Channel: r.Channel, VirtualID: r.VirtualID, CampaignID: c.ID, Pool: cand.pool,
+		Source: r.Source, ExtTransactionID: r.ExtTransactionID, Trigger: r.Trigger, SubTrigger: r.SubTrigger,
+		Amount: r.Amount, DateAndTime: r.DateAndTime, Params: r.Params, CreatedAt: now,
+	}
+	if d := c.CardExpiry.D(); d > 0 {
+		card.ExpiresAt = now.Add(d)
+	}
+	if err := tx.InsertCard(&card); err != nil {
+		return model.Card{}, err
+	}
+	if r.DeviceToken != "" {
+		n := model.Notification{
+			Channel: r.Channel, DeviceToken: r.DeviceToken, VirtualID: r.VirtualID, RewardID: card.RewardID,
+			CampaignID: c.ID, ExtTransactionID: r.ExtTransactionID, Title: notificationTitle(c), At: now,
+		}
+		if r.DeepLink != nil {
+			n.DeepLink = r.DeepLink(card)
+		}
+		if err := tx.AddNotification(&n); err != nil {
+			return model.Card{}, err
+		}
+	}
+	return card, nil
 }
 
 func notificationTitle(c *scenario.Campaign) string {

@@ -96,52 +96,15 @@ func ControlDocument(routes []ControlRoute, schemas fs.FS, info Info, controlURL
 		if r.Method == "ANY" || strings.Contains(r.Path, "*") {
 			continue
 		}
-		key := r.Method + " " + r.Path
 		path := pathParam.ReplaceAllString(r.Path, "{$1}")
 		item, _ := paths[path].(map[string]any)
 		if item == nil {
 			item = map[string]any{}
 			paths[path] = item
 		}
-		o := map[string]any{
-			"operationId": operationID(r),
-			"tags":        []string{"control"},
-			"summary":     key,
-			"description": "See docs/control-api.md. Needs the control token when serve has one (X-Rewardsim-Control-Token or Authorization: Bearer), " +
-				"and passes the guard: Host loopback, an IP, a single-label name or an allowed host; writes JSON or YAML, never cross-origin.",
-		}
-		var params []any
-		for _, m := range pathParam.FindAllStringSubmatch(r.Path, -1) {
-			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
-		}
-		params = append(params, controlQueries[key]...)
-		if params != nil {
-			o["parameters"] = params
-		}
-		if name, ok := controlBodies[key]; ok {
-			ref, err := b.ref(name)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
-			}
-			content := jsonContent(ref)
-			if key == "POST /__sim/scenarios" {
-				content["application/yaml"] = map[string]any{"schema": map[string]any{"type": "string", "description": "a scenario file (docs/scenarios.md)"}}
-			}
-			o["requestBody"] = map[string]any{"required": false, "content": content}
-		}
-		var answer any = map[string]any{}
-		if name, ok := controlAnswers[key]; ok {
-			if answer, err = b.ref(name); err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
-			}
-		}
-		ok := map[string]any{"description": "Done", "content": jsonContent(answer)}
-		if t, found := controlTypes[key]; found {
-			ok["content"] = map[string]any{t: map[string]any{"schema": map[string]any{"type": "string"}}}
-		}
-		o["responses"] = map[string]any{
-			"2XX": ok,
-			"4XX": response("Refused: the control error shape", errRef),
+		o, err := b.controlOperation(r, errRef)
+		if err != nil {
+			return nil, err
 		}
 		item[strings.ToLower(r.Method)] = o
 	}
@@ -167,6 +130,55 @@ func ControlDocument(routes []ControlRoute, schemas fs.FS, info Info, controlURL
 		},
 	}
 	return json.MarshalIndent(doc, "", "  ")
+}
+
+// controlOperation is r's operation: its parameters, its JSON body's
+// schema, its answer's, and errRef for refusals.
+func (b *builder) controlOperation(r ControlRoute, errRef map[string]any) (map[string]any, error) {
+	key := r.Method + " " + r.Path
+	o := map[string]any{
+		"operationId": operationID(r),
+		"tags":        []string{"control"},
+		"summary":     key,
+		"description": "See docs/control-api.md. Needs the control token when serve has one (X-Rewardsim-Control-Token or Authorization: Bearer), " +
+			"and passes the guard: Host loopback, an IP, a single-label name or an allowed host; writes JSON or YAML, never cross-origin.",
+	}
+	var params []any
+	for _, m := range pathParam.FindAllStringSubmatch(r.Path, -1) {
+		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+	}
+	params = append(params, controlQueries[key]...)
+	if params != nil {
+		o["parameters"] = params
+	}
+	if name, ok := controlBodies[key]; ok {
+		ref, err := b.ref(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		content := jsonContent(ref)
+		if key == "POST /__sim/scenarios" {
+			content["application/yaml"] = map[string]any{"schema": map[string]any{"type": "string", "description": "a scenario file (docs/scenarios.md)"}}
+		}
+		o["requestBody"] = map[string]any{"required": false, "content": content}
+	}
+	var answer any = map[string]any{}
+	if name, ok := controlAnswers[key]; ok {
+		ref, err := b.ref(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		answer = ref
+	}
+	ok := map[string]any{"description": "Done", "content": jsonContent(answer)}
+	if t, found := controlTypes[key]; found {
+		ok["content"] = map[string]any{t: map[string]any{"schema": map[string]any{"type": "string"}}}
+	}
+	o["responses"] = map[string]any{
+		"2XX": ok,
+		"4XX": response("Refused: the control error shape", errRef),
+	}
+	return o, nil
 }
 
 // operationID is a stable identifier from the method and path:

@@ -134,43 +134,9 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 	if err != nil {
 		return nil, err
 	}
-	keyPEM := o.PublisherKeyPEM
-	if keyPEM == nil {
-		keyPEM, _ = fs.ReadFile(certs.FS, certs.PublisherKey)
-	}
-	key, err := envelope.ParsePrivateKeyPEM(keyPEM)
-	if err != nil {
-		return nil, fmt.Errorf("publisher key: %w", err)
-	}
-	secrets := o.Secrets
-	if len(secrets) == 0 {
-		secrets = DefaultReplaySecrets
-	}
-	masks := map[string]MaskKind{}
-	for k, v := range o.Masks {
-		mk, err := ParseMaskKind(v)
-		if err != nil {
-			return nil, fmt.Errorf("mask %s: %w", k, err)
-		}
-		masks[k] = mk
-	}
-	volatile, err := volatileFields()
+	ro, err := resendOptions(o)
 	if err != nil {
 		return nil, err
-	}
-	ro := ResendOptions{Key: key, Secrets: secrets, Volatile: volatile, Masks: masks, HTTP: o.HTTP,
-		Control: strings.TrimRight(o.Control, "/"), ControlToken: o.ControlToken}
-	if o.Step != nil {
-		ro.Step = func(r StepReport) {
-			var diff strings.Builder
-			for _, d := range r.Differences {
-				fmt.Fprintf(&diff, "- %s\n", d)
-			}
-			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences), Diff: diff.String()})
-		}
-	}
-	if o.Waiting != nil {
-		ro.Waiting = func(st *Step, d time.Duration) { o.Waiting(st.ID+" "+st.Label(), d) }
 	}
 	var channels []string
 	var before []Difference
@@ -199,7 +165,7 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 			return nil, err
 		}
 		diffs = append(diffs, faultDiffs...)
-		if err := iso.Rewrite(rec, key); err != nil {
+		if err := iso.Rewrite(rec, ro.Key); err != nil {
 			return nil, err
 		}
 		ro.AnswerNames = iso.AnswerNames()
@@ -223,6 +189,50 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 	var buf bytes.Buffer
 	res.Format(&buf, rec.Name)
 	return &ReplayResult{Name: rec.Name, Steps: res.Steps, Differences: len(res.Differences), Channels: channels, Scenario: copyName, Report: buf.String()}, nil
+}
+
+// resendOptions are o's settings for Resend: the publisher key, the
+// secrets and masks, the volatile fields and the progress callbacks.
+func resendOptions(o ReplayOptions) (ResendOptions, error) {
+	keyPEM := o.PublisherKeyPEM
+	if keyPEM == nil {
+		keyPEM, _ = fs.ReadFile(certs.FS, certs.PublisherKey)
+	}
+	key, err := envelope.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		return ResendOptions{}, fmt.Errorf("publisher key: %w", err)
+	}
+	secrets := o.Secrets
+	if len(secrets) == 0 {
+		secrets = DefaultReplaySecrets
+	}
+	masks := map[string]MaskKind{}
+	for k, v := range o.Masks {
+		mk, err := ParseMaskKind(v)
+		if err != nil {
+			return ResendOptions{}, fmt.Errorf("mask %s: %w", k, err)
+		}
+		masks[k] = mk
+	}
+	volatile, err := volatileFields()
+	if err != nil {
+		return ResendOptions{}, err
+	}
+	ro := ResendOptions{Key: key, Secrets: secrets, Volatile: volatile, Masks: masks, HTTP: o.HTTP,
+		Control: strings.TrimRight(o.Control, "/"), ControlToken: o.ControlToken}
+	if o.Step != nil {
+		ro.Step = func(r StepReport) {
+			var diff strings.Builder
+			for _, d := range r.Differences {
+				fmt.Fprintf(&diff, "- %s\n", d)
+			}
+			o.Step(ReplayStep{ID: r.Step.ID, Label: r.Step.Label(), Status: r.Status, Elapsed: r.Elapsed, Differences: len(r.Differences), Diff: diff.String()})
+		}
+	}
+	if o.Waiting != nil {
+		ro.Waiting = func(st *Step, d time.Duration) { o.Waiting(st.ID+" "+st.Label(), d) }
+	}
+	return ro, nil
 }
 
 // isolate loads and activates the recording's own copy of the scenario

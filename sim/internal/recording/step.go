@@ -115,6 +115,22 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 		st.Host = e.Listener
 	}
 
+	b.request(e, &st)
+
+	if !b.indexOnly {
+		st.Expect = expect(e, b.secrets)
+	}
+	st.maskEchoes(b.secrets)
+
+	cs := b.handedOut(e, st)
+	b.steps++
+	return st, cs, true
+}
+
+// request fills st's request from e's: a value an earlier answer handed
+// out becomes a reference to its capture, a credential no answer handed
+// out is masked.
+func (b *stepper) request(e *journal.Entry, st *Step) {
 	// A credential in a query or form (the sessionId of /microsite
 	// and /sdk/launch) is replayed from the answer that handed it out,
 	// and never kept: one no answer of the recording handed out is masked.
@@ -168,14 +184,13 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 	default:
 		st.Text = secrets.MaskQuery(e.Request.Text, queryValue)
 	}
+}
 
-	if !b.indexOnly {
-		st.Expect = expect(e, b.secrets)
-	}
-	st.maskEchoes(b.secrets)
-
-	// What this answer hands out, for later steps; the latest answer to
-	// hand a value out is the one a later step captures it from.
+// handedOut is what e's answer hands out, each value a candidate for the
+// captures of later steps.
+func (b *stepper) handedOut(e *journal.Entry, st Step) []*candidate {
+	// The latest answer to hand a value out is the one a later step
+	// captures it from.
 	var cs []*candidate
 	for _, part := range []struct {
 		from string
@@ -206,8 +221,7 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 			}
 		})
 	}
-	b.steps++
-	return st, cs, true
+	return cs
 }
 
 // expect is the answer recorded, its secrets masked.

@@ -98,34 +98,7 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 		if !errors.As(err, &se) {
 			return nil, Errors{{File: name, Msg: err.Error()}}
 		}
-		var out Errors
-		for _, p := range se.Problems {
-			at := p.Path
-			// Point at the offending key itself, not at its parent object.
-			if rest, ok := strings.CutPrefix(p.Message, "additionalProperties '"); ok {
-				if key, _, ok := strings.Cut(rest, "'"); ok {
-					at = p.Path + "/" + key
-				}
-			}
-			out = append(out, &Error{File: name, Line: lineOf(root, at), Path: at, Msg: readable(root, at, p.Message)})
-		}
-		// One pass: the compiler's checks too, when the file decodes
-		// despite the schema's problems, every problem in line order.
-		var f File
-		if root.Decode(&f) == nil {
-			if _, err := compile(name, root, f, src); err != nil {
-				var more Errors
-				if errors.As(err, &more) {
-					for _, e := range more {
-						if !slices.ContainsFunc(out, func(o *Error) bool { return o.Path == e.Path }) {
-							out = append(out, e)
-						}
-					}
-				}
-			}
-		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
-		return nil, overlayPaths(out, inherited)
+		return nil, overlayPaths(schemaProblems(name, root, se, src), inherited)
 	}
 
 	var f File
@@ -150,6 +123,39 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 		return nil, Errors{{File: name, Msg: err.Error()}}
 	}
 	return s, nil
+}
+
+// schemaProblems is every problem the schema found in root, each at its
+// line, with the compiler's own when the file decodes despite them.
+func schemaProblems(name string, root *yaml.Node, se *schema.Error, src Sources) Errors {
+	var out Errors
+	for _, p := range se.Problems {
+		at := p.Path
+		// Point at the offending key itself, not at its parent object.
+		if rest, ok := strings.CutPrefix(p.Message, "additionalProperties '"); ok {
+			if key, _, ok := strings.Cut(rest, "'"); ok {
+				at = p.Path + "/" + key
+			}
+		}
+		out = append(out, &Error{File: name, Line: lineOf(root, at), Path: at, Msg: readable(root, at, p.Message)})
+	}
+	// One pass: the compiler's checks too, when the file decodes
+	// despite the schema's problems, every problem in line order.
+	var f File
+	if root.Decode(&f) == nil {
+		if _, err := compile(name, root, f, src); err != nil {
+			var more Errors
+			if errors.As(err, &more) {
+				for _, e := range more {
+					if !slices.ContainsFunc(out, func(o *Error) bool { return o.Path == e.Path }) {
+						out = append(out, e)
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
 }
 
 func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, error) {

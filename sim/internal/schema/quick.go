@@ -86,38 +86,51 @@ func quick(s *jsonschema.Schema, v any, depth int) (valid, ok bool) {
 			return false, false
 		}
 	case string:
-		if s.ContentEncoding != "" || s.ContentMediaType != "" || s.ContentSchema != nil {
-			return false, false
-		}
-		if s.MinLength != -1 || s.MaxLength != -1 {
-			n := utf8.RuneCountInString(x)
-			and((s.MinLength == -1 || n >= s.MinLength) && (s.MaxLength == -1 || n <= s.MaxLength), true)
-		}
-		if s.Pattern != nil {
-			and(s.Pattern.MatchString(x), true)
-		}
+		and(quickString(s, x))
 	case json.Number:
-		if s.MultipleOf != nil {
-			return false, false
-		}
-		if s.Minimum != nil || s.Maximum != nil || s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil {
-			if v, decided := zeroBounds(s, x); decided {
-				and(v, true)
-				break
-			}
-			r, isNum := new(big.Rat).SetString(string(x))
-			if !isNum {
-				return false, false
-			}
-			and((s.Minimum == nil || r.Cmp(s.Minimum) >= 0) && (s.Maximum == nil || r.Cmp(s.Maximum) <= 0) &&
-				(s.ExclusiveMinimum == nil || r.Cmp(s.ExclusiveMinimum) > 0) &&
-				(s.ExclusiveMaximum == nil || r.Cmp(s.ExclusiveMaximum) < 0), true)
-		}
+		and(quickNumber(s, x))
 	case bool, nil:
 	default:
 		return false, false // not a value DecodeJSON makes
 	}
 	return valid && ok, ok
+}
+
+// quickString is quick for a string: the switch on v's type is quick's
+// last check, so ok=false here is quick's ok=false.
+func quickString(s *jsonschema.Schema, x string) (valid, ok bool) {
+	if s.ContentEncoding != "" || s.ContentMediaType != "" || s.ContentSchema != nil {
+		return false, false
+	}
+	valid = true
+	if s.MinLength != -1 || s.MaxLength != -1 {
+		n := utf8.RuneCountInString(x)
+		valid = (s.MinLength == -1 || n >= s.MinLength) && (s.MaxLength == -1 || n <= s.MaxLength)
+	}
+	if s.Pattern != nil {
+		valid = valid && s.Pattern.MatchString(x)
+	}
+	return valid, true
+}
+
+// quickNumber is quick for a number, as quickString for a string.
+func quickNumber(s *jsonschema.Schema, x json.Number) (valid, ok bool) {
+	if s.MultipleOf != nil {
+		return false, false
+	}
+	if s.Minimum == nil && s.Maximum == nil && s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil {
+		return true, true
+	}
+	if v, decided := zeroBounds(s, x); decided {
+		return v, true
+	}
+	r, isNum := new(big.Rat).SetString(string(x))
+	if !isNum {
+		return false, false
+	}
+	return (s.Minimum == nil || r.Cmp(s.Minimum) >= 0) && (s.Maximum == nil || r.Cmp(s.Maximum) <= 0) &&
+		(s.ExclusiveMinimum == nil || r.Cmp(s.ExclusiveMinimum) > 0) &&
+		(s.ExclusiveMaximum == nil || r.Cmp(s.ExclusiveMaximum) < 0), true
 }
 
 func quickObject(s *jsonschema.Schema, x map[string]any, depth int) (valid, ok bool) {

@@ -230,51 +230,13 @@ func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 		}
 		due = t
 	}
-	loc := ch.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	ev := Event{
-		ChannelName: ch.Name, OfferID: r.OfferID, EventType: r.EventType,
-		ExpiredDate: r.ExpiredDate, Reason: r.Reason, ReasonMessage: r.ReasonMessage, ReferenceID: r.ReferenceID,
-	}
-	if ev.EventType == "" {
-		ev.EventType = EventInvalidated
-	}
-	if ev.ExpiredDate == "" {
-		ev.ExpiredDate = due.In(loc).Format(time.RFC3339)
-	} else if _, err := time.Parse(time.RFC3339Nano, ev.ExpiredDate); err != nil {
-		return nil, bad("expiredDate %q is not ISO 8601 with an offset (like 2026-01-15T10:00:00+05:30)", ev.ExpiredDate)
-	}
-	if ev.ReasonMessage == "" {
-		ev.ReasonMessage = "Coupons of offer " + r.OfferID + " were invalidated: " + r.Reason
-	}
-	if ev.ReferenceID == "" {
-		id, err := s.newUUID()
-		if err != nil {
-			return nil, err
-		}
-		ev.ReferenceID = id
-	}
-	pol := s.o.Policy
-	if ch.Policy != nil {
-		pol = *ch.Policy
-	}
-	if r.Retry != nil {
-		pol = *r.Retry
-	}
-	if err := checkPolicy(&pol); err != nil {
+	ev, err := s.event(r, ch, due)
+	if err != nil {
 		return nil, err
 	}
-	if r.Deadline.D() > MaxDeadline {
-		return nil, bad("deadline %s is over the %s maximum", r.Deadline.D(), MaxDeadline)
-	}
-	deadline := r.Deadline
-	if deadline <= 0 {
-		deadline = model.Duration(min(ch.Deadline, MaxDeadline))
-	}
-	if deadline <= 0 {
-		deadline = model.Duration(min(s.o.Deadline, MaxDeadline))
+	pol, deadline, err := s.retries(r, ch)
+	if err != nil {
+		return nil, err
 	}
 	n := r.Repeat
 	if n == 0 {
@@ -310,6 +272,64 @@ func (s *Scheduler) Schedule(r Request) ([]Push, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// event is the payload r asks for on ch, due at due, its missing
+// fields filled in.
+func (s *Scheduler) event(r Request, ch Channel, due time.Time) (Event, error) {
+	loc := ch.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	ev := Event{
+		ChannelName: ch.Name, OfferID: r.OfferID, EventType: r.EventType,
+		ExpiredDate: r.ExpiredDate, Reason: r.Reason, ReasonMessage: r.ReasonMessage, ReferenceID: r.ReferenceID,
+	}
+	if ev.EventType == "" {
+		ev.EventType = EventInvalidated
+	}
+	if ev.ExpiredDate == "" {
+		ev.ExpiredDate = due.In(loc).Format(time.RFC3339)
+	} else if _, err := time.Parse(time.RFC3339Nano, ev.ExpiredDate); err != nil {
+		return Event{}, bad("expiredDate %q is not ISO 8601 with an offset (like 2026-01-15T10:00:00+05:30)", ev.ExpiredDate)
+	}
+	if ev.ReasonMessage == "" {
+		ev.ReasonMessage = "Coupons of offer " + r.OfferID + " were invalidated: " + r.Reason
+	}
+	if ev.ReferenceID == "" {
+		id, err := s.newUUID()
+		if err != nil {
+			return Event{}, err
+		}
+		ev.ReferenceID = id
+	}
+	return ev, nil
+}
+
+// retries is the retry policy and the answer deadline of r's pushes:
+// r's own, else ch's, else the scheduler's.
+func (s *Scheduler) retries(r Request, ch Channel) (Policy, model.Duration, error) {
+	pol := s.o.Policy
+	if ch.Policy != nil {
+		pol = *ch.Policy
+	}
+	if r.Retry != nil {
+		pol = *r.Retry
+	}
+	if err := checkPolicy(&pol); err != nil {
+		return Policy{}, 0, err
+	}
+	if r.Deadline.D() > MaxDeadline {
+		return Policy{}, 0, bad("deadline %s is over the %s maximum", r.Deadline.D(), MaxDeadline)
+	}
+	deadline := r.Deadline
+	if deadline <= 0 {
+		deadline = model.Duration(min(ch.Deadline, MaxDeadline))
+	}
+	if deadline <= 0 {
+		deadline = model.Duration(min(s.o.Deadline, MaxDeadline))
+	}
+	return pol, deadline, nil
 }
 
 func checkPolicy(p *Policy) error {
