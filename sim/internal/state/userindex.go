@@ -22,23 +22,6 @@ var (
 	bucketSessionsByChannel = channelBucket("sessions-by-channel")
 )
 
-// record is what an index entry is made from, as a token or session
-// says it of itself.
-type record struct {
-	channel, virtualID string
-	issued, expires    time.Time
-}
-
-func tokenRecord(raw []byte) (record, error) {
-	t, err := decodeToken(raw)
-	return record{t.Channel, t.VirtualID, t.IssuedAt, t.ExpiresAt}, err
-}
-
-func sessionRecord(raw []byte) (record, error) {
-	s, err := decodeSession(raw)
-	return record{s.Channel, s.VirtualID, s.IssuedAt, s.ExpiresAt}, err
-}
-
 // indexTimeLen is the width of an index key's issue time: 16 hex digits
 // of its Unix nanoseconds, sign bit flipped so that the digits sort as
 // the times do.
