@@ -21,13 +21,3 @@ func (s *Service) Summary(channel string, maxUsers int) (sum Summary, err error)
 	})
 	return sum, err
 }
-
-// Funnel is a channel's cards per campaign through issue, impressions,
-// clicks and reveal, for the control dashboard.
-func (s *Service) Funnel(channel string) (f []state.CampaignFunnel, err error) {
-	err = s.Store.ViewCards(channel, func(tx *state.CardTx) error {
-		f, err = tx.Funnel()
-		return err
-	})
-	return f, err
-}

@@ -35,7 +35,6 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 
 	bolt "go.etcd.io/bbolt"
@@ -286,6 +285,22 @@ func userCardIDs(index *bolt.Bucket, user string, offset, limit int) (ids []uint
 	return ids, total
 }
 
+// EachCard calls fn with every card of the channel, by rewardId (a
+// dashboard read, not a request path).
+func (t *CardTx) EachCard(fn func(model.Card) error) error {
+	b := t.sub(subCard)
+	if b == nil {
+		return nil
+	}
+	return b.ForEach(func(_, v []byte) error {
+		var c model.Card
+		if err := decodeCard(v, &c); err != nil {
+			return err
+		}
+		return fn(c)
+	})
+}
+
 // UserCards returns limit of user's cards from offset, in listing order
 // (unscratched first, then revealed), and how many the user has.
 func (t *CardTx) UserCards(user string, offset, limit int) ([]model.Card, int, error) {
@@ -380,21 +395,21 @@ func (t *CardTx) AddTrack(ev model.TrackEvent) error {
 
 // Tracks lists the tracking GETs of one card in the order they came.
 func (t *CardTx) Tracks(rewardID uint64) ([]model.TrackEvent, error) {
-	b := t.sub(subTrack)
 	out := []model.TrackEvent{}
-	if b == nil {
-		return out, nil
-	}
-	prefix := cardKey64(rewardID)
-	cur := b.Cursor()
-	for k, v := cur.Seek(prefix); k != nil && string(k[:8]) == string(prefix); k, v = cur.Next() {
-		var ev model.TrackEvent
-		if err := json.Unmarshal(v, &ev); err != nil {
-			return nil, err
-		}
+	err := eachJSON(t.sub(subTrack), cardKey64(rewardID), func(ev model.TrackEvent) error {
 		out = append(out, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// EachTrack calls fn with every tracking GET of the channel, by card and
+// then in the order they came (a dashboard read).
+func (t *CardTx) EachTrack(fn func(model.TrackEvent) error) error {
+	return eachJSON(t.sub(subTrack), nil, fn)
 }
 
 // AddNotification records a push to a deviceToken (Seq is set).
@@ -412,15 +427,7 @@ func (t *CardTx) AddNotification(n *model.Notification) error {
 // optionally only those to one deviceToken.
 func (t *CardTx) Notifications(deviceToken string) ([]model.Notification, error) {
 	out := []model.Notification{}
-	b := t.sub(subNotif)
-	if b == nil {
-		return out, nil
-	}
-	err := b.ForEach(func(_, v []byte) error {
-		var n model.Notification
-		if err := json.Unmarshal(v, &n); err != nil {
-			return err
-		}
+	err := eachJSON(t.sub(subNotif), nil, func(n model.Notification) error {
 		if deviceToken == "" || n.DeviceToken == deviceToken {
 			out = append(out, n)
 		}

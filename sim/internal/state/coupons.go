@@ -358,6 +358,12 @@ func (s *Store) ResetCoupons(channel string) error {
 	return s.db.Update(func(tx *bolt.Tx) error { return resetCoupons(tx, channel) })
 }
 
+// OfferCoupons lists every coupon delivered of one offer, every user.
+func (s *Store) OfferCoupons(channel, offerID string) ([]model.Coupon, error) {
+	// Coupons sit under channel,offer,virtualId + seq: every user's are under channel,offer.
+	return scanWhere(s, bucketCoupons, key(channel, offerID), nil, decodeCoupon)
+}
+
 // ChannelUserCoupons lists every coupon of a user in a channel, across
 // offers. It scans the channel's coupons, so it is for the control API,
 // not for a hot path.

@@ -6,6 +6,7 @@
 package state
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"log/slog"
@@ -115,6 +116,25 @@ func putJSON(b *bolt.Bucket, key []byte, v any) error {
 		return err
 	}
 	return b.Put(key, raw)
+}
+
+// eachJSON decodes every value of b (nil: none) under prefix, in key
+// order, and calls fn with it.
+func eachJSON[T any](b *bolt.Bucket, prefix []byte, fn func(T) error) error {
+	if b == nil {
+		return nil
+	}
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return err
+		}
+		if err := fn(x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // getJSON decodes the value at key; the bytes are decoded, so nothing of

@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"encoding/json"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
@@ -58,20 +57,11 @@ func (t *CardTx) Summary(maxUsers int) (CardSummary, error) {
 			}
 		}
 	}
-	if b := t.sub(subTrack); b != nil {
-		err := b.ForEach(func(_, v []byte) error {
-			var ev model.TrackEvent
-			if err := json.Unmarshal(v, &ev); err != nil {
-				return err
-			}
-			out.Tracks[ev.Kind]++
-			return nil
-		})
-		if err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+	err := t.EachTrack(func(ev model.TrackEvent) error {
+		out.Tracks[ev.Kind]++
+		return nil
+	})
+	return out, err
 }
 
 // Total is the user's card count.
