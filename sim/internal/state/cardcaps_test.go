@@ -88,7 +88,7 @@ func TestResetCards_Caps(t *testing.T) {
 	if err := s.UpdateCards("A", func(tx *CardTx) error { return tx.SetCapEvents("NEW", "U", []int64{2}) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResetCards("A"); err != nil {
+	if err := s.ResetChannel("A"); err != nil {
 		t.Fatal(err)
 	}
 	for _, campaign := range []string{"NEW"} {

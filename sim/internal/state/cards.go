@@ -93,18 +93,6 @@ func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
 	})
 }
 
-// BulkCards is UpdateCards without group commit, for loading many cards
-// in one transaction (benchmark set-up, imports).
-func (s *Store) BulkCards(channel string, fn func(*CardTx) error) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
-		t, err := writeCards(tx, channel)
-		if err != nil {
-			return err
-		}
-		return fn(t)
-	})
-}
-
 // ViewCards runs fn in a read transaction over channel's cards.
 func (s *Store) ViewCards(channel string, fn func(*CardTx) error) error {
 	return s.db.View(func(tx *bolt.Tx) error { return fn(openCards(tx, channel)) })
@@ -173,9 +161,10 @@ func flatCardsBuckets(tx *bolt.Tx, channel string, name []byte) [][]byte {
 	return out
 }
 
-// resetCards deletes the card state of one channel, or of every channel
-// when channel is "" (the shape of a ResetChannel hook). Cards live in buckets of their own rather than under
-// "<channel>\x00" keys, so ResetChannel covers them through a reset hook.
+// resetCards deletes the cards, idempotency records, caps, stock,
+// tracking and notifications of one channel, or of every channel when
+// channel is "". Cards live in buckets of their own rather than under
+// "<channel>\x00" keys, so ResetChannel covers them through this hook.
 func resetCards(tx *bolt.Tx, channel string) error {
 	for _, n := range flatCardsBuckets(tx, channel, nil) {
 		if err := tx.DeleteBucket(n); err != nil {
@@ -183,12 +172,6 @@ func resetCards(tx *bolt.Tx, channel string) error {
 		}
 	}
 	return nil
-}
-
-// ResetCards deletes the cards, idempotency records, caps, stock,
-// tracking and notifications of one channel ("" = every channel).
-func (s *Store) ResetCards(channel string) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return resetCards(tx, channel) })
 }
 
 func (t *CardTx) sub(name []byte) *bolt.Bucket {
