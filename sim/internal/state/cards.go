@@ -61,6 +61,19 @@ const (
 // isCardState tells a card's index entry from the user's other entries.
 func isCardState(st byte) bool { return st == stateUnscratched || st == stateRevealed }
 
+// indexedCard reads a user index key: the user and state of a card; ok
+// is false for the user's other entries (caps).
+func indexedCard(k []byte) (user []byte, st byte, ok bool) {
+	if len(k) < 2 {
+		return nil, 0, false
+	}
+	n := int(binary.BigEndian.Uint16(k))
+	if len(k) != 2+n+9 || !isCardState(k[2+n]) {
+		return nil, 0, false
+	}
+	return k[2 : 2+n], k[2+n], true
+}
+
 // CardTx is one transaction over a channel's cards. Its methods are valid
 // only inside the function given to UpdateCards or ViewCards.
 type CardTx struct {

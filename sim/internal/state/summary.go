@@ -1,10 +1,6 @@
 package state
 
-import (
-	"encoding/binary"
-
-	"github.com/rewardsim/rewardsim/sim/internal/model"
-)
+import "github.com/rewardsim/rewardsim/sim/internal/model"
 
 // UserCards counts one user's cards by state (the dashboard's cards per user).
 type UserCards struct {
@@ -32,22 +28,18 @@ func (t *CardTx) Summary(maxUsers int) (CardSummary, error) {
 	if u := t.sub(subUser); u != nil {
 		cur := u.Cursor()
 		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
-			if len(k) < 2 {
+			user, st, ok := indexedCard(k)
+			if !ok {
 				continue
 			}
-			n := int(binary.BigEndian.Uint16(k))
-			if len(k) != 2+n+9 || !isCardState(k[2+n]) {
-				continue // a cap entry (cards.go)
-			}
-			user, st := string(k[2:2+n]), k[2+n]
 			out.Cards++
 			last := len(out.Users) - 1
-			if last < 0 || out.Users[last].VirtualID != user {
+			if last < 0 || out.Users[last].VirtualID != string(user) {
 				if len(out.Users) == maxUsers {
 					out.MoreUsers = true
 					continue
 				}
-				out.Users = append(out.Users, UserCards{VirtualID: user})
+				out.Users = append(out.Users, UserCards{VirtualID: string(user)})
 				last++
 			}
 			if st == stateRevealed {
