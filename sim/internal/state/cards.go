@@ -297,6 +297,20 @@ func (t *CardTx) EachCard(fn func(model.Card) error) error {
 	})
 }
 
+// EachIndexed calls fn with the user and state of every card of the
+// channel, in the user index's order: a user's cards one after the
+// other (a dashboard read). user is valid only during the call.
+func (t *CardTx) EachIndexed(fn func(user []byte, revealed bool)) {
+	if u := t.sub(subUser); u != nil {
+		cur := u.Cursor()
+		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+			if user, st, ok := indexedCard(k); ok {
+				fn(user, st == stateRevealed)
+			}
+		}
+	}
+}
+
 // UserCards returns limit of user's cards from offset, in listing order
 // (unscratched first, then revealed), and how many the user has.
 func (t *CardTx) UserCards(user string, offset, limit int) ([]model.Card, int, error) {
