@@ -64,7 +64,11 @@ func (s *Store) ReplaceConfig(kind, key string, v any, newer func(old []byte) bo
 // GetConfig decodes one record into v; model.ErrNotFound if absent.
 func (s *Store) GetConfig(kind, key string, v any) error {
 	return s.db.View(func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketConfig), configKey(kind, key), v)
+		raw := tx.Bucket(bucketConfig).Get(configKey(kind, key))
+		if raw == nil {
+			return errNotFound
+		}
+		return json.Unmarshal(raw, v) // decoded: nothing of the transaction escapes
 	})
 }
 

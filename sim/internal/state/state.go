@@ -136,13 +136,3 @@ func eachJSON[T any](b *bolt.Bucket, prefix []byte, fn func(T) error) error {
 	}
 	return nil
 }
-
-// getJSON decodes the value at key; the bytes are decoded, so nothing of
-// the transaction's memory escapes.
-func getJSON(b *bolt.Bucket, key []byte, v any) error {
-	raw := b.Get(key)
-	if raw == nil {
-		return errNotFound
-	}
-	return json.Unmarshal(raw, v)
-}
