@@ -111,7 +111,7 @@ func fillCards(b *testing.B, st *state.Store, prefix string, n, cardsPerUser int
 	var out []model.Card
 	const chunk = 50_000
 	for done := 0; done < n; done += chunk {
-		err := st.BulkCards(benchChannel, func(tx *state.CardTx) error {
+		err := st.UpdateCards(benchChannel, func(tx *state.CardTx) error {
 			for i := done; i < min(done+chunk, n); i++ {
 				c := model.Card{
 					Channel: benchChannel, VirtualID: fmt.Sprintf("%s-%07d", prefix, i/cardsPerUser),

@@ -59,9 +59,10 @@ func TestCapEvents_NotCards(t *testing.T) {
 				if _, total, _ := tx.UserCards("W", 0, 10); total != 0 {
 					t.Errorf("UserCards(W): total %d", total)
 				}
-				sum, err := tx.Summary(10)
-				if err != nil || sum.Cards != 4 || len(sum.Users) != 2 {
-					t.Errorf("Summary: %+v, %v", sum, err)
+				cards, users := 0, map[string]bool{}
+				tx.EachIndexed(func(user []byte, _ bool) { cards, users[string(user)] = cards+1, true })
+				if cards != 4 || len(users) != 2 {
+					t.Errorf("EachIndexed: %d cards of %v", cards, users)
 				}
 				return nil
 			})
@@ -88,7 +89,7 @@ func TestResetCards_Caps(t *testing.T) {
 	if err := s.UpdateCards("A", func(tx *CardTx) error { return tx.SetCapEvents("NEW", "U", []int64{2}) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ResetCards("A"); err != nil {
+	if err := s.ResetChannel("A"); err != nil {
 		t.Fatal(err)
 	}
 	for _, campaign := range []string{"NEW"} {

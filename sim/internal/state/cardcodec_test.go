@@ -1,7 +1,6 @@
 package state
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -51,8 +50,7 @@ func fillEvery(t *testing.T, v reflect.Value, n *int) {
 	}
 }
 
-// Every field of a card survives the binary codec, and a card stored as
-// JSON by an older build still reads.
+// Every field of a card survives the binary codec.
 func TestCardCodec_everyField(t *testing.T) {
 	var c model.Card
 	n := 0
@@ -120,19 +118,12 @@ func BenchmarkCardDecode(b *testing.B) {
 	var c model.Card
 	n := 0
 	fillEvery(&testing.T{}, reflect.ValueOf(&c).Elem(), &n)
-	bin, js := encodeCard(&c), func() []byte { j, _ := json.Marshal(c); return j }()
-	for _, f := range []struct {
-		name string
-		raw  []byte
-	}{{"binary", bin}, {"json", js}} {
-		b.Run(f.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				var got model.Card
-				if err := decodeCard(f.raw, &got); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	raw := encodeCard(&c)
+	b.ReportAllocs()
+	for b.Loop() {
+		var got model.Card
+		if err := decodeCard(raw, &got); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

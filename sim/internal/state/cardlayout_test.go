@@ -58,7 +58,7 @@ func TestCards_channelBuckets(t *testing.T) {
 			if n, err := s.Counts(); err != nil || n.CardsIssued != 4 {
 				t.Errorf("Counts: %+v, %v", n, err)
 			}
-			if err := s.ResetCards("A"); err != nil {
+			if err := s.ResetChannel("A"); err != nil {
 				t.Fatal(err)
 			}
 			if a, ab := users("A"), users("AB"); a != 0 || ab != 2 {
@@ -70,7 +70,7 @@ func TestCards_channelBuckets(t *testing.T) {
 			if n, err := s.Counts(); err != nil || n.CardsIssued != 2 {
 				t.Errorf("Counts after reset of A: %+v, %v", n, err)
 			}
-			if err := s.ResetCards(""); err != nil {
+			if err := s.ResetChannel(""); err != nil {
 				t.Fatal(err)
 			}
 			if ab := users("AB"); ab != 0 {

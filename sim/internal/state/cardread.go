@@ -84,7 +84,7 @@ func (s *Store) UserCardPage(channel, user string, offset, limit int) (*CardPage
 
 // viewCard reads a stored card as the listing shows it.
 func viewCard(raw []byte, v *model.CardView[[]byte]) error {
-	d := cardDecoder{b: raw}
+	d := decoder{b: raw}
 	return d.view(v)
 }
 

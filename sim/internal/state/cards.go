@@ -35,7 +35,6 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 
 	bolt "go.etcd.io/bbolt"
@@ -62,6 +61,19 @@ const (
 // isCardState tells a card's index entry from the user's other entries.
 func isCardState(st byte) bool { return st == stateUnscratched || st == stateRevealed }
 
+// indexedCard reads a user index key: the user and state of a card; ok
+// is false for the user's other entries (caps).
+func indexedCard(k []byte) (user []byte, st byte, ok bool) {
+	if len(k) < 2 {
+		return nil, 0, false
+	}
+	n := int(binary.BigEndian.Uint16(k))
+	if len(k) != 2+n+9 || !isCardState(k[2+n]) {
+		return nil, 0, false
+	}
+	return k[2 : 2+n], k[2+n], true
+}
+
 // CardTx is one transaction over a channel's cards. Its methods are valid
 // only inside the function given to UpdateCards or ViewCards.
 type CardTx struct {
@@ -86,18 +98,6 @@ type openedSub struct {
 // once: it must set its results afresh each time, never append to them.
 func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
 	return s.groupUpdate(func(tx *bolt.Tx) error {
-		t, err := writeCards(tx, channel)
-		if err != nil {
-			return err
-		}
-		return fn(t)
-	})
-}
-
-// BulkCards is UpdateCards without group commit, for loading many cards
-// in one transaction (benchmark set-up, imports).
-func (s *Store) BulkCards(channel string, fn func(*CardTx) error) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
 		t, err := writeCards(tx, channel)
 		if err != nil {
 			return err
@@ -174,9 +174,10 @@ func flatCardsBuckets(tx *bolt.Tx, channel string, name []byte) [][]byte {
 	return out
 }
 
-// resetCards deletes the card state of one channel, or of every channel
-// when channel is "" (the shape of a ResetChannel hook). Cards live in buckets of their own rather than under
-// "<channel>\x00" keys, so ResetChannel covers them through a reset hook.
+// resetCards deletes the cards, idempotency records, caps, stock,
+// tracking and notifications of one channel, or of every channel when
+// channel is "". Cards live in buckets of their own rather than under
+// "<channel>\x00" keys, so ResetChannel covers them through this hook.
 func resetCards(tx *bolt.Tx, channel string) error {
 	for _, n := range flatCardsBuckets(tx, channel, nil) {
 		if err := tx.DeleteBucket(n); err != nil {
@@ -184,12 +185,6 @@ func resetCards(tx *bolt.Tx, channel string) error {
 		}
 	}
 	return nil
-}
-
-// ResetCards deletes the cards, idempotency records, caps, stock,
-// tracking and notifications of one channel ("" = every channel).
-func (s *Store) ResetCards(channel string) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return resetCards(tx, channel) })
 }
 
 func (t *CardTx) sub(name []byte) *bolt.Bucket {
@@ -286,6 +281,36 @@ func userCardIDs(index *bolt.Bucket, user string, offset, limit int) (ids []uint
 	return ids, total
 }
 
+// EachCard calls fn with every card of the channel, by rewardId (a
+// dashboard read, not a request path).
+func (t *CardTx) EachCard(fn func(model.Card) error) error {
+	b := t.sub(subCard)
+	if b == nil {
+		return nil
+	}
+	return b.ForEach(func(_, v []byte) error {
+		var c model.Card
+		if err := decodeCard(v, &c); err != nil {
+			return err
+		}
+		return fn(c)
+	})
+}
+
+// EachIndexed calls fn with the user and state of every card of the
+// channel, in the user index's order: a user's cards one after the
+// other (a dashboard read). user is valid only during the call.
+func (t *CardTx) EachIndexed(fn func(user []byte, revealed bool)) {
+	if u := t.sub(subUser); u != nil {
+		cur := u.Cursor()
+		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+			if user, st, ok := indexedCard(k); ok {
+				fn(user, st == stateRevealed)
+			}
+		}
+	}
+}
+
 // UserCards returns limit of user's cards from offset, in listing order
 // (unscratched first, then revealed), and how many the user has.
 func (t *CardTx) UserCards(user string, offset, limit int) ([]model.Card, int, error) {
@@ -380,21 +405,21 @@ func (t *CardTx) AddTrack(ev model.TrackEvent) error {
 
 // Tracks lists the tracking GETs of one card in the order they came.
 func (t *CardTx) Tracks(rewardID uint64) ([]model.TrackEvent, error) {
-	b := t.sub(subTrack)
 	out := []model.TrackEvent{}
-	if b == nil {
-		return out, nil
-	}
-	prefix := cardKey64(rewardID)
-	cur := b.Cursor()
-	for k, v := cur.Seek(prefix); k != nil && string(k[:8]) == string(prefix); k, v = cur.Next() {
-		var ev model.TrackEvent
-		if err := json.Unmarshal(v, &ev); err != nil {
-			return nil, err
-		}
+	err := eachJSON(t.sub(subTrack), cardKey64(rewardID), func(ev model.TrackEvent) error {
 		out = append(out, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// EachTrack calls fn with every tracking GET of the channel, by card and
+// then in the order they came (a dashboard read).
+func (t *CardTx) EachTrack(fn func(model.TrackEvent) error) error {
+	return eachJSON(t.sub(subTrack), nil, fn)
 }
 
 // AddNotification records a push to a deviceToken (Seq is set).
@@ -412,15 +437,7 @@ func (t *CardTx) AddNotification(n *model.Notification) error {
 // optionally only those to one deviceToken.
 func (t *CardTx) Notifications(deviceToken string) ([]model.Notification, error) {
 	out := []model.Notification{}
-	b := t.sub(subNotif)
-	if b == nil {
-		return out, nil
-	}
-	err := b.ForEach(func(_, v []byte) error {
-		var n model.Notification
-		if err := json.Unmarshal(v, &n); err != nil {
-			return err
-		}
+	err := eachJSON(t.sub(subNotif), nil, func(n model.Notification) error {
 		if deviceToken == "" || n.DeviceToken == deviceToken {
 			out = append(out, n)
 		}

@@ -6,7 +6,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// ResetCards clears one channel and leaves the others; "" clears all.
+// A channel's reset clears its cards and leaves the others'; "" clears all.
 func TestResetCards(t *testing.T) {
 	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
@@ -30,7 +30,7 @@ func TestResetCards(t *testing.T) {
 		})
 		return n
 	}
-	if err := s.ResetCards("A"); err != nil {
+	if err := s.ResetChannel("A"); err != nil {
 		t.Fatal(err)
 	}
 	if count("A") != 0 || count("B") != 1 {
@@ -47,7 +47,7 @@ func TestResetCards(t *testing.T) {
 	if id != 1 {
 		t.Errorf("first card after reset is %d", id)
 	}
-	if err := s.ResetCards(""); err != nil {
+	if err := s.ResetChannel(""); err != nil {
 		t.Fatal(err)
 	}
 	if count("A") != 0 || count("B") != 0 {

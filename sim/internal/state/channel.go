@@ -34,16 +34,8 @@ func channelBucket(name string) []byte {
 	return b
 }
 
-// ChannelKey builds a channel-scoped key from its parts.
-func ChannelKey(channel string, parts ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString(channel)
-	for _, p := range parts {
-		b.WriteString(Sep)
-		b.WriteString(p)
-	}
-	return b.Bytes()
-}
+// channelKey is a channel-scoped key: "<channel>\x00<rest>".
+func channelKey(channel, rest string) []byte { return []byte(channel + Sep + rest) }
 
 func channelPrefix(channel string) []byte { return []byte(channel + Sep) }
 

@@ -64,27 +64,30 @@ func (s *Store) ReplaceConfig(kind, key string, v any, newer func(old []byte) bo
 // GetConfig decodes one record into v; model.ErrNotFound if absent.
 func (s *Store) GetConfig(kind, key string, v any) error {
 	return s.db.View(func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketConfig), configKey(kind, key), v)
+		raw := tx.Bucket(bucketConfig).Get(configKey(kind, key))
+		if raw == nil {
+			return errNotFound
+		}
+		return json.Unmarshal(raw, v) // decoded: nothing of the transaction escapes
 	})
 }
 
 // ConfigList returns every record of kind, in key order.
 func (s *Store) ConfigList(kind string) ([]json.RawMessage, error) {
+	return s.rawPrefix(bucketConfig, configKey(kind, ""))
+}
+
+// rawPrefix copies out every value of bucket under prefix, in key order.
+func (s *Store) rawPrefix(bucket, prefix []byte) ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	err := s.db.View(func(tx *bolt.Tx) error {
-		out = rawPrefix(tx.Bucket(bucketConfig), []byte(kind+Sep))
+		c := tx.Bucket(bucket).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			out = append(out, append(json.RawMessage(nil), v...))
+		}
 		return nil
 	})
 	return out, err
-}
-
-func rawPrefix(b *bolt.Bucket, prefix []byte) []json.RawMessage {
-	var out []json.RawMessage
-	c := b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		out = append(out, append(json.RawMessage(nil), v...))
-	}
-	return out
 }
 
 // Scheduled webhook pushes, keyed "<channel>\x00<id>": a channel reset
@@ -94,7 +97,7 @@ var bucketWebhooks = channelBucket("webhooks")
 // PutWebhook stores a push record.
 func (s *Store) PutWebhook(channel, id string, v any) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		return putJSON(tx.Bucket(bucketWebhooks), ChannelKey(channel, id), v)
+		return putJSON(tx.Bucket(bucketWebhooks), channelKey(channel, id), v)
 	})
 }
 
@@ -103,7 +106,7 @@ func (s *Store) PutWebhook(channel, id string, v any) error {
 // not bring the push back. ok is false when it was gone.
 func (s *Store) UpdateWebhook(channel, id string, v any) (ok bool, err error) {
 	err = s.db.Update(func(tx *bolt.Tx) error {
-		b, k := tx.Bucket(bucketWebhooks), ChannelKey(channel, id)
+		b, k := tx.Bucket(bucketWebhooks), channelKey(channel, id)
 		if ok = b.Get(k) != nil; !ok {
 			return nil
 		}
@@ -115,7 +118,7 @@ func (s *Store) UpdateWebhook(channel, id string, v any) (ok bool, err error) {
 // Webhook returns one push record; ok is false when it is gone.
 func (s *Store) Webhook(channel, id string) (raw json.RawMessage, ok bool, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketWebhooks).Get(ChannelKey(channel, id)); v != nil {
+		if v := tx.Bucket(bucketWebhooks).Get(channelKey(channel, id)); v != nil {
 			raw, ok = append(json.RawMessage(nil), v...), true
 		}
 		return nil
@@ -129,10 +132,5 @@ func (s *Store) Webhooks(channel string) ([]json.RawMessage, error) {
 	if channel != "" {
 		prefix = channelPrefix(channel)
 	}
-	var out []json.RawMessage
-	err := s.db.View(func(tx *bolt.Tx) error {
-		out = rawPrefix(tx.Bucket(bucketWebhooks), prefix)
-		return nil
-	})
-	return out, err
+	return s.rawPrefix(bucketWebhooks, prefix)
 }

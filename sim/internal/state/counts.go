@@ -19,18 +19,13 @@ func (s *Store) Counts() (Counts, error) {
 	var out Counts
 	err := s.db.View(func(tx *bolt.Tx) error {
 		// Every channel's user index (cards.go).
-		var indexes []*bolt.Bucket
 		for _, name := range flatCardsBuckets(tx, "", subUser) {
-			indexes = append(indexes, tx.Bucket(name))
-		}
-		for _, u := range indexes {
-			err := u.ForEach(func(k, _ []byte) error {
-				if len(k) < 2 || len(k) != 2+int(binary.BigEndian.Uint16(k))+9 || !isCardState(k[len(k)-9]) {
-					return nil // a cap entry (cards.go)
-				}
-				out.CardsIssued++
-				if k[len(k)-9] == stateRevealed {
-					out.CardsRevealed++
+			err := tx.Bucket(name).ForEach(func(k, _ []byte) error {
+				if _, st, ok := indexedCard(k); ok {
+					out.CardsIssued++
+					if st == stateRevealed {
+						out.CardsRevealed++
+					}
 				}
 				return nil
 			})

@@ -7,8 +7,8 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// Coupons and their extTransactionId records are stored in a small
-// binary encoding, as cards are (cardcodec.go): encoding/json's
+// Coupons and their extTransactionId records are stored in the binary
+// encoding of codec.go, as cards are: encoding/json's
 // reflection writing them was a tenth of fetchCouponCode's server CPU
 // (issue 25).
 //
@@ -34,32 +34,22 @@ func appendCoupon(b []byte, c *model.Coupon) []byte {
 
 // decodeCoupon reads a stored coupon.
 func decodeCoupon(raw []byte, c *model.Coupon) error {
-	d := cardDecoder{b: raw, s: string(raw)} // one copy; the strings are slices of it
+	d := newDecoder(raw)
 	if d.byte() != couponCodecV1 {
 		return errCouponCodec
 	}
 	for _, s := range [...]*string{&c.Channel, &c.OfferID, &c.VirtualID, &c.ExtTransactionID, &c.Code, &c.OrderID, &c.URL, &c.InvalidReason} {
 		*s = d.str()
 	}
-	seq, n := binary.Varint(d.b)
-	if n <= 0 {
-		return errCouponCodec
-	}
-	d.b = d.b[n:]
-	c.Seq = int(seq)
+	c.Seq = int(d.varint())
 	c.PurchasedAt = d.time()
 	c.ValidUntil = d.time()
 	c.InvalidatedAt = d.time()
-	if d.err || len(d.b) != 0 {
-		return errCouponCodec
-	}
-	return nil
+	return d.done(errCouponCodec)
 }
 
-// encodeTxEntries writes an extTransactionId's deliveries.
-func encodeTxEntries(entries []txEntry) []byte { return appendTxEntries(nil, entries) }
-
-// appendTxEntries appends the encoding of entries to b.
+// appendTxEntries appends the encoding of an extTransactionId's
+// deliveries to b.
 func appendTxEntries(b []byte, entries []txEntry) []byte {
 	b = append(b, couponCodecV1)
 	for _, e := range entries {
@@ -74,18 +64,15 @@ func appendTxEntry(b []byte, e txEntry) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(e.Key))), e.Key...)
 }
 
-// decodeTxEntries reads what encodeTxEntries wrote.
+// decodeTxEntries reads what appendTxEntries wrote.
 func decodeTxEntries(raw []byte) ([]txEntry, error) {
 	var entries []txEntry
-	d := cardDecoder{b: raw, s: string(raw)}
+	d := newDecoder(raw)
 	if d.byte() != couponCodecV1 {
 		return nil, errCouponCodec
 	}
 	for len(d.b) > 0 && !d.err {
 		entries = append(entries, txEntry{Offer: d.str(), Key: []byte(d.str())})
 	}
-	if d.err {
-		return nil, errCouponCodec
-	}
-	return entries, nil
+	return entries, d.done(errCouponCodec)
 }

@@ -336,9 +336,10 @@ func (s *Store) CouponClicks(channel, offerID string) ([]model.CouponClick, erro
 // couponBuckets hold every coupon record; their keys start with key(channel).
 var couponBuckets = [][]byte{bucketCouponStock, bucketCouponTx, bucketCoupons, bucketCouponClick}
 
-// Coupon keys are length-prefixed rather than "<channel>\x00", so
-// ResetChannel covers them through a reset hook.
-// resetCoupons deletes a channel's coupon records ("" = every channel's).
+// resetCoupons deletes a channel's coupon records ("" = every
+// channel's): stock counters, idempotency records, coupons and clicks
+// (SIM-2). Coupon keys are length-prefixed rather than "<channel>\x00",
+// so ResetChannel covers them through this hook.
 func resetCoupons(tx *bolt.Tx, channel string) error {
 	var prefix []byte
 	if channel != "" {
@@ -352,10 +353,10 @@ func resetCoupons(tx *bolt.Tx, channel string) error {
 	return nil
 }
 
-// ResetCoupons deletes every coupon record of a channel: stock and
-// per-user counters, idempotency records, coupons and clicks (SIM-2).
-func (s *Store) ResetCoupons(channel string) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return resetCoupons(tx, channel) })
+// OfferCoupons lists every coupon delivered of one offer, every user.
+func (s *Store) OfferCoupons(channel, offerID string) ([]model.Coupon, error) {
+	// Coupons sit under channel,offer,virtualId + seq: every user's are under channel,offer.
+	return scanWhere(s, bucketCoupons, key(channel, offerID), nil, decodeCoupon)
 }
 
 // ChannelUserCoupons lists every coupon of a user in a channel, across

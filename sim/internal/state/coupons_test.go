@@ -145,7 +145,7 @@ func TestCoupons_resetIsPerChannel(t *testing.T) {
 			t.Fatalf("%s after one delivery: issued %d, user's %d, deliveries of T1 %d; want 1 each", ch, i, m, d)
 		}
 	}
-	if err := s.ResetCoupons("A"); err != nil {
+	if err := s.ResetChannel("A"); err != nil {
 		t.Fatal(err)
 	}
 	if i, m, d := counts("A", "T1"); i != 0 || m != 0 || d != 0 {

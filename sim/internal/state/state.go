@@ -6,6 +6,7 @@
 package state
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"log/slog"
@@ -117,12 +118,21 @@ func putJSON(b *bolt.Bucket, key []byte, v any) error {
 	return b.Put(key, raw)
 }
 
-// getJSON decodes the value at key; the bytes are decoded, so nothing of
-// the transaction's memory escapes.
-func getJSON(b *bolt.Bucket, key []byte, v any) error {
-	raw := b.Get(key)
-	if raw == nil {
-		return errNotFound
+// eachJSON decodes every value of b (nil: none) under prefix, in key
+// order, and calls fn with it.
+func eachJSON[T any](b *bolt.Bucket, prefix []byte, fn func(T) error) error {
+	if b == nil {
+		return nil
 	}
-	return json.Unmarshal(raw, v)
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return err
+		}
+		if err := fn(x); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -86,11 +86,11 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		var wrapT, wrapS bool
 		var err error
-		goneTokens, next.tokens, wrapT, err = sweepBucket(tx, bucketTokens, bucketTokensByChannel, s.sweepAt.tokens, limit, cutoff, &res.Examined, &s.sweep.keptMin, tokenRecord)
+		goneTokens, next.tokens, wrapT, err = sweepBucket(tx, bucketTokens, bucketTokensByChannel, s.sweepAt.tokens, limit, cutoff, &res.Examined, &s.sweep.keptMin)
 		if err != nil {
 			return err
 		}
-		goneSessions, next.sessions, wrapS, err = sweepBucket(tx, bucketSessions, bucketSessionsByChannel, s.sweepAt.sessions, limit, cutoff, &res.Examined, &s.sweep.keptMin, sessionRecord)
+		goneSessions, next.sessions, wrapS, err = sweepBucket(tx, bucketSessions, bucketSessionsByChannel, s.sweepAt.sessions, limit, cutoff, &res.Examined, &s.sweep.keptMin)
 		res.Wrapped = wrapT && wrapS
 		return err
 	})
@@ -114,8 +114,7 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 // start), deletes those expired before cutoff and their index entries,
 // and returns the deleted keys and where to resume (nil, wrapped: the
 // bucket's end was reached). A record that does not decode is kept.
-func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff time.Time, examined *int, keptMin *time.Time,
-	decode func([]byte) (record, error)) (gone []string, resume []byte, wrapped bool, err error) {
+func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff time.Time, examined *int, keptMin *time.Time) (gone []string, resume []byte, wrapped bool, err error) {
 	b, idx := tx.Bucket(primary), tx.Bucket(index)
 	c := b.Cursor()
 	var k, v []byte
@@ -130,7 +129,7 @@ func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff ti
 	for ; k != nil && n < limit; k, v = c.Next() {
 		n++
 		resume = append([]byte(nil), k...)
-		rec, derr := decode(v)
+		rec, derr := decodeRecord(v)
 		exp := rec.expires
 		if derr != nil || exp.IsZero() {
 			continue

@@ -1,18 +1,16 @@
 package state
 
 import (
-	"encoding/binary"
 	"errors"
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// Tokens and sessions are stored in a compact binary form, written and
-// read without reflection: a token issue's JSON encoding was a
-// measurable share of its commit (issue 25). The form is a tag byte, then
-// each string as a uvarint length and its bytes, each time as in
-// appendRecordTime.
+// Tokens and sessions are stored in the binary encoding of codec.go: a
+// token issue's JSON encoding was a measurable share of its commit
+// (issue 25). Each is a tag byte (a token's then its kind), then its
+// record: channel, virtualId, and its times as appendUnixTime writes them.
 const (
 	tokenRecordTag   = 0x01
 	sessionRecordTag = 0x02
@@ -20,136 +18,75 @@ const (
 
 var errBadRecord = errors.New("malformed token or session record")
 
+// record is what a token and a session both say of themselves: what
+// their index entry is made from, and what the sweep reads.
+type record struct {
+	channel, virtualID string
+	issued, expires    time.Time
+}
+
+func tokenRecord(t model.Token) record {
+	return record{t.Channel, t.VirtualID, t.IssuedAt, t.ExpiresAt}
+}
+
+func sessionRecord(s model.Session) record {
+	return record{s.Channel, s.VirtualID, s.IssuedAt, s.ExpiresAt}
+}
+
 func encodeToken(t model.Token) []byte {
-	b := make([]byte, 0, 1+len(t.Kind)+len(t.Channel)+len(t.VirtualID)+3+2*recordTimeMax)
-	b = append(b, tokenRecordTag)
-	b = appendRecordString(b, string(t.Kind))
-	b = appendRecordString(b, t.Channel)
-	b = appendRecordString(b, t.VirtualID)
-	b = appendRecordTime(b, t.IssuedAt)
-	return appendRecordTime(b, t.ExpiresAt)
+	b := make([]byte, 0, 1+len(t.Kind)+len(t.Channel)+len(t.VirtualID)+3+2*unixTimeMax)
+	b = appendStr(append(b, tokenRecordTag), string(t.Kind))
+	return appendRecord(b, tokenRecord(t))
+}
+
+func encodeSession(s model.Session) []byte {
+	b := make([]byte, 0, 1+len(s.Channel)+len(s.VirtualID)+2+2*unixTimeMax)
+	return appendRecord(append(b, sessionRecordTag), sessionRecord(s))
+}
+
+func appendRecord(b []byte, r record) []byte {
+	b = appendStr(appendStr(b, r.channel), r.virtualID)
+	return appendUnixTime(appendUnixTime(b, r.issued), r.expires)
 }
 
 // decodeToken reads a stored token (Value is the key, not stored).
 func decodeToken(raw []byte) (model.Token, error) {
-	var t model.Token
-	r := recordReader{raw: raw}
-	r.tag(tokenRecordTag)
-	t.Kind = model.TokenKind(r.string())
-	t.Channel = r.string()
-	t.VirtualID = r.string()
-	t.IssuedAt = r.time()
-	t.ExpiresAt = r.time()
-	return t, r.done()
-}
-
-func encodeSession(s model.Session) []byte {
-	b := make([]byte, 0, 1+len(s.Channel)+len(s.VirtualID)+2+2*recordTimeMax)
-	b = append(b, sessionRecordTag)
-	b = appendRecordString(b, s.Channel)
-	b = appendRecordString(b, s.VirtualID)
-	b = appendRecordTime(b, s.IssuedAt)
-	return appendRecordTime(b, s.ExpiresAt)
+	d := newDecoder(raw)
+	if d.byte() != tokenRecordTag {
+		d.fail()
+	}
+	kind := model.TokenKind(d.str())
+	r := d.record()
+	return model.Token{Kind: kind, Channel: r.channel, VirtualID: r.virtualID, IssuedAt: r.issued, ExpiresAt: r.expires}, d.done(errBadRecord)
 }
 
 // decodeSession reads a stored session (ID is the key, not stored).
 func decodeSession(raw []byte) (model.Session, error) {
-	var s model.Session
-	r := recordReader{raw: raw}
-	r.tag(sessionRecordTag)
-	s.Channel = r.string()
-	s.VirtualID = r.string()
-	s.IssuedAt = r.time()
-	s.ExpiresAt = r.time()
-	return s, r.done()
-}
-
-func appendRecordString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-// recordTimeMax is the most bytes appendRecordTime writes.
-const recordTimeMax = 3 * binary.MaxVarintLen64
-
-// appendRecordTime writes t as its Unix seconds, nanoseconds and zone
-// offset in seconds: what its JSON text (RFC 3339) kept, so it reads
-// back as the same instant in the same place the JSON did.
-func appendRecordTime(b []byte, t time.Time) []byte {
-	_, offset := t.Zone()
-	b = binary.AppendVarint(b, t.Unix())
-	b = binary.AppendUvarint(b, uint64(t.Nanosecond()))
-	return binary.AppendVarint(b, int64(offset))
-}
-
-type recordReader struct {
-	raw []byte
-	bad bool
-}
-
-func (r *recordReader) tag(want byte) {
-	if len(r.raw) == 0 || r.raw[0] != want {
-		r.bad = true
-		return
+	d := newDecoder(raw)
+	if d.byte() != sessionRecordTag {
+		d.fail()
 	}
-	r.raw = r.raw[1:]
+	r := d.record()
+	return model.Session{Channel: r.channel, VirtualID: r.virtualID, IssuedAt: r.issued, ExpiresAt: r.expires}, d.done(errBadRecord)
 }
 
-func (r *recordReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.raw)
-	if n <= 0 {
-		r.bad, r.raw = true, nil
-		return 0
+// decodeRecord reads the record of a stored token or session.
+func decodeRecord(raw []byte) (record, error) {
+	d := newDecoder(raw)
+	switch d.byte() {
+	case tokenRecordTag:
+		d.str() // its kind
+	case sessionRecordTag:
+	default:
+		d.fail()
 	}
-	r.raw = r.raw[n:]
-	return v
+	r := d.record()
+	return r, d.done(errBadRecord)
 }
 
-func (r *recordReader) varint() int64 {
-	v, n := binary.Varint(r.raw)
-	if n <= 0 {
-		r.bad, r.raw = true, nil
-		return 0
-	}
-	r.raw = r.raw[n:]
-	return v
-}
-
-// string copies the bytes out: a record's bytes belong to its transaction.
-func (r *recordReader) string() string {
-	n := r.uvarint()
-	if n > uint64(len(r.raw)) {
-		r.bad, r.raw = true, nil
-		return ""
-	}
-	s := string(r.raw[:n])
-	r.raw = r.raw[n:]
-	return s
-}
-
-// time reads what appendRecordTime wrote, placed as parsing its RFC 3339
-// text places it (time.Parse): offset 0 is UTC; another offset is the
-// local zone if that zone has it at that instant, else an unnamed fixed
-// zone.
-func (r *recordReader) time() time.Time {
-	sec, nsec, offset := r.varint(), r.uvarint(), r.varint()
-	if r.bad || nsec >= 1e9 || offset != int64(int32(offset)) {
-		r.bad = true
-		return time.Time{}
-	}
-	t := time.Unix(sec, int64(nsec))
-	if offset == 0 {
-		return t.UTC()
-	}
-	if _, local := t.Zone(); int64(local) == offset {
-		return t // time.Unix places it in the local zone
-	}
-	return t.In(time.FixedZone("", int(offset)))
-}
-
-func (r *recordReader) done() error {
-	if r.bad || len(r.raw) != 0 {
-		return errBadRecord
-	}
-	return nil
+func (d *decoder) record() record {
+	r := record{channel: d.str(), virtualID: d.str()}
+	r.issued = d.unixTime()
+	r.expires = d.unixTime()
+	return r
 }

@@ -77,7 +77,7 @@ func TestRecordCodec_refusesDamage(t *testing.T) {
 		name   string
 		raw    []byte
 		decode func([]byte) (record, error)
-	}{{"token", tok, tokenRecord}, {"session", sess, sessionRecord}} {
+	}{{"token", tok, decodeRecord}, {"session", sess, decodeRecord}} {
 		for n := range len(c.raw) {
 			if _, err := c.decode(c.raw[:n]); err == nil {
 				t.Errorf("%s cut to %d of %d bytes read without error", c.name, n, len(c.raw))

@@ -23,8 +23,7 @@ func (s *Store) PutToken(t model.Token) error {
 		return errors.New("token without a value")
 	}
 	t.IssuedAt, t.ExpiresAt = t.IssuedAt.Round(0), t.ExpiresAt.Round(0) // as read back: no monotonic reading
-	return putRemembered(s, &s.tokens, bucketTokens, bucketTokensByChannel, t.Value, t, encodeToken(t),
-		record{t.Channel, t.VirtualID, t.IssuedAt, t.ExpiresAt})
+	return putRemembered(s, &s.tokens, bucketTokens, bucketTokensByChannel, t.Value, t, encodeToken(t), tokenRecord(t))
 }
 
 // Token looks a token up by its value; model.ErrNotFound if unknown.
@@ -40,8 +39,7 @@ func (s *Store) PutSession(sess model.Session) error {
 		return errors.New("session without an id")
 	}
 	sess.IssuedAt, sess.ExpiresAt = sess.IssuedAt.Round(0), sess.ExpiresAt.Round(0)
-	return putRemembered(s, &s.sessions, bucketSessions, bucketSessionsByChannel, sess.ID, sess, encodeSession(sess),
-		record{sess.Channel, sess.VirtualID, sess.IssuedAt, sess.ExpiresAt})
+	return putRemembered(s, &s.sessions, bucketSessions, bucketSessionsByChannel, sess.ID, sess, encodeSession(sess), sessionRecord(sess))
 }
 
 // Session looks a session up by id; model.ErrNotFound if unknown.

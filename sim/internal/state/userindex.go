@@ -22,23 +22,6 @@ var (
 	bucketSessionsByChannel = channelBucket("sessions-by-channel")
 )
 
-// record is what an index entry is made from, as a token or session
-// says it of itself.
-type record struct {
-	channel, virtualID string
-	issued, expires    time.Time
-}
-
-func tokenRecord(raw []byte) (record, error) {
-	t, err := decodeToken(raw)
-	return record{t.Channel, t.VirtualID, t.IssuedAt, t.ExpiresAt}, err
-}
-
-func sessionRecord(raw []byte) (record, error) {
-	s, err := decodeSession(raw)
-	return record{s.Channel, s.VirtualID, s.IssuedAt, s.ExpiresAt}, err
-}
-
 // indexTimeLen is the width of an index key's issue time: 16 hex digits
 // of its Unix nanoseconds, sign bit flipped so that the digits sort as
 // the times do.
@@ -95,57 +78,35 @@ func deleteIndexed(tx *bolt.Tx, index, primary []byte, channel string) error {
 	return nil
 }
 
-// userValues lists the values one user holds in an index, in issue order.
-func userValues(tx *bolt.Tx, index []byte, channel, virtualID string) [][]byte {
-	var out [][]byte
-	prefix := channelPrefix(channel)
-	c := tx.Bucket(index).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if string(v) == virtualID {
-			out = append(out, append([]byte(nil), indexed(k, prefix)...))
-		}
-	}
-	return out
-}
-
 // UserTokens lists the tokens issued to one user of one channel, in
 // issue order.
 func (s *Store) UserTokens(channel, virtualID string) ([]model.Token, error) {
-	var out []model.Token
-	err := s.db.View(func(tx *bolt.Tx) error {
-		for _, v := range userValues(tx, bucketTokensByChannel, channel, virtualID) {
-			raw := tx.Bucket(bucketTokens).Get(v)
-			if raw == nil {
-				continue // reset or never committed
-			}
-			t, err := decodeToken(raw)
-			if err != nil {
-				continue
-			}
-			t.Value = string(v)
-			out = append(out, t)
-		}
-		return nil
-	})
-	return out, err
+	return userRecords(s, bucketTokensByChannel, bucketTokens, channel, virtualID, decodeToken, func(t *model.Token, v string) { t.Value = v })
 }
 
 // UserSessions lists the sessions of one user of one channel, in issue
 // order.
 func (s *Store) UserSessions(channel, virtualID string) ([]model.Session, error) {
-	var out []model.Session
+	return userRecords(s, bucketSessionsByChannel, bucketSessions, channel, virtualID, decodeSession, func(x *model.Session, v string) { x.ID = v })
+}
+
+// userRecords reads the records of primary that one user holds in index
+// (a scan of the channel's entries), in issue order, each given its key
+// (setKey); an entry whose record is gone or does not decode is left out.
+func userRecords[T any](s *Store, index, primary []byte, channel, virtualID string, decode func([]byte) (T, error), setKey func(*T, string)) ([]T, error) {
+	var out []T
 	err := s.db.View(func(tx *bolt.Tx) error {
-		for _, v := range userValues(tx, bucketSessionsByChannel, channel, virtualID) {
-			raw := tx.Bucket(bucketSessions).Get(v)
-			if raw == nil {
+		prefix, b := channelPrefix(channel), tx.Bucket(primary)
+		c := tx.Bucket(index).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			if string(v) != virtualID {
 				continue
 			}
-			sess, err := decodeSession(raw)
-			if err != nil {
-				continue
+			key := indexed(k, prefix)
+			if x, err := decode(b.Get(key)); err == nil {
+				setKey(&x, string(key))
+				out = append(out, x)
 			}
-			sess.ID = string(v)
-			out = append(out, sess)
 		}
 		return nil
 	})
