@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 )
 
 // Filter selects entries. Zero fields match everything.
@@ -21,7 +23,7 @@ type Filter struct {
 	// Limit caps the page; 0 means no cap.
 	Limit int
 	// Where selects by the request's fields (where.go).
-	Where Where
+	Where match.Where
 }
 
 // Match reports whether e passes f (After and Limit aside).
@@ -167,7 +169,7 @@ func (j *Journal) visit(f Filter, r storedRecord, fn func(Entry) bool) bool {
 	}
 	e := rec.entry()
 	if len(f.Where) > 0 {
-		if failed, _ := f.Where.Fails(RequestDoc(&e)); failed != "" {
+		if failed, _ := f.Where.Fails(e.RequestDoc()); failed != "" {
 			return true
 		}
 	}

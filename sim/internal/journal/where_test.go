@@ -3,6 +3,8 @@ package journal
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 )
 
 // clause: SIM-4
@@ -32,18 +34,18 @@ func TestWhere_SIM4_predicates(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var m map[string]json.RawMessage
 			_ = json.Unmarshal([]byte(tc.where), &m)
-			w, err := ParseWhere(m)
+			w, err := match.Parse(m)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range tc.text {
-				p, err := ParseWhereText(s)
+				p, err := match.ParseText(s)
 				if err != nil {
 					t.Fatal(err)
 				}
 				w = append(w, p)
 			}
-			if got, _ := w.Fails(RequestDoc(&tc.entry)); got != tc.failed {
+			if got, _ := w.Fails(tc.entry.RequestDoc()); got != tc.failed {
 				t.Errorf("Fails = %q, want %q", got, tc.failed)
 			}
 		})
@@ -51,13 +53,13 @@ func TestWhere_SIM4_predicates(t *testing.T) {
 	for _, bad := range []string{`{"x":"1"}`, `{"/x":{"regex":"("}}`, `{"/x":{"regex":"a","text":"b"}}`, `{"/x":[1]}`, `{"/x":null}`} {
 		var m map[string]json.RawMessage
 		_ = json.Unmarshal([]byte(bad), &m)
-		if _, err := ParseWhere(m); err == nil {
-			t.Errorf("ParseWhere(%s) accepted it", bad)
+		if _, err := match.Parse(m); err == nil {
+			t.Errorf("match.Parse(%s) accepted it", bad)
 		}
 	}
 	for _, bad := range []string{"x=1", "/x", "/x~=("} {
-		if _, err := ParseWhereText(bad); err == nil {
-			t.Errorf("ParseWhereText(%q) accepted it", bad)
+		if _, err := match.ParseText(bad); err == nil {
+			t.Errorf("match.ParseText(%q) accepted it", bad)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -50,7 +51,7 @@ func filter(c echo.Context, defLimit, maxLimit int) (journal.Filter, error) {
 		f.After = n
 	}
 	for _, w := range q["where"] {
-		p, err := journal.ParseWhereText(w)
+		p, err := match.ParseText(w)
 		if err != nil {
 			return f, err
 		}

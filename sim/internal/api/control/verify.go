@@ -12,8 +12,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
-	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/verify"
 )
 
 type verifyRequest struct {
@@ -43,11 +44,11 @@ func (a *API) Verify(c echo.Context) error {
 	if err := a.reachable(req.Endpoint, req.Where); err != nil {
 		return err
 	}
-	where, err := journal.ParseWhere(req.Where)
+	where, err := match.Parse(req.Where)
 	if err != nil {
 		return badRequest(c, err.Error())
 	}
-	v, err := a.journal.Verify(c.Request().Context(), journal.Check{
+	v, err := verify.Verify(c.Request().Context(), a.journal, verify.Check{
 		Channel: req.Channel, Endpoint: req.Endpoint, Where: where, Since: req.Since,
 		Times: req.Times, AtLeast: req.AtLeast, AtMost: req.AtMost,
 	})

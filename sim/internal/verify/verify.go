@@ -1,4 +1,7 @@
-package journal
+// Package verify answers a publisher's test: how many of a channel's
+// exchanges, from a point on, had a request that passes a match.Where, and
+// which came closest when too few or too many did.
+package verify
 
 import (
 	"cmp"
@@ -6,6 +9,9 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 )
 
 // Check is what a publisher's test asserts: how many exchanges of a
@@ -14,7 +20,7 @@ import (
 type Check struct {
 	Channel  string
 	Endpoint string
-	Where    Where
+	Where    match.Where
 	Since    uint64
 	Times    *int
 	AtLeast  *int
@@ -23,11 +29,11 @@ type Check struct {
 
 // Verdict is a check's answer.
 type Verdict struct {
-	OK         bool       `json:"ok"`
-	Count      int        `json:"count"`
-	Matches    []uint64   `json:"matches"`
-	NearMisses []NearMiss `json:"nearMisses"`
-	Unsettled  *Unsettled `json:"unsettled,omitempty"` // an exchange not counted (unsettled.go)
+	OK         bool               `json:"ok"`
+	Count      int                `json:"count"`
+	Matches    []uint64           `json:"matches"`
+	NearMisses []NearMiss         `json:"nearMisses"`
+	Unsettled  *journal.Unsettled `json:"unsettled,omitempty"` // an exchange not counted
 }
 
 // NearMiss is an exchange of the channel that came close: how it fails.
@@ -61,13 +67,13 @@ func (c Check) Holds(n int) bool {
 }
 
 // Verify waits until every exchange answered before the call is stored
-// (Settle), then counts the channel's exchanges that pass c.
-func (j *Journal) Verify(ctx context.Context, c Check) (Verdict, error) {
-	var un *Unsettled
+// in j (Settle), then counts the channel's exchanges that pass c.
+func Verify(ctx context.Context, j *journal.Journal, c Check) (Verdict, error) {
+	var un *journal.Unsettled
 	if err := j.Settle(ctx); err != nil && !errors.As(err, &un) {
 		return Verdict{}, err
 	}
-	f := Filter{Channel: c.Channel, Kind: KindExchange}
+	f := journal.Filter{Channel: c.Channel, Kind: journal.KindExchange}
 	if c.Since > 0 {
 		f.After = c.Since - 1
 	}
@@ -80,7 +86,7 @@ func (j *Journal) Verify(ctx context.Context, c Check) (Verdict, error) {
 	for i := range es {
 		e := &es[i]
 		same := c.Endpoint == "" || e.Endpoint == c.Endpoint || e.Path == c.Endpoint
-		failed, passed := c.Where.Fails(RequestDoc(e))
+		failed, passed := c.Where.Fails(e.RequestDoc())
 		if same && failed == "" {
 			v.Matches = append(v.Matches, e.Seq)
 			continue

@@ -1,9 +1,12 @@
-package journal
+// Package match is what a publisher's expectation says of a request:
+// predicates on the values at JSON pointers (RFC 6901) of the request as
+// it was meant, typed, as text or by a regular expression (RE2). The
+// journal's query filters by them and verify counts by them.
+package match
 
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -26,10 +29,10 @@ type Predicate struct {
 // Where is every predicate a request must pass, in pointer order.
 type Where []Predicate
 
-// ParseWhere reads the JSON form {"/ptr": value | {"regex": "..."} |
+// Parse reads the JSON form {"/ptr": value | {"regex": "..."} |
 // {"text": "..."}}: a value compares typed (100 is not "100"); text
 // compares the found value's text (the CLI's /ptr=value).
-func ParseWhere(m map[string]json.RawMessage) (Where, error) {
+func Parse(m map[string]json.RawMessage) (Where, error) {
 	var w Where
 	for _, ptr := range sortedKeys(m) {
 		if err := checkPointer(ptr); err != nil {
@@ -64,8 +67,8 @@ func ParseWhere(m map[string]json.RawMessage) (Where, error) {
 	return w, nil
 }
 
-// ParseWhereText reads one "/ptr=value" (text compare) or "/ptr~=regex".
-func ParseWhereText(s string) (Predicate, error) {
+// ParseText reads one "/ptr=value" (text compare) or "/ptr~=regex".
+func ParseText(s string) (Predicate, error) {
 	ptr, val, ok := strings.Cut(s, "=")
 	if !ok {
 		return Predicate{}, fmt.Errorf("where %q: want /pointer=value or /pointer~=regex", s)
@@ -108,35 +111,6 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	}
 	slices.Sort(ks)
 	return ks
-}
-
-// RequestDoc is the request as the publisher meant it: decoded BDATA of
-// a signed envelope, the JSON body, or the query of a request without a
-// body (each value a string; a repeated name a list of strings).
-func RequestDoc(e *Entry) any {
-	raw := e.Request.BDATA
-	if len(raw) == 0 {
-		raw = e.Request.Body
-	}
-	if len(raw) > 0 {
-		var v any
-		if json.Unmarshal(raw, &v) == nil {
-			return v
-		}
-	}
-	q, err := url.ParseQuery(e.Query)
-	if err != nil || len(q) == 0 {
-		return nil
-	}
-	doc := map[string]any{}
-	for k, vs := range q {
-		if len(vs) == 1 {
-			doc[k] = vs[0]
-		} else {
-			doc[k] = slices.Clone(vs)
-		}
-	}
-	return doc
 }
 
 // Fails is the first predicate doc fails, written out, and how many
