@@ -11,6 +11,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/metrics"
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -81,7 +82,7 @@ func (s *Sim) logEntry(e journal.Entry) {
 	if e.ErrorCode != "" {
 		attrs = append(attrs, slog.String("errorCode", e.ErrorCode))
 	}
-	if e.Outcome != journal.OutcomeSuccess && e.Reason != "" {
+	if e.Outcome != outcome.Success && e.Reason != "" {
 		attrs = append(attrs, slog.String("reason", e.Reason))
 	}
 	if e.VirtualID != "" {

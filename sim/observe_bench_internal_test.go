@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 )
 
 // BenchmarkObserver is each observer's own cost per stored entry, on the
@@ -35,7 +36,7 @@ func BenchmarkObserver(b *testing.B) {
 	}
 	e := journal.Entry{Seq: 42, Kind: journal.KindExchange, At: time.Now(), LatencyMs: 1.25, Listener: "all", Host: "rewards",
 		Endpoint: "GetReward", Method: "POST", Path: "/api/GetReward", Channel: "DEMOBANK", ChannelID: "DEMOBANK",
-		VirtualID: "BV-1", Status: 200, Outcome: journal.OutcomeSuccess}
+		VirtualID: "BV-1", Status: 200, Outcome: outcome.Success}
 	for _, o := range []struct {
 		name string
 		fn   journal.Observer

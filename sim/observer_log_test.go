@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -23,7 +24,7 @@ func logEntryAsArgs(log *slog.Logger, mem *secrets.Memory, e journal.Entry) {
 	if e.ErrorCode != "" {
 		attrs = append(attrs, "errorCode", e.ErrorCode)
 	}
-	if e.Outcome != journal.OutcomeSuccess && e.Reason != "" {
+	if e.Outcome != outcome.Success && e.Reason != "" {
 		attrs = append(attrs, "reason", e.Reason)
 	}
 	if e.VirtualID != "" {
@@ -40,7 +41,7 @@ func logEntryAsArgs(log *slog.Logger, mem *secrets.Memory, e journal.Entry) {
 // attribute present or not.
 func TestLogEntry_asBefore(t *testing.T) {
 	texts := []string{"", "GetReward", "DEMO BANK", `a"b`, "x=y", "ünï", "/api/GetReward", "tab\there", "\u2028", "<&>"}
-	outcomes := append([]string{""}, journal.Outcomes...)
+	outcomes := append([]string{""}, outcome.All...)
 	rng := rand.New(rand.NewPCG(5, 6))
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
 	noTime := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {

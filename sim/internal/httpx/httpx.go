@@ -125,9 +125,8 @@ func Indented(c echo.Context) bool {
 // as JSONSerializer would write it, and with its Content-Length: the
 // busiest answers are written by hand, without reflection (issue 25), in
 // a pooled buffer, whole, and the connection is told an answer is coming
-// (onewrite.Expect) so it leaves in one write. A response writer that
-// keeps the answer (AnswerKeeper: the journal's) is handed that buffer,
-// where it would copy the answer.
+// (onewrite.Expect) so it leaves in one write. The buffer is back in the
+// pool once written: whoever keeps the answer (the journal) copies it.
 func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
 	buf := answerBufs.Get().(*[]byte)
 	*buf = appendTo((*buf)[:0])
@@ -138,32 +137,11 @@ func WriteJSON(c echo.Context, appendTo func([]byte) []byte) error {
 		c.Response().Header()["Content-Length"] = []string{strconv.Itoa(len(*buf))}
 	}
 	onewrite.Expect(c.Request(), len(*buf))
-	kept := false
-	if k, ok := c.Response().Writer.(AnswerKeeper); ok {
-		kept = k.KeepAnswer(buf)
-	}
 	err := c.Blob(http.StatusOK, echo.MIMEApplicationJSON, *buf)
-	if !kept { // a writer keeps no reference (io.Writer)
-		ReleaseAnswer(buf)
-	}
-	return err
-}
-
-// AnswerKeeper is a response writer that keeps a copy of the answers it
-// writes (the journal's recorder). KeepAnswer hands it the buffer the
-// next Write is given: when it returns true, the keeper owns buf, may
-// keep a reference to those bytes instead of copying them, and gives buf
-// back with ReleaseAnswer once no one reads it any more; the caller
-// neither changes nor reuses it after the Write.
-type AnswerKeeper interface {
-	KeepAnswer(buf *[]byte) bool
-}
-
-// ReleaseAnswer gives back a buffer WriteJSON handed over (AnswerKeeper).
-func ReleaseAnswer(buf *[]byte) {
-	if cap(*buf) <= maxPooledAnswer {
+	if cap(*buf) <= maxPooledAnswer { // a writer keeps no reference (io.Writer)
 		answerBufs.Put(buf)
 	}
+	return err
 }
 
 // answerBufs hold hand-written answers while they are written; one

@@ -95,3 +95,11 @@ func TestJournal_tailReadsTheNewest(t *testing.T) {
 		}
 	}
 }
+
+// appendRecords stores recs in one write transaction, then drops the
+// oldest records beyond maxEntries (0: no count bound) and those older
+// than notBefore (zero: no age bound).
+func (s *store) appendRecords(recs []storedRecord, maxEntries int, notBefore time.Time) error {
+	_, err := s.write(storeBatch{Records: recs, MaxEntries: maxEntries, NotBefore: notBefore})
+	return err
+}

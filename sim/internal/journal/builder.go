@@ -5,6 +5,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -19,12 +20,12 @@ type Builder struct {
 	masked *secrets.HeaderMemo
 	// learned learns into the journal's memory, skipping a body learnt
 	// from lately.
-	learned *secrets.Memo[answerFacts]
+	learned *secrets.Memo[outcome.Facts]
 }
 
 // NewBuilder returns an empty builder that learns what to mask into mem.
 func NewBuilder(mem *secrets.Memory) *Builder {
-	return &Builder{masked: secrets.NewHeaderMemo(), learned: secrets.NewMemo[answerFacts](mem)}
+	return &Builder{masked: secrets.NewHeaderMemo(), learned: secrets.NewMemo[outcome.Facts](mem)}
 }
 
 // Build makes the entry of x (Seq is left 0).
@@ -57,11 +58,11 @@ func (b *Builder) record(x *Exchange) *record {
 		r.Fault = f
 	}
 	var bdata secrets.Decoded // each body's BDATA decoded once for both
-	var slot *secrets.Slot[answerFacts]
+	var slot *secrets.Slot[outcome.Facts]
 	b.fresh, slot, r.resHash = b.learned.Learn(x.ResponseBody, &bdata, b.fresh)
 	if slot != nil {
 		if !slot.HasFacts {
-			slot.Facts, slot.HasFacts = factsOf(x.ResponseBody), true
+			slot.Facts, slot.HasFacts = outcome.Read(x.ResponseBody), true
 		}
 		r.facts, r.hasFacts = slot.Facts, true
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"net/url"
-	"slices"
 	"time"
 )
 
@@ -101,33 +99,4 @@ func decodedBDATA(body []byte) json.RawMessage {
 		return nil
 	}
 	return compact(raw)
-}
-
-// RequestDoc is the request as the publisher meant it: decoded BDATA of
-// a signed envelope, the JSON body, or the query of a request without a
-// body (each value a string; a repeated name a list of strings).
-func (e *Entry) RequestDoc() any {
-	raw := e.Request.BDATA
-	if len(raw) == 0 {
-		raw = e.Request.Body
-	}
-	if len(raw) > 0 {
-		var v any
-		if json.Unmarshal(raw, &v) == nil {
-			return v
-		}
-	}
-	q, err := url.ParseQuery(e.Query)
-	if err != nil || len(q) == 0 {
-		return nil
-	}
-	doc := map[string]any{}
-	for k, vs := range q {
-		if len(vs) == 1 {
-			doc[k] = vs[0]
-		} else {
-			doc[k] = slices.Clone(vs)
-		}
-	}
-	return doc
 }

@@ -12,6 +12,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -20,7 +21,6 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
-	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -88,8 +88,8 @@ type Journal struct {
 	size     int64    // stored bytes; writer goroutine only (and Reset, after a flush)
 	builder  *Builder // writer goroutine only
 	obs      observers
-	taken    []*record // writer goroutine only: the batch, for the observers
-	lent     []*[]byte // writer goroutine only: the batch's answer buffers (Exchange.resBuf)
+	taken    []*record       // writer goroutine only: the batch, for the observers
+	lent     []*bytes.Buffer // writer goroutine only: the batch's answer copies (Exchange.resCopy)
 	// chunk holds the encoded records of the batch (writer goroutine
 	// only): one allocation for many records, used again once they are
 	// committed (bbolt holds a value only until its transaction ends).
@@ -133,9 +133,10 @@ type Exchange struct {
 	Channel, ChannelID, VirtualID string
 	RequestBody                   []byte
 	ResponseBody                  []byte
-	// resBuf holds ResponseBody (httpx.AnswerKeeper), nil: none; the
-	// writer gives it back once the exchange is stored and observed.
-	resBuf                 *[]byte
+	// resCopy holds ResponseBody, the recorder's copy (answerCopies), nil:
+	// none; the writer puts it back once the exchange is stored and
+	// observed.
+	resCopy                *bytes.Buffer
 	RequestTrunc, ResTrunc bool
 	Status                 int
 	ClientGone             bool
@@ -372,7 +373,7 @@ func (j *Journal) write() {
 		j.used = j.used[:0]
 		j.notify(j.taken)
 		for _, b := range j.lent { // the batch's records no longer read them
-			httpx.ReleaseAnswer(b)
+			releaseCopy(b)
 		}
 		clear(j.lent)
 		j.lent = j.lent[:0]
@@ -395,8 +396,8 @@ func (j *Journal) take(it item, batch []storedRecord, waiters []chan struct{}) (
 		r = j.builder.record(it.raw)
 		r.Seq = it.raw.Seq
 		r.At = j.stamp(r.Channel, it.raw)
-		if it.raw.resBuf != nil {
-			j.lent = append(j.lent, it.raw.resBuf)
+		if it.raw.resCopy != nil {
+			j.lent = append(j.lent, it.raw.resCopy)
 		}
 	}
 	if r.Seq == 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -52,18 +53,26 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			r.ClientGone = !r.Dropped && req.Context().Err() != nil
 			r.reqPairs = pairsOf(req.Header)
 			r.resPairs = pairsOf(c.Response().Header())
-			r.ResponseBody, r.ResTrunc = rec.answer(), rec.trunc
-			if rec.kept != nil {
-				if rec.body != nil {
-					r.resBuf = rec.kept // the writer gives it back once stored
-				} else {
-					httpx.ReleaseAnswer(rec.kept) // its bytes were copied, or never written
-				}
+			if rec.buf != nil {
+				r.ResponseBody, r.resCopy = rec.buf.Bytes(), rec.buf
 			}
+			r.ResTrunc = rec.trunc
 			r.Seq = rec.seq
 			j.enqueue(item{raw: r})
 			return nil
 		}
+	}
+}
+
+// answerCopies hold the journal's copies of answers (recorder).
+var answerCopies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// releaseCopy puts an answer's copy back once no record reads it; one
+// that grew past a kept body's bound is left to the collector.
+func releaseCopy(b *bytes.Buffer) {
+	if b.Cap() <= 2*MaxBodyKept {
+		b.Reset()
+		answerCopies.Put(b)
 	}
 }
 
@@ -127,39 +136,19 @@ func (p *peekedBody) Take() ([]byte, bool) {
 	return p.data, true
 }
 
-// recorder keeps a copy of the first MaxBodyKept bytes of the answer;
-// an answer written from a buffer handed over (KeepAnswer) is kept by
-// reference instead: the listing's 6 KB answer was copied here on the
-// request goroutine (issue 25).
+// recorder keeps a copy of the first MaxBodyKept bytes of the answer:
+// the journal owns what it stores, whoever wrote the answer from which
+// buffer. The copy is made in a buffer of answerCopies, which the writer
+// puts back once the exchange is stored and observed: a new buffer per
+// answer made the listing's 6 KB answer cost it 10% of its throughput
+// (docs/performance.md, issue 41).
 type recorder struct {
 	http.ResponseWriter
-	buf      bytes.Buffer
+	buf      *bytes.Buffer // nil until the answer's first byte
 	trunc    bool
 	j        *Journal
 	seq      uint64 // the exchange's number (SeqHeader)
 	answered bool   // its answer has started: pending until handed over
-	// kept is the buffer handed over (httpx.AnswerKeeper), nil: none;
-	// body is the answer when it is kept's bytes, written whole in one
-	// Write (buf is then empty).
-	kept *[]byte
-	body []byte
-}
-
-// KeepAnswer takes buf when nothing of the answer was written yet.
-func (w *recorder) KeepAnswer(buf *[]byte) bool {
-	if w.kept != nil || w.buf.Len() > 0 || w.trunc {
-		return false
-	}
-	w.kept = buf
-	return true
-}
-
-// answer is the answer's bytes kept (up to MaxBodyKept).
-func (w *recorder) answer() []byte {
-	if w.body != nil {
-		return w.body
-	}
-	return w.buf.Bytes()
 }
 
 // WriteHeader marks the exchange pending as its answer starts (Settle).
@@ -172,13 +161,8 @@ func (w *recorder) WriteHeader(code int) {
 }
 
 func (w *recorder) Write(p []byte) (int, error) {
-	switch {
-	case w.kept != nil && w.body == nil && w.buf.Len() == 0 && !w.trunc && isWhole(p, *w.kept):
-		w.body = p
-		return w.ResponseWriter.Write(p)
-	case w.body != nil: // more after the kept answer: keep a copy of both
-		w.buf.Write(w.body)
-		w.body = nil
+	if w.buf == nil && len(p) > 0 {
+		w.buf = answerCopies.Get().(*bytes.Buffer)
 	}
 	if room := MaxBodyKept - w.buf.Len(); room > 0 {
 		if len(p) > room {
@@ -191,11 +175,6 @@ func (w *recorder) Write(p []byte) (int, error) {
 		w.trunc = true
 	}
 	return w.ResponseWriter.Write(p)
-}
-
-// isWhole reports whether p is all of kept, at most MaxBodyKept bytes.
-func isWhole(p, kept []byte) bool {
-	return len(p) > 0 && len(p) == len(kept) && len(p) <= MaxBodyKept && &p[0] == &kept[0]
 }
 
 func (w *recorder) Flush() {

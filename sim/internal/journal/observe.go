@@ -1,6 +1,10 @@
 package journal
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
+)
 
 // Observer is told of each entry once it is stored, in the journal's
 // writer goroutine: it must be quick and must not block (request logs,
@@ -45,7 +49,12 @@ func (j *Journal) notify(rs []*record) {
 // summary is the entry of r without its messages (its outcome read from
 // the answer).
 func (r *record) summary() Entry {
-	kind, code := r.outcome()
+	var facts *outcome.Facts
+	if r.hasFacts {
+		facts = &r.facts
+	}
+	kind, code := outcome.Of(outcome.Exchange{Webhook: r.Kind == KindWebhook, Status: r.Status, Reason: r.Reason,
+		Fault: r.Fault, Err: r.Error, Dropped: r.Dropped, ClientGone: r.ClientGone, Body: r.ResBody}, facts)
 	return Entry{Outcome: kind, ErrorCode: code,
 		Seq: r.Seq, Kind: r.Kind, At: r.At, LatencyMs: float64(r.LatencyUs) / 1000,
 		Listener: r.Listener, Host: r.Host, Endpoint: r.Endpoint, Method: r.Method, Path: r.Path, Query: r.Query,

@@ -169,7 +169,7 @@ func (j *Journal) visit(f Filter, r storedRecord, fn func(Entry) bool) bool {
 	}
 	e := rec.entry()
 	if len(f.Where) > 0 {
-		if failed, _ := f.Where.Fails(e.RequestDoc()); failed != "" {
+		if failed, _ := f.Where.Fails(match.Doc(e.Request.BDATA, e.Request.Body, e.Query)); failed != "" {
 			return true
 		}
 	}

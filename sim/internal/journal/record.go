@@ -3,6 +3,8 @@ package journal
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 )
 
 // record is an entry as stored (see codec.go): the exchange's facts as
@@ -40,7 +42,7 @@ type record struct {
 	ResTrunc             bool
 	// facts, when hasFacts, are ResBody's, read once for a repeated
 	// answer (secrets.Memo).
-	facts    answerFacts
+	facts    outcome.Facts
 	hasFacts bool
 	// resHash is ResBody's hash as the learn memo took it (0: none).
 	resHash uint64

@@ -26,3 +26,29 @@ func TestBuilder_factsFromTheWayIn(t *testing.T) {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// BenchmarkOutcome is the cost of an entry's summary, its outcome read
+// from the answer (outcome.Of), beside the baseline of expanding its
+// answer as every journal read does (message: compacting the JSON and
+// decoding BDATA).
+func BenchmarkOutcome(b *testing.B) {
+	signed := `{"CHANNELID":"X","SIGN":"s","BDATA":"` + base64.StdEncoding.EncodeToString([]byte(`{"status":true,"token":"abcdefghijklmnop","expireDate":"2026-01-15 10:30:00.000"}`)) + `"}`
+	for _, c := range []struct {
+		name string
+		r    record
+	}{
+		{"plain", record{Kind: KindExchange, Status: 200, ResBody: []byte(`{"status":true,"message":"success","rewards":[]}`)}},
+		{"signed", record{Kind: KindExchange, Status: 200, ResBody: []byte(signed)}},
+	} {
+		b.Run("baseline-message/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				_ = message(nil, c.r.ResBody, false)
+			}
+		})
+		b.Run("outcome/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				_ = c.r.summary()
+			}
+		})
+	}
+}

@@ -120,14 +120,6 @@ func (s *store) lastSeq() (uint64, error) {
 	return last, err
 }
 
-// append stores recs in one write transaction, then drops the
-// oldest records beyond maxEntries (0: no count bound) and those older
-// than notBefore (zero: no age bound).
-func (s *store) appendRecords(recs []storedRecord, maxEntries int, notBefore time.Time) error {
-	_, err := s.write(storeBatch{Records: recs, MaxEntries: maxEntries, NotBefore: notBefore})
-	return err
-}
-
 // storeBatch is one commit of the journal's writer.
 type storeBatch struct {
 	Records []storedRecord

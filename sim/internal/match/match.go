@@ -7,6 +7,7 @@ package match
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -187,4 +188,34 @@ func resolve(doc any, ptr string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// Doc is a request as the publisher meant it, what predicates read: the
+// decoded BDATA of a signed envelope, else the JSON body, else the query
+// of a request without a body (each value a string; a repeated name a
+// list of strings).
+func Doc(bdata, body json.RawMessage, query string) any {
+	raw := bdata
+	if len(raw) == 0 {
+		raw = body
+	}
+	if len(raw) > 0 {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			return v
+		}
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil || len(q) == 0 {
+		return nil
+	}
+	doc := map[string]any{}
+	for k, vs := range q {
+		if len(vs) == 1 {
+			doc[k] = vs[0]
+		} else {
+			doc[k] = slices.Clone(vs)
+		}
+	}
+	return doc
 }

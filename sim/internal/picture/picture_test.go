@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
 
@@ -150,7 +151,7 @@ func TestSequence_labelsWrapAndStayInside(t *testing.T) {
 	if got := strings.Join(wrap(long, 40), " "); got != long {
 		t.Errorf("wrap lost words: %q", got)
 	}
-	if !strings.Contains(out, `data-outcome="refusal"`) || !strings.Contains(out, OutcomeColors[journal.OutcomeRefusal]) {
+	if !strings.Contains(out, `data-outcome="refusal"`) || !strings.Contains(out, OutcomeColors[outcome.Refusal]) {
 		t.Errorf("a 401 is not drawn as a refusal: %s", out)
 	}
 }
@@ -185,9 +186,9 @@ func TestTail_keepsOnlyTheCallsDrawn(t *testing.T) {
 // that withholds a committed claim's answer says the claim was committed.
 func TestSequence_timingsAndCommittedClaims(t *testing.T) {
 	cs := Calls([]journal.Entry{
-		{Seq: 1, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Status: 200, LatencyMs: 3.46, Outcome: journal.OutcomeSuccess},
-		{Seq: 2, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Status: 200, LatencyMs: 30012, Fault: fault.CommitThenDelay, Outcome: journal.OutcomeFault},
-		{Seq: 3, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Fault: fault.CommitThenDrop, Outcome: journal.OutcomeTransport},
+		{Seq: 1, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Status: 200, LatencyMs: 3.46, Outcome: outcome.Success},
+		{Seq: 2, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Status: 200, LatencyMs: 30012, Fault: fault.CommitThenDelay, Outcome: outcome.Fault},
+		{Seq: 3, Kind: journal.KindExchange, Host: Hotdeals, Endpoint: "fetchCouponCode", Fault: fault.CommitThenDrop, Outcome: outcome.Transport},
 	})
 	var b strings.Builder
 	if err := Sequence(&b, "t", cs); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 	"github.com/rewardsim/rewardsim/sim/internal/recording"
 )
 
@@ -66,7 +67,7 @@ func headerValue(h map[string]string, name string) string {
 // recordedOutcome reads a recorded answer's contract outcome: a fault
 // that fired, no answer, or a refusal in the body (a coupon errorCode,
 // {STATUS: FAILURE}, status false, also in the decoded BDATA).
-func recordedOutcome(c Call, x recording.Expect) (outcome, errorCode string) {
+func recordedOutcome(c Call, x recording.Expect) (kind, errorCode string) {
 	var b struct {
 		ErrorCode string `json:"errorCode"`
 		STATUS    string `json:"STATUS"`
@@ -82,11 +83,11 @@ func recordedOutcome(c Call, x recording.Expect) (outcome, errorCode string) {
 	}
 	switch {
 	case c.Fault != "":
-		return journal.OutcomeFault, errorCode
+		return outcome.Fault, errorCode
 	case c.Status == 0:
-		return journal.OutcomeTransport, errorCode
+		return outcome.Transport, errorCode
 	case no || c.Status >= 400 || c.Reason != "":
-		return journal.OutcomeRefusal, errorCode
+		return outcome.Refusal, errorCode
 	}
-	return journal.OutcomeSuccess, ""
+	return outcome.Success, ""
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/coupons"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 )
 
 // Lanes of the sequence diagram, left to right.
@@ -124,18 +125,18 @@ const (
 
 // OutcomeColors colour an answer by its contract outcome.
 var OutcomeColors = map[string]string{
-	journal.OutcomeSuccess:   "#047857",
-	journal.OutcomeRefusal:   "#B45309",
-	journal.OutcomeFault:     "#7C3AED",
-	journal.OutcomeTransport: "#B91C1C",
+	outcome.Success:   "#047857",
+	outcome.Refusal:   "#B45309",
+	outcome.Fault:     "#7C3AED",
+	outcome.Transport: "#B91C1C",
 }
 
 // outcomeWords name the outcomes in the legend.
 var outcomeWords = map[string]string{
-	journal.OutcomeSuccess:   "success",
-	journal.OutcomeRefusal:   "refusal (the service said no)",
-	journal.OutcomeFault:     "injected fault",
-	journal.OutcomeTransport: "transport failure (no answer)",
+	outcome.Success:   "success",
+	outcome.Refusal:   "refusal (the service said no)",
+	outcome.Fault:     "injected fault",
+	outcome.Transport: "transport failure (no answer)",
 }
 
 // Sequence writes the SVG sequence diagram of calls under title. Each
@@ -216,7 +217,7 @@ func sequence(w io.Writer, title string, calls []Call, left int) error {
 	// The legend: one swatch per outcome.
 	b.WriteString(`<g class="legend">`)
 	lx := 8
-	for _, o := range journal.Outcomes {
+	for _, o := range outcome.All {
 		w := int(float64(len(outcomeWords[o])) * 6.6) // the legend's words are measured, not over-estimated
 		// A white ground keeps the lanes' dashed lines out of the words.
 		fmt.Fprintf(&b, `<g data-outcome="%s"><rect x="%d" y="%d" width="%d" height="16" fill="#FFFFFF"/><rect x="%d" y="%d" width="12" height="12" rx="2" fill="%s"/><text x="%d" y="%d" fill="#374151">%s</text></g>`,
@@ -299,18 +300,18 @@ func wrap(s string, n int) []string {
 
 // outcomeLook is the colour, the text and the outcome of a call's answer.
 // A call from before outcomes were journaled is read by its status.
-func outcomeLook(c Call) (color, text, outcome string) {
-	outcome = c.Outcome
-	if outcome == "" {
+func outcomeLook(c Call) (color, text, kind string) {
+	kind = c.Outcome
+	if kind == "" {
 		switch {
 		case c.Fault != "":
-			outcome = journal.OutcomeFault
+			kind = outcome.Fault
 		case c.Status == 0:
-			outcome = journal.OutcomeTransport
+			kind = outcome.Transport
 		case c.Status >= 400 || c.Reason != "" || c.ErrorCode != "":
-			outcome = journal.OutcomeRefusal
+			kind = outcome.Refusal
 		default:
-			outcome = journal.OutcomeSuccess
+			kind = outcome.Success
 		}
 	}
 	text = fmt.Sprint(c.Status)
@@ -333,7 +334,7 @@ func outcomeLook(c Call) (color, text, outcome string) {
 	if c.LatencyMs > 0 {
 		text += " · " + took(c.LatencyMs)
 	}
-	return OutcomeColors[outcome], text, outcome
+	return OutcomeColors[kind], text, kind
 }
 
 // committed says, on the arrow of a fault that withholds the answer of a

@@ -86,7 +86,7 @@ func Verify(ctx context.Context, j *journal.Journal, c Check) (Verdict, error) {
 	for i := range es {
 		e := &es[i]
 		same := c.Endpoint == "" || e.Endpoint == c.Endpoint || e.Path == c.Endpoint
-		failed, passed := c.Where.Fails(e.RequestDoc())
+		failed, passed := c.Where.Fails(match.Doc(e.Request.BDATA, e.Request.Body, e.Query))
 		if same && failed == "" {
 			v.Matches = append(v.Matches, e.Seq)
 			continue
