@@ -69,8 +69,8 @@ func ReadBody(c echo.Context) ([]byte, error) {
 	if body == nil || body == http.NoBody { // a GET: no read buffer to allocate
 		return []byte{}, nil
 	}
-	if p, ok := body.(Peeked); ok {
-		if whole, ok := p.Take(); ok {
+	if p, ok := body.(*peekedBody); ok {
+		if whole, ok := p.take(); ok {
 			if len(whole) > MaxBody {
 				return nil, ErrTooLarge
 			}
@@ -85,17 +85,6 @@ func ReadBody(c echo.Context) ([]byte, error) {
 		return nil, ErrTooLarge
 	}
 	return data, nil
-}
-
-// Peeked is a request body the journal has already read, before any
-// handler (so it keeps the bodies of calls no handler reads). When that
-// read holds the whole body, Take hands over the very bytes and leaves
-// the body at its end: the body is read once and not copied again, and
-// the journal keeps a reference to what the handler read. Both only
-// read the bytes.
-type Peeked interface {
-	io.ReadCloser
-	Take() (whole []byte, ok bool)
 }
 
 // JSONSerializer is echo's JSON encoding of every answer, without HTML

@@ -53,7 +53,7 @@ func TestJournal_readersSkipUndecodableRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	last, _ := st.lastSeq()
-	if err := st.appendRecords([]storedRecord{{Seq: last + 1, At: time.Now(), Data: []byte{codecVersion, 0xff}}}, 0, time.Time{}); err != nil {
+	if err := st.appendRecords([]storedRecord{{Seq: last + 1, At: time.Now(), Data: framed([]byte{codecVersion, 0xff})}}, 0, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	j.next.Store(last + 1) // the writer is idle after the flush

@@ -35,9 +35,8 @@ type Entry struct {
 	// Path is the request path; for a webhook attempt, the target URL.
 	Path  string `json:"path"`
 	Query string `json:"query,omitempty"`
-	// Channel is the channel name (bName / channelName) when the request
-	// carries one, else its CHANNELID; ChannelID is the CHANNELID or
-	// X-CHANNELID; VirtualID the user.
+	// Channel (its name), ChannelID and VirtualID are whom the call was
+	// for, as its way in found them (httpx.Outcome).
 	Channel   string  `json:"channel,omitempty"`
 	ChannelID string  `json:"channelId,omitempty"`
 	VirtualID string  `json:"virtualId,omitempty"`
@@ -56,7 +55,7 @@ type Entry struct {
 	// Error is a transport error of a webhook attempt.
 	Error string `json:"error,omitempty"`
 	// Outcome is what the answer meant under the contract (success,
-	// refusal, fault, transport; outcome.go); ErrorCode the coupon
+	// refusal, fault, transport; package outcome); ErrorCode the coupon
 	// errorCode the answer carried, if any.
 	Outcome   string `json:"outcome"`
 	ErrorCode string `json:"errorCode,omitempty"`

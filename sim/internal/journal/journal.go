@@ -407,7 +407,7 @@ func (j *Journal) take(it item, batch []storedRecord, waiters []chan struct{}) (
 	data := j.encode(r)
 	// The answer's body ends the record: a listing polled again and again
 	// stores it once a batch (storedRecord.Shared).
-	return append(batch, storedRecord{Seq: r.Seq, At: r.At, Data: data, Framed: true, Shared: r.resBodyLen(), SharedHash: r.resHash}), waiters
+	return append(batch, storedRecord{Seq: r.Seq, At: r.At, Data: data, Shared: r.resBodyLen(), SharedHash: r.resHash}), waiters
 }
 
 // encode appends r, framed for the store, to the chunk.

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -27,7 +26,7 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			at, start := j.opts.Clock.Now(), j.opts.Wall.Now()
 			r := &Exchange{At: at, WallAt: start, Listener: listener, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery}
 			if req.Body != nil && req.Body != http.NoBody {
-				r.RequestBody, r.RequestTrunc = PeekBody(req)
+				r.RequestBody, r.RequestTrunc = httpx.PeekBody(req, MaxBodyKept)
 			}
 			// Numbered as it arrives: the journal's order is the order
 			// requests came in, and the answer says its number.
@@ -74,66 +73,6 @@ func releaseCopy(b *bytes.Buffer) {
 		b.Reset()
 		answerCopies.Put(b)
 	}
-}
-
-// PeekBody reads up to MaxBodyKept bytes of the body for the journal and
-// puts them back in front of the rest, so the handler reads the body
-// exactly as sent (its own size limit included). A body of known length
-// is read into one buffer of that size, which httpx.ReadBody then takes
-// as it is (httpx.Peeked): one read, no second copy.
-func PeekBody(req *http.Request) ([]byte, bool) {
-	var data []byte
-	ended := false // the body's end was read, without an error
-	if n := req.ContentLength; n > 0 && n <= MaxBodyKept {
-		data = make([]byte, n, n+1)
-		got, err := io.ReadFull(req.Body, data)
-		data = data[:got]
-		if err == nil {
-			var one [1]byte
-			m, err := req.Body.Read(one[:])
-			data = append(data, one[:m]...)
-			ended = m == 0 && err == io.EOF
-		}
-	} else {
-		w := bytes.NewBuffer(make([]byte, 0, 1024))
-		_, err := io.CopyN(w, req.Body, MaxBodyKept+1)
-		data, ended = w.Bytes(), err == io.EOF
-	}
-	p := &peekedBody{rest: req.Body, whole: ended && len(data) <= MaxBodyKept, data: data}
-	p.head.Reset(data)
-	req.Body = p
-	if len(data) > MaxBodyKept {
-		return data[:MaxBodyKept:MaxBodyKept], true
-	}
-	return data, false
-}
-
-// peekedBody is a request body whose first bytes the journal read: those
-// bytes, then the rest as sent.
-type peekedBody struct {
-	head  bytes.Reader
-	data  []byte
-	whole bool // data is the whole body
-	rest  io.ReadCloser
-}
-
-func (p *peekedBody) Read(b []byte) (int, error) {
-	if p.head.Len() > 0 {
-		return p.head.Read(b)
-	}
-	return p.rest.Read(b)
-}
-
-func (p *peekedBody) Close() error { return p.rest.Close() }
-
-// Take hands over the whole body when the journal's read holds it and
-// nothing of it was read yet (httpx.Peeked).
-func (p *peekedBody) Take() ([]byte, bool) {
-	if !p.whole || p.head.Len() != len(p.data) {
-		return nil, false
-	}
-	p.head.Reset(nil)
-	return p.data, true
 }
 
 // recorder keeps a copy of the first MaxBodyKept bytes of the answer:

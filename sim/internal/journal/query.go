@@ -22,7 +22,7 @@ type Filter struct {
 	After uint64
 	// Limit caps the page; 0 means no cap.
 	Limit int
-	// Where selects by the request's fields (where.go).
+	// Where selects by the request's fields (match.Doc).
 	Where match.Where
 }
 

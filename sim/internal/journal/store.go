@@ -83,11 +83,7 @@ const minShared = 2 * journalSharedHead
 type storedRecord struct {
 	Seq  uint64
 	At   time.Time
-	Data []byte
-	// Framed says Data begins with storeFrame bytes left free for the
-	// value's head, which write fills in place instead of copying
-	// the record.
-	Framed bool
+	Data []byte // storeFrame free bytes, then the record's
 	// Shared is how many bytes at the end of the record (after the frame)
 	// may be stored once for the records of a batch that end in the same
 	// bytes (0: none). Readers see every record whole.
@@ -98,8 +94,9 @@ type storedRecord struct {
 	SharedHash uint64
 }
 
-// storeFrame is how many bytes a framed record leaves at its start:
-// room for the longer head.
+// storeFrame is how many bytes a record's Data leaves free at its start
+// for the value's head, which write fills in place instead of copying the
+// record: room for the longer head.
 const storeFrame = journalSharedHead
 
 func seqKey(seq uint64) []byte {
@@ -244,14 +241,9 @@ func prune(b *bolt.Bucket, jb storeBatch, n int, size int64) (int, int64, error)
 var errJournalMark = errors.New("journal: a record begins with the sharing mark")
 
 // journalValue is the value of r with head bytes free before body (the
-// start of r's bytes): in r's own frame when it has one, else a copy.
+// start of r's bytes), in r's own frame.
 func journalValue(r storedRecord, body []byte, head int) []byte {
-	if r.Framed {
-		return r.Data[storeFrame-head : storeFrame+len(body)]
-	}
-	v := make([]byte, head+len(body))
-	copy(v[head:], body)
-	return v
+	return r.Data[storeFrame-head : storeFrame+len(body)]
 }
 
 var shareSeed = maphash.MakeSeed()
@@ -312,12 +304,7 @@ func shareEnds(recs []storedRecord, last uint64) []int {
 }
 
 // journalBytes is r's bytes, after its frame.
-func journalBytes(r storedRecord) []byte {
-	if r.Framed {
-		return r.Data[storeFrame:]
-	}
-	return r.Data
-}
+func journalBytes(r storedRecord) []byte { return r.Data[storeFrame:] }
 
 // journalEnd is the end r may share.
 func journalEnd(r storedRecord) []byte {

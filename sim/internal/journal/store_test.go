@@ -76,10 +76,7 @@ func TestJournalWrite_sharedEndsReadWhole(t *testing.T) {
 					}
 					head := fmt.Appendf([]byte{1}, "seq %d channel %d;", seq, rng.IntN(2))
 					data := append(head, end...)
-					r := storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)}
-					if rng.IntN(2) == 0 {
-						r.Data, r.Framed = append(make([]byte, storeFrame), data...), true
-					}
+					r := storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: framed(data), Shared: len(end)}
 					if rng.IntN(3) == 0 {
 						// The caller's hash: the same for different ends too,
 						// which must still be told apart.
@@ -164,7 +161,7 @@ func TestJournalWrite_readsTheOldLayout(t *testing.T) {
 	var batch []storedRecord
 	for seq := uint64(51); seq <= 60; seq++ {
 		data := append(fmt.Appendf([]byte{1}, "new %d;", seq), end...)
-		batch = append(batch, storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)})
+		batch = append(batch, storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: framed(data), Shared: len(end)})
 		want[seq] = data
 	}
 	if _, err := s.write(storeBatch{Records: batch, MaxEntries: 40}); err != nil {
@@ -195,7 +192,7 @@ func TestJournalWrite_storesARepeatedEndOnce(t *testing.T) {
 	written := 0
 	for seq := uint64(1); seq <= 50; seq++ {
 		data := append(fmt.Appendf([]byte{1}, "call %d;", seq), end...)
-		batch = append(batch, storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: data, Shared: len(end)})
+		batch = append(batch, storedRecord{Seq: seq, At: time.Unix(0, int64(seq)), Data: framed(data), Shared: len(end)})
 		written += len(data)
 	}
 	rand.New(rand.NewPCG(50, 50)).Shuffle(len(batch), func(i, j int) { batch[i], batch[j] = batch[j], batch[i] })
@@ -225,3 +222,7 @@ func TestOpenStore_ownBucketsOnly(t *testing.T) {
 		t.Errorf("the journal's file has the buckets %s", got)
 	}
 }
+
+// framed is data as the writer hands a record to the store: after
+// storeFrame free bytes.
+func framed(data []byte) []byte { return append(make([]byte, storeFrame), data...) }
