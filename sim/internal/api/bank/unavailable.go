@@ -25,8 +25,8 @@ var unavailable = map[string]string{
 
 // notAvailable answers RegisterEvent or ExitEvent with HTTP 404 and a
 // body saying it does not exist and what to do instead (NA-1).
-// door notes whom the call was for from what it carries: no way in
-// admits it.
+// door notes whom the call was for from what it carries (no way in
+// admits it).
 func notAvailable(door *frontdoor.Door, name, instead string) httpx.OpHandler {
 	body := struct {
 		Status    int    `json:"status"`
