@@ -145,10 +145,11 @@ var storyCases = []storyCase{
 		}},
 }
 
-// headerless are the stories whose effect shows before the call's
-// channel is known (the bearer check refuses an expired token) or on no
-// call at all (pushes): their answers carry no X-Rewardsim-Story.
-var headerless = map[string]bool{"token-expires-now": true, "webhook-storm": true}
+// headerless are the stories whose effect shows on no call at all
+// (pushes): no answer carries their X-Rewardsim-Story. A call refused
+// before it is admitted (the bearer check refuses an expired token) says
+// the stories of the channel it was noted for.
+var headerless = map[string]bool{"webhook-storm": true}
 
 func refID(b []byte) string {
 	_, rest, _ := strings.Cut(string(b), `"referenceId":"`)

@@ -141,14 +141,11 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		call, err = d.Openers[op.Auth](c, op, body, readErr, &req)
 		if err != nil {
 			d.NoteUnopened(c, body)
+			d.sayStories(c) // a refusal of a channel's call shows its stories too
 			return err
 		}
 		httpx.NoteCaller(c, call.Channel.Name, call.Channel.ChannelID, call.VirtualID)
-		if d.Stories != nil {
-			if s := d.Stories(call.Channel.Name); s != "" {
-				c.Response().Header().Set(StoryHeader, s)
-			}
-		}
+		d.sayStories(c)
 		if e.Check != nil {
 			if err := e.Check(c, call, &req); err != nil {
 				return err
@@ -167,6 +164,16 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 			}
 		}
 		return e.Serve(c, call, &req)
+	}
+}
+
+// sayStories names the failure stories applied to the channel the call
+// was noted for, on its answer.
+func (d *Door) sayStories(c echo.Context) {
+	if ch := httpx.OutcomeOf(c).Channel; d.Stories != nil && ch != "" {
+		if s := d.Stories(ch); s != "" {
+			c.Response().Header().Set(StoryHeader, s)
+		}
 	}
 }
 
