@@ -13,13 +13,13 @@ type learner struct {
 
 func (l *learner) opaque(v []byte) {
 	if len(v) == OpaqueLen {
-		l.ms = append(l.ms, Mask{Kind: MaskOpaque, Hash: HashOf(v), Len: len(v)})
+		l.ms = append(l.ms, Mask{Kind: MaskOpaque, Hash: hashOf(v), Len: len(v)})
 	}
 }
 
 func (l *learner) sign(v []byte) {
 	if len(v) >= OpaqueLen && len(v) <= maxSignLen {
-		l.ms = append(l.ms, Mask{Kind: MaskSign, Hash: HashOf(v), Len: len(v)})
+		l.ms = append(l.ms, Mask{Kind: MaskSign, Hash: hashOf(v), Len: len(v)})
 	}
 }
 
@@ -106,7 +106,7 @@ func eachKey(b []byte, fn func(key, value []byte)) {
 			return
 		}
 		b = b[i+1:]
-		end := StringEnd(b)
+		end := stringEnd(b)
 		if end < 0 {
 			return
 		}
@@ -122,9 +122,9 @@ func eachKey(b []byte, fn func(key, value []byte)) {
 	}
 }
 
-// StringEnd is the index of the quote that ends the JSON string b starts
+// stringEnd is the index of the quote that ends the JSON string b starts
 // inside of, skipping escaped quotes; -1 if there is none.
-func StringEnd(b []byte) int {
+func stringEnd(b []byte) int {
 	from := 0
 	for {
 		i := bytes.IndexByte(b[from:], '"')

@@ -79,77 +79,64 @@ type Memory struct {
 
 // New returns an empty memory.
 func New() *Memory {
-	m := &Memory{opaque: hashRing{OldestFirst[uint64, struct{}]{Max: maxKnown}}, signs: hashRing{OldestFirst[uint64, struct{}]{Max: maxSigns}}}
-	m.keys.Store(&keySet{keys: OldestFirst[string, struct{}]{Max: maxKeys}})
+	m := &Memory{opaque: hashRing{oldestFirst[uint64, struct{}]{max: maxKnown}}, signs: hashRing{oldestFirst[uint64, struct{}]{max: maxSigns}}}
+	m.keys.Store(&keySet{keys: oldestFirst[string, struct{}]{max: maxKeys}})
 	return m
 }
 
-// OldestFirst is a bounded map: putting a new key beyond Max forgets the
-// oldest. The hashes to mask, the secKeys and the journal's credential
-// owners are each one.
-type OldestFirst[K comparable, V any] struct {
+// oldestFirst is a bounded map: putting a new key beyond max forgets the
+// oldest. The hashes to mask and the secKeys are each one.
+type oldestFirst[K comparable, V any] struct {
 	m    map[K]V
 	ring []K
 	next int
-	Max  int
+	max  int
 }
 
-// Put stores v under k and reports whether k is new.
-func (r *OldestFirst[K, V]) Put(k K, v V) bool {
+// put stores v under k and reports whether k is new.
+func (r *oldestFirst[K, V]) put(k K, v V) bool {
 	if r.m == nil {
 		r.m = map[K]V{}
 	}
 	_, had := r.m[k]
 	if !had {
-		if len(r.ring) < r.Max {
+		if len(r.ring) < r.max {
 			r.ring = append(r.ring, k)
 		} else {
 			delete(r.m, r.ring[r.next])
 			r.ring[r.next] = k
-			r.next = (r.next + 1) % r.Max
+			r.next = (r.next + 1) % r.max
 		}
 	}
 	r.m[k] = v
 	return !had
 }
 
-// Get is the value under k.
-func (r *OldestFirst[K, V]) Get(k K) (V, bool) {
+// get is the value under k.
+func (r *oldestFirst[K, V]) get(k K) (V, bool) {
 	v, ok := r.m[k]
 	return v, ok
 }
 
 // hashRing is a bounded set of hashes.
-type hashRing struct{ OldestFirst[uint64, struct{}] }
+type hashRing struct{ oldestFirst[uint64, struct{}] }
 
-func (r *hashRing) add(h uint64) bool { return r.Put(h, struct{}{}) }
+func (r *hashRing) add(h uint64) bool { return r.put(h, struct{}{}) }
 
 func (r *hashRing) has(h uint64) bool {
 	_, ok := r.m[h]
 	return ok
 }
 
-// HashOf is 64-bit FNV-1a: stable across runs (the hashes are
+// hashOf is 64-bit FNV-1a: stable across runs (the hashes are
 // persisted) and allocation-free.
-func HashOf[T string | []byte](s T) uint64 {
+func hashOf[T string | []byte](s T) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211
 	}
 	return h
-}
-
-// Learn remembers secret values (tokens, referenceKeys, sessionIds) so
-// they are masked wherever they appear.
-func (mem *Memory) Learn(values ...string) {
-	mem.mu.Lock()
-	defer mem.mu.Unlock()
-	for _, v := range values {
-		if len(v) == OpaqueLen {
-			mem.opaque.add(HashOf(v))
-		}
-	}
 }
 
 // Remember puts persisted masks back in memory (a journal opening).
@@ -266,7 +253,7 @@ func (mem *Memory) maskTokens(s string, with func(secret string) string) string 
 		for j < len(s) && isOpaque(s[j]) {
 			j++
 		}
-		if j-i == OpaqueLen && mem.opaque.has(HashOf(s[i:j])) {
+		if j-i == OpaqueLen && mem.opaque.has(hashOf(s[i:j])) {
 			b.WriteString(s[last:i])
 			b.WriteString(with(s[i:j]))
 			last = j
@@ -302,7 +289,7 @@ func (mem *Memory) knownSignAt(s string, i int, buf []byte) (end int, raw string
 			buf[k] = c
 			k, j = k+1, j+1
 		}
-		if k == n && mem.signs.has(HashOf(buf[:n])) {
+		if k == n && mem.signs.has(hashOf(buf[:n])) {
 			return j, string(buf[:n]), true
 		}
 	}

@@ -23,13 +23,13 @@ var (
 // with(secret). Recording exports use it with a constant, the journal API
 // with Fingerprint.
 func (mem *Memory) MaskText(s string, with func(secret string) string) string {
-	return mem.MaskKnown(MaskNamed(s, with), with)
+	return mem.MaskKnown(maskNamed(s, with), with)
 }
 
-// MaskNamed replaces the credentials text names (JSON fields, query
+// maskNamed replaces the credentials text names (JSON fields, query
 // parameters, data- attributes) by with(secret): what can be masked
 // without a memory of values.
-func MaskNamed(s string, with func(secret string) string) string {
+func maskNamed(s string, with func(secret string) string) string {
 	if s == "" {
 		return s
 	}
@@ -155,7 +155,7 @@ func MaskHeader(h http.Header) map[string]string {
 // of the header names it met. It is bounded and belongs to one goroutine
 // (the journal's writer).
 type HeaderMemo struct {
-	m     OldestFirst[string, string]
+	m     oldestFirst[string, string]
 	names map[string]HeaderName
 }
 
@@ -174,7 +174,7 @@ const maxMemoNames = 512
 
 // NewHeaderMemo returns an empty memo.
 func NewHeaderMemo() *HeaderMemo {
-	return &HeaderMemo{m: OldestFirst[string, string]{Max: maxMaskMemo}}
+	return &HeaderMemo{m: oldestFirst[string, string]{max: maxMaskMemo}}
 }
 
 // maxMaskMemo bounds the masked header values remembered (at most
@@ -206,10 +206,10 @@ func (m *HeaderMemo) Mask(v string) string {
 	if m == nil || len(v) > maxMemoValue {
 		return MaskValue(v)
 	}
-	if out, ok := m.m.Get(v); ok {
+	if out, ok := m.m.get(v); ok {
 		return out
 	}
 	out := MaskValue(v)
-	m.m.Put(v, out)
+	m.m.put(v, out)
 	return out
 }

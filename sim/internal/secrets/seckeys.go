@@ -24,7 +24,7 @@ const maxKeys = 1 << 12
 // keySet is the remembered secKeys as one value: a writer builds a new
 // one and swaps it in, so a reader needs no lock.
 type keySet struct {
-	keys  OldestFirst[string, struct{}]
+	keys  oldestFirst[string, struct{}]
 	order []string // longest first, so a key inside another masks last
 }
 
@@ -41,7 +41,7 @@ func (mem *Memory) LearnSecKey(values ...string) {
 	next := &keySet{keys: old.keys.clone()}
 	changed := false
 	for _, v := range values {
-		if v != "" && next.keys.Put(v, struct{}{}) {
+		if v != "" && next.keys.put(v, struct{}{}) {
 			changed = true
 		}
 	}
@@ -62,7 +62,7 @@ func (mem *Memory) LearnSecKey(values ...string) {
 // hasAll reports whether every value is remembered already (or empty).
 func (ks *keySet) hasAll(values []string) bool {
 	for _, v := range values {
-		if _, ok := ks.keys.Get(v); v != "" && !ok {
+		if _, ok := ks.keys.get(v); v != "" && !ok {
 			return false
 		}
 	}
@@ -70,8 +70,8 @@ func (ks *keySet) hasAll(values []string) bool {
 }
 
 // clone copies r (a new secKey is rare: a channel added, a scenario loaded).
-func (r *OldestFirst[K, V]) clone() OldestFirst[K, V] {
-	c := OldestFirst[K, V]{m: make(map[K]V, len(r.m)+1), ring: append(make([]K, 0, len(r.ring)+1), r.ring...), next: r.next, Max: r.Max}
+func (r *oldestFirst[K, V]) clone() oldestFirst[K, V] {
+	c := oldestFirst[K, V]{m: make(map[K]V, len(r.m)+1), ring: append(make([]K, 0, len(r.ring)+1), r.ring...), next: r.next, max: r.max}
 	for k, v := range r.m {
 		c.m[k] = v
 	}
