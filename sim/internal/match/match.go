@@ -118,7 +118,7 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 // passed before it; "" when doc passes them all.
 func (w Where) Fails(doc any) (string, int) {
 	for i, p := range w {
-		got, found := resolve(doc, p.Pointer)
+		got, found := Resolve(doc, p.Pointer)
 		if !found {
 			return fmt.Sprintf("%s: want %s, got nothing", p.Pointer, p.want()), i
 		}
@@ -165,8 +165,12 @@ func text(v any) string {
 	return string(b)
 }
 
-// resolve follows an RFC 6901 pointer through decoded JSON.
-func resolve(doc any, ptr string) (any, bool) {
+// Resolve follows an RFC 6901 pointer through decoded JSON ("" is the
+// whole document).
+func Resolve(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
 	cur := doc
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")

@@ -3,6 +3,7 @@ package recording
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 	"io"
 	"mime"
 	"reflect"
@@ -143,8 +144,8 @@ func diffJSON(where string, want, got json.RawMessage, masks map[string]MaskKind
 			add(where+" "+orRoot(ptr), "", "", "", note)
 			return
 		}
-		ow, _ := pointer(wv, ptr)
-		og, _ := pointer(gv, ptr)
+		ow, _ := match.Resolve(wv, ptr)
+		og, _ := match.Resolve(gv, ptr)
 		w, g := text(ow, a), text(og, b)
 		compared := ""
 		if a != nil && b != nil && (!reflect.DeepEqual(a, ow) || !reflect.DeepEqual(b, og)) {

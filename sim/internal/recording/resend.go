@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -364,7 +365,7 @@ func capture(st *Step, a answer, vars map[string]string) {
 		if !ok {
 			continue
 		}
-		val, ok := pointer(v, c.Pointer)
+		val, ok := match.Resolve(v, c.Pointer)
 		if !ok {
 			continue
 		}
@@ -381,31 +382,4 @@ func capture(st *Step, a answer, vars map[string]string) {
 		}
 		vars[c.Name] = s
 	}
-}
-
-// pointer resolves an RFC 6901 JSON Pointer.
-func pointer(v any, p string) (any, bool) {
-	if p == "" {
-		return v, true
-	}
-	for _, tok := range strings.Split(p[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := v.(type) {
-		case map[string]any:
-			c, ok := x[tok]
-			if !ok {
-				return nil, false
-			}
-			v = c
-		case []any:
-			var i int
-			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }

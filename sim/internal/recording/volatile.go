@@ -3,6 +3,7 @@ package recording
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 	"io/fs"
 	"maps"
 	"regexp"
@@ -87,7 +88,7 @@ func (w *schemaWalk) resolve(file string, ref string) (string, any, any, error) 
 	if err != nil {
 		return "", nil, nil, err
 	}
-	node, ok := pointer(doc, frag)
+	node, ok := match.Resolve(doc, frag)
 	if !ok {
 		return "", nil, nil, fmt.Errorf("schema %s: $ref %s does not resolve", file, ref)
 	}
