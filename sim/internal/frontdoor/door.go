@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -195,14 +194,21 @@ func (d *Door) NoteUnopened(c echo.Context, body []byte) {
 	httpx.NoteCaller(c, channel, channelID, virtualID)
 }
 
+// NoteUnread reads the body of a call no endpoint reads (an endpoint the
+// real service lacks, a path of no endpoint), its one read, which also
+// lets the connection be reused, and notes whom it was for (NoteUnopened).
+func (d *Door) NoteUnread(c echo.Context) {
+	body, _ := httpx.ReadBody(c)
+	d.NoteUnopened(c, body)
+}
+
 // Unrouted notes whom a call to no endpoint of the host was for (404,
 // 405) before next answers it.
 func (d *Door) Unrouted(next echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		var he *echo.HTTPError
 		if o := httpx.OutcomeOf(c); errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed) && o.Channel == "" && o.ChannelID == "" {
-			body, _ := io.ReadAll(io.LimitReader(c.Request().Body, httpx.MaxBody))
-			d.NoteUnopened(c, body)
+			d.NoteUnread(c)
 		}
 		next(err, c)
 	}

@@ -1,7 +1,6 @@
 package bank
 
 import (
-	"io"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -25,7 +24,7 @@ var unavailable = map[string]string{
 
 // notAvailable answers RegisterEvent or ExitEvent with HTTP 404 and a
 // body saying it does not exist and what to do instead (NA-1).
-// door notes whom the call was for from what it carries (no way in
+// door reads its body and notes whom the call was for (no way in
 // admits it).
 func notAvailable(door *frontdoor.Door, name, instead string) httpx.OpHandler {
 	body := struct {
@@ -41,10 +40,7 @@ func notAvailable(door *frontdoor.Door, name, instead string) httpx.OpHandler {
 	}
 	reason := NotAvailableReason + ": " + name + " has no implementation in the real service (NA-1)"
 	return func(c echo.Context, _ contract.Op) error {
-		// Read whole, so the connection can be reused.
-		if b, err := io.ReadAll(io.LimitReader(c.Request().Body, httpx.MaxBody)); err == nil && door != nil {
-			door.NoteUnopened(c, b)
-		}
+		door.NoteUnread(c)
 		return &httpx.Error{Status: http.StatusNotFound, Body: body, Reason: reason}
 	}
 }
