@@ -119,5 +119,10 @@ func WritePlan(w io.Writer, allowWrites bool, budget int) {
 			fmt.Fprintf(w, "  %s: %s\n", s.Name, s.Unobservable)
 		}
 	}
+	for _, v := range refusalVariants {
+		if v.alike != "" {
+			fmt.Fprintf(w, "  %s, %s against %s (%s is told from both): %s\n", v.name, v.taken, v.alike, v.refuse, v.alikeWhy)
+		}
+	}
 	fmt.Fprintf(w, "about %d calls planned (shared tokens are fetched once; the listing's maximum may take more), budget %d; no call made (dry run)\n", total, budget)
 }
