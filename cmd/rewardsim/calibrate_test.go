@@ -717,52 +717,36 @@ func TestCalibrate_blindDrawOfFour(t *testing.T) {
 	bin := buildBinary(t)
 	uat, _ := calibrateService(t, bin, `version: 1
 extends: default
-sessions: {ttl: 3s}
+sessions: {ttl: 7s}
 switches:
   cards: {amountRequired: true}
   webhook: {interval: 45s, deadline: 12s}
 `)
 	dir := t.TempDir()
+	const pushes = "not-observable: not observable from a publisher's side: the vendor sends a coupon-status push"
 	for _, tc := range []struct {
 		name  string
 		extra []string
 		want  map[string]string // a value, or "cause: words of why"
 	}{
-		{"with --wait", []string{"--wait", "20s"}, map[string]string{
-			"sessions.ttl": "3s", "switches.cards.amountRequired": "true",
-			"switches.webhook.interval": "not-observable: not observable from a publisher's side: the vendor sends a coupon-status push",
-			"switches.webhook.deadline": "not-observable: not observable from a publisher's side: the vendor sends a coupon-status push",
-		}},
 		{"without --wait", nil, map[string]string{
 			"sessions.ttl":                  "needs-wait: needs waiting: a session's lifetime shows only once it has run out; run with --wait",
 			"switches.cards.amountRequired": "true",
 		}},
+		{"with --wait", []string{"--wait", "20s"}, map[string]string{
+			"sessions.ttl": "7s", "switches.cards.amountRequired": "true",
+			"switches.webhook.interval": pushes, "switches.webhook.deadline": pushes,
+		}},
+		{"with too short a --wait", []string{"--wait", "5s"}, map[string]string{
+			"sessions.ttl": "needs-wait: needs waiting longer: the session was still open after --wait 5s",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			js := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			before := uat.stored(t)
-			out, err := run(t, uat.demoArgs(append([]string{"--allow-writes", "--campaign", "CAMP-DEMO", "--json", js}, tc.extra...)...)...)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
-			}
+			out := calibrateAndCount(t, uat, js, append([]string{"--allow-writes", "--campaign", "CAMP-DEMO"}, tc.extra...)...)
 			rep := readCalReport(t, js)
-			if got := uat.stored(t) - before; got != rep.Calls {
-				t.Errorf("the journal counts %d calls; calibrate says %d", got, rep.Calls)
-			}
-			var causes struct {
-				Switches []struct{ Switch, Cause string }
-			}
-			_ = json.Unmarshal(mustRead(t, js), &causes)
-			cause := map[string]string{}
-			for _, s := range causes.Switches {
-				cause[s.Switch] = s.Cause
-			}
 			for name, want := range tc.want {
-				got, why := rep.value(name)
-				if why != "" {
-					got = cause[name] + ": " + why
-				}
-				if !strings.HasPrefix(got, want) {
+				if got := calValueOrCause(t, js, rep, name); !strings.HasPrefix(got, want) {
 					t.Errorf("%s = %q, want %q", name, got, want)
 				}
 			}
@@ -773,4 +757,52 @@ switches:
 			}
 		})
 	}
+	// A budget that leaves a few looks over the wait: the first session
+	// closes between two looks far apart, where several round lifetimes
+	// fit, and a second one watched closely over that span reads it.
+	t.Run("a budget for a few looks", func(t *testing.T) {
+		js := filepath.Join(dir, "few.json")
+		calibrateAndCount(t, uat, js)
+		budget := readCalReport(t, js).Calls + 14 // 3 calls to start the watch, 11 looks
+		calibrateAndCount(t, uat, js, "--wait", "40s", "--budget", strconv.Itoa(budget))
+		if got := calValueOrCause(t, js, readCalReport(t, js), "sessions.ttl"); got != "7s" {
+			t.Errorf("sessions.ttl = %q within a budget of %d", got, budget)
+		}
+	})
+}
+
+// calibrateAndCount runs calibrate as DEMOBANK against uat, writing js,
+// and checks the target's journal counts the calls calibrate says it made.
+func calibrateAndCount(t *testing.T, uat calTarget, js string, extra ...string) string {
+	t.Helper()
+	before := uat.stored(t)
+	out, err := run(t, uat.demoArgs(append([]string{"--json", js}, extra...)...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got, rep := uat.stored(t)-before, readCalReport(t, js); got != rep.Calls || got > rep.Budget {
+		t.Errorf("the journal counts %d calls; calibrate says %d of a budget of %d", got, rep.Calls, rep.Budget)
+	}
+	return out
+}
+
+// calValueOrCause is a switch's value, or its cause and why.
+func calValueOrCause(t *testing.T, js string, rep calReport, name string) string {
+	t.Helper()
+	got, why := rep.value(name)
+	if why == "" {
+		return got
+	}
+	var causes struct {
+		Switches []struct{ Switch, Cause string }
+	}
+	if err := json.Unmarshal(mustRead(t, js), &causes); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range causes.Switches {
+		if s.Switch == name {
+			return s.Cause + ": " + why
+		}
+	}
+	return "absent"
 }

@@ -298,12 +298,7 @@ func (r *run) reason(err error) (cause, why string) {
 
 // set records a switch's value and the exchanges that decided it.
 func (r *run) set(probe, name, value string, ev ...*Exchange) *Finding {
-	f := &Finding{Switch: name, Determined: true, Value: value, Probe: probe}
-	for _, e := range ev {
-		if e != nil {
-			f.Evidence = append(f.Evidence, e.Evidence(r.mask))
-		}
-	}
+	f := &Finding{Switch: name, Determined: true, Value: value, Probe: probe, Evidence: r.evidence(ev)}
 	r.found[name] = f
 	return f
 }

@@ -66,18 +66,24 @@ func TestCompare_uncheckedIsNoVerdict(t *testing.T) {
 }
 
 // A lifetime is read as the roundest duration the span it was seen in
-// allows.
+// allows, and is sure only when no other as round fits.
 func TestRoundest(t *testing.T) {
 	s, m := time.Second, time.Minute
-	for _, tc := range []struct{ lo, hi, want time.Duration }{
-		{2*s + 20*time.Millisecond, 3*s + 40*time.Millisecond, 3 * s},
-		{4 * s, 5*s + 10*time.Millisecond, 5 * s},
-		{29*m + 10*s, 31*m + 40*s, 30 * m},
-		{59 * m, 61 * m, time.Hour},
-		{2*s + 100*time.Millisecond, 2*s + 600*time.Millisecond, 2*s + 600*time.Millisecond},
+	for _, tc := range []struct {
+		lo, hi, want time.Duration
+		sure         bool
+	}{
+		{2*s + 20*time.Millisecond, 3*s + 40*time.Millisecond, 3 * s, true},
+		{4 * s, 5*s + 10*time.Millisecond, 5 * s, true},
+		{29*m + 10*s, 31*m + 40*s, 30 * m, true},
+		{59 * m, 61 * m, time.Hour, true},
+		{5*m + 50*s, 7*m + 5*s, 6 * m, false}, // 6m or 7m
+		{0, 20 * s, 15 * s, false},            // 10s and 20s as well
+		{14*m + 20*s, 15*m + 30*s, 15 * m, true},
+		{2*s + 100*time.Millisecond, 2*s + 600*time.Millisecond, 2*s + 600*time.Millisecond, false},
 	} {
-		if got := roundest(tc.lo, tc.hi); got != tc.want {
-			t.Errorf("roundest(%v, %v) = %v, want %v", tc.lo, tc.hi, got, tc.want)
+		if got, sure := roundest(tc.lo, tc.hi); got != tc.want || sure != tc.sure {
+			t.Errorf("roundest(%v, %v) = %v %v, want %v %v", tc.lo, tc.hi, got, sure, tc.want, tc.sure)
 		}
 	}
 }
