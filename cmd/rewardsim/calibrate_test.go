@@ -555,6 +555,7 @@ func calibrateNonsense(t *testing.T, bin string) {
 	}{
 		{[]string{"calibrate", "--rewards", "http://127.0.0.1:1"}, "missing --bank, --hotdeals, --channel, --key, --service-cert, --app-key, --sec-key"},
 		{[]string{"calibrate", "--budget", "0"}, "--budget must be at least 1"},
+		{[]string{"calibrate", "--wait", "-1s"}, "--wait must not be negative"},
 		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--key", "../../certs/publisher-dev.crt"), "--key ../../certs/publisher-dev.crt:"},
 		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--timezone", "IST"), `--timezone "IST": want a UTC offset`},
 		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--against", "nowhere.yaml"), "--against: open nowhere.yaml"},

@@ -87,3 +87,16 @@ func TestRoundest(t *testing.T) {
 		}
 	}
 }
+
+// Without a comparison, --fail-on-unchecked counts the switches not
+// determined that some run could decide; never the unobservable ones.
+func TestReport_open(t *testing.T) {
+	rep := &Report{Findings: []Finding{
+		{Switch: "switches.coupons.duplicate", Cause: CauseWrites, Why: "needs writes"},
+		{Switch: "switches.webhook.deadline", Cause: CauseUnobservable, Why: "not observable"},
+		{Switch: "switches.failureHttpStatus", Determined: true, Value: "200"},
+	}}
+	if n := rep.Open(); n != 1 {
+		t.Errorf("open %d, want 1 (the write switch)", n)
+	}
+}
