@@ -33,6 +33,8 @@ type calibrateFlags struct {
 	budget                          int
 	allowWrites, dryRun             bool
 	out, jsonOut, against           string
+	wait                            time.Duration
+	failUnchecked                   bool
 }
 
 func newCalibrateCmd() *cobra.Command {
@@ -43,7 +45,9 @@ func newCalibrateCmd() *cobra.Command {
 		Long: `calibrate calls a service (the vendor's UAT) the way a publisher would and decides, for each
 behaviour switch it can, the service's reading, from the fewest calls. Without --allow-writes it never
 calls what would issue a card, claim a coupon or burn stock. It prints a table; --out writes a scenario
-overlay, --json the same as data, --against compares with a scenario and exits 1 listing each drift.
+overlay, --json the same as data, --against compares with a scenario and exits 1 listing each drift;
+it says "no drift" only when every switch a publisher can observe was checked, and counts the others.
+--fail-on-unchecked also exits 1 when one of those went unchecked (writes off, no --wait, budget spent).
 Exit 2: it stopped (a transport failure, a burst of 5xx answers) or determined nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCalibrate(cmd, f) },
@@ -70,6 +74,9 @@ Exit 2: it stopped (a transport failure, a burst of 5xx answers) or determined n
 	fl.StringVar(&f.out, "out", "", "write a scenario overlay (extends: default) of what it found")
 	fl.StringVar(&f.jsonOut, "json", "", "write the findings as JSON (schemas/calibrate.json)")
 	fl.StringVar(&f.against, "against", "", "compare with this scenario; exit 1 listing each drift")
+	fl.DurationVar(&f.wait, "wait", 0, "watch what shows only after a wait (a session's lifetime) for up to this long; 0: not at all")
+	fl.BoolVar(&f.failUnchecked, "fail-on-unchecked", false,
+		"exit 1 when a switch a publisher can observe went unchecked (not determined: writes off, no --wait, budget spent, an ambiguous answer)")
 	return cmd
 }
 
@@ -77,6 +84,9 @@ func runCalibrate(cmd *cobra.Command, f calibrateFlags) error {
 	w := cmd.OutOrStdout()
 	if f.budget < 1 {
 		return calibrateExit{2, "--budget must be at least 1"}
+	}
+	if f.wait < 0 {
+		return calibrateExit{2, "--wait must not be negative"}
 	}
 	if f.dryRun {
 		calibrate.WritePlan(w, f.allowWrites, f.budget)
@@ -91,7 +101,7 @@ func runCalibrate(cmd *cobra.Command, f calibrateFlags) error {
 			return calibrateExit{2, "--against: " + err.Error()}
 		}
 	}
-	rep := calibrate.Run(cmd.Context(), t, calibrate.Options{Budget: f.budget, AllowWrites: f.allowWrites})
+	rep := calibrate.Run(cmd.Context(), t, calibrate.Options{Budget: f.budget, AllowWrites: f.allowWrites, Wait: f.wait})
 	var drift []calibrate.Drift
 	if f.against != "" {
 		if drift, err = rep.CompareFile(f.against); err != nil {
@@ -105,15 +115,12 @@ func runCalibrate(cmd *cobra.Command, f calibrateFlags) error {
 	if rep.Stopped != "" {
 		return calibrateExit{2, "calibrate stopped: " + rep.Stopped}
 	}
+	rep.WriteVerdict(w)
 	if len(drift) > 0 {
-		fmt.Fprintf(w, "drift against %s:\n", f.against)
-		for _, d := range drift {
-			fmt.Fprintln(w, "  DRIFT "+d.String())
-		}
 		return calibrateExit{1, fmt.Sprintf("%d switches drifted from %s", len(drift), f.against)}
 	}
-	if f.against != "" {
-		fmt.Fprintf(w, "no drift against %s\n", f.against)
+	if n := rep.Open(); f.failUnchecked && n > 0 {
+		return calibrateExit{1, fmt.Sprintf("%d switches a publisher can observe went unchecked (--fail-on-unchecked)", n)}
 	}
 	return nil
 }

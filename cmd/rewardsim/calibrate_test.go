@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/rewardsim/rewardsim/schemas"
+	"github.com/rewardsim/rewardsim/sim/calibrate"
 	"github.com/rewardsim/rewardsim/sim/publisher"
 )
 
@@ -293,8 +295,12 @@ func TestCalibrate(t *testing.T) {
 			}
 			for _, d := range calibrateDraws {
 				want := drawn[d.name]
-				if d.name == "switches.cards.dateandtime" && want == "now" {
-					want = "accept" // "now" answers as "accept" does: no answer shows the date a card keeps
+				if d.name == "switches.cards.dateandtime" && want != "reject" {
+					// "now" answers as "accept" does: no answer shows the date a card keeps.
+					if got, why := rep.value(d.name); got != "" || !strings.Contains(why, "it is accept or now, not reject") {
+						t.Errorf("seed %d: %s = %q (%s), drawn %q: want not determined, accept or now", seed, d.name, got, why, want)
+					}
+					continue
 				}
 				if got, why := rep.value(d.name); !sameReading(got, want) {
 					t.Errorf("seed %d: %s = %q (%s), drawn %q", seed, d.name, got, why, drawn[d.name])
@@ -386,12 +392,13 @@ func calibrateOverlayNoDrift(t *testing.T, bin string, uat calTarget, dir string
 	twin := calTarget{url: urls["all"], control: urls["control"]}
 	uat.activate(t, name)
 
-	out, err := run(t, uat.args(channel, "--allow-writes", "--offer", "OFF-A", "--offer", "OFF-B", "--campaign", "CAMP-"+channel, "--against", overlay)...)
+	// --wait 2s: a session outliving the wait is all a lifetime of 0 (never) can show.
+	out, err := run(t, uat.args(channel, "--allow-writes", "--offer", "OFF-A", "--offer", "OFF-B", "--campaign", "CAMP-"+channel, "--wait", "2s", "--against", overlay)...)
 	if err != nil || !strings.Contains(out, "no drift against") {
 		t.Fatalf("the first against its own overlay: %v\n%s", err, out)
 	}
 	args := twin.args("DEMOBANK", "--allow-writes", "--offer", "OFF-A", "--offer", "OFFER-VIP", "--campaign", "CAMP-DEMO",
-		"--app-key", "DEMOAPPKEY", "--sec-key", "DEMOSECKEY", "--against", filepath.Join(dir, name+".yaml"))
+		"--app-key", "DEMOAPPKEY", "--sec-key", "DEMOSECKEY", "--wait", "2s", "--against", filepath.Join(dir, name+".yaml"))
 	args[slices.Index(args, "OFF-A")] = "OFFER-DEMO"
 	if out, err := run(t, args...); err != nil || !strings.Contains(out, "no drift against") {
 		t.Fatalf("the second simulator, running the overlay, against the first's scenario: %v\n%s", err, out)
@@ -548,6 +555,7 @@ func calibrateNonsense(t *testing.T, bin string) {
 	}{
 		{[]string{"calibrate", "--rewards", "http://127.0.0.1:1"}, "missing --bank, --hotdeals, --channel, --key, --service-cert, --app-key, --sec-key"},
 		{[]string{"calibrate", "--budget", "0"}, "--budget must be at least 1"},
+		{[]string{"calibrate", "--wait", "-1s"}, "--wait must not be negative"},
 		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--key", "../../certs/publisher-dev.crt"), "--key ../../certs/publisher-dev.crt:"},
 		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--timezone", "IST"), `--timezone "IST": want a UTC offset`},
 		{calTarget{url: "http://127.0.0.1:1"}.args("X", "--against", "nowhere.yaml"), "--against: open nowhere.yaml"},
@@ -591,4 +599,211 @@ func calibrateNonsense(t *testing.T, bin string) {
 			}
 		}
 	}
+}
+
+// calibrateService starts `rewardsim serve` running yml as the real
+// service calibrate is pointed at (DEMOBANK's channel and stock).
+func calibrateService(t *testing.T, bin, yml string) (calTarget, string) {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "service.yaml")
+	if err := os.WriteFile(file, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, urls := startServe(t, bin, t.TempDir(), "--scenario", file)
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return calTarget{url: urls["all"], control: urls["control"]}, file
+}
+
+// demoArgs is calibrate's command line as DEMOBANK against c.
+func (c calTarget) demoArgs(extra ...string) []string {
+	return c.args("DEMOBANK", append([]string{"--app-key", "DEMOAPPKEY", "--sec-key", "DEMOSECKEY", "--offer", "OFFER-DEMO"}, extra...)...)
+}
+
+// calCheck is the --against part of calibrate's JSON.
+type calCheck struct {
+	Against *struct {
+		Checked   int
+		Unchecked []struct{ Switch, Cause, Why string }
+		Verdict   string
+	}
+}
+
+func readCalCheck(t *testing.T, path string) calCheck {
+	t.Helper()
+	readCalReport(t, path) // validated against schemas/calibrate.json
+	var c calCheck
+	if err := json.Unmarshal(mustRead(t, path), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A read-only --against run never says "no drift" over the switches it
+// could not check: the service answers a duplicate claim 409 where the
+// scenario says original, a reading only a write shows. The verdict
+// counts what went unchecked and why, the JSON lists each, and
+// --fail-on-unchecked turns it into exit 1; with writes the drift shows
+// (CPN-5), and a scenario the service matches passes even the flag.
+func TestCalibrate_noDriftOnlyOverWhatWasChecked(t *testing.T) {
+	bin := buildBinary(t)
+	uat, service := calibrateService(t, bin, "version: 1\nextends: default\nswitches:\n  coupons: {duplicate: reject}\n")
+	dir := t.TempDir()
+	expected := filepath.Join(dir, "expected.yaml")
+	if err := os.WriteFile(expected, []byte("version: 1\nextends: default\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writes := []string{"--allow-writes", "--campaign", "CAMP-DEMO", "--wait", "2s"}
+	for _, tc := range []struct {
+		name      string
+		against   string
+		extra     []string
+		exit      int
+		want      []string
+		unchecked string // a switch the JSON lists unchecked, with its cause
+		cause     string
+		noNoDrift bool
+	}{
+		{name: "read-only", against: expected, exit: 0, noNoDrift: true, unchecked: "switches.coupons.duplicate", cause: "needs-writes",
+			want: []string{"drift unknown against " + expected + ": none among ", " not checked: ", " need --allow-writes",
+				"NOT CHECKED switches.coupons.duplicate: needs writes"}},
+		{name: "read-only, --fail-on-unchecked", against: expected, extra: []string{"--fail-on-unchecked"}, exit: 1, noNoDrift: true,
+			unchecked: "switches.coupons.duplicate", cause: "needs-writes", want: []string{"drift unknown against "}},
+		{name: "with writes", against: expected, extra: writes, exit: 1, noNoDrift: true,
+			want: []string{"DRIFT switches.coupons.duplicate: the scenario says original, the target answers reject", " drifted against "}},
+		{name: "with writes, the service's own scenario, --fail-on-unchecked", against: service, extra: append(writes, "--fail-on-unchecked"), exit: 0,
+			want: []string{"no drift against " + service + ": "}, unchecked: "switches.webhook.deadline", cause: "not-observable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			js := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			out, err := run(t, uat.demoArgs(append([]string{"--against", tc.against, "--json", js}, tc.extra...)...)...)
+			if exitCode(err) != tc.exit {
+				t.Fatalf("exit %d (%v), want %d\n%s", exitCode(err), err, tc.exit, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the output does not say %q\n%s", w, out)
+				}
+			}
+			if tc.noNoDrift && strings.Contains(out, "no drift") {
+				t.Errorf("the output says no drift\n%s", out)
+			}
+			c := readCalCheck(t, js)
+			if c.Against == nil || c.Against.Checked == 0 || !strings.Contains(out, c.Against.Verdict+"\n") {
+				t.Fatalf("the JSON's comparison: %+v\n%s", c.Against, out)
+			}
+			if tc.unchecked == "" {
+				return
+			}
+			for _, u := range c.Against.Unchecked {
+				if u.Switch == tc.unchecked {
+					if u.Cause != tc.cause || u.Why == "" {
+						t.Errorf("%s unchecked as %+v, want cause %s", u.Switch, u, tc.cause)
+					}
+					return
+				}
+			}
+			t.Errorf("the JSON does not list %s unchecked: %+v", tc.unchecked, c.Against.Unchecked)
+		})
+	}
+}
+
+// A blind draw of four switches (sessions.ttl, switches.webhook.interval,
+// switches.cards.amountRequired, switches.webhook.deadline), each set off
+// its default: calibrate finds the two a publisher can observe, the
+// session's lifetime by watching it within --wait, and says plainly why
+// it cannot the pushes; every switch is in the output; without --wait the
+// session's lifetime says it needs waiting (GR-5, SESS-2, WH-2).
+func TestCalibrate_blindDrawOfFour(t *testing.T) {
+	bin := buildBinary(t)
+	uat, _ := calibrateService(t, bin, `version: 1
+extends: default
+sessions: {ttl: 7s}
+switches:
+  cards: {amountRequired: true}
+  webhook: {interval: 45s, deadline: 12s}
+`)
+	dir := t.TempDir()
+	const pushes = "not-observable: not observable from a publisher's side: the vendor sends a coupon-status push"
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		want  map[string]string // a value, or "cause: words of why"
+	}{
+		{"without --wait", nil, map[string]string{
+			"sessions.ttl":                  "needs-wait: needs waiting: a session's lifetime shows only once it has run out; run with --wait",
+			"switches.cards.amountRequired": "true",
+		}},
+		{"with --wait", []string{"--wait", "20s"}, map[string]string{
+			"sessions.ttl": "7s", "switches.cards.amountRequired": "true",
+			"switches.webhook.interval": pushes, "switches.webhook.deadline": pushes,
+		}},
+		{"with too short a --wait", []string{"--wait", "5s"}, map[string]string{
+			"sessions.ttl": "needs-wait: needs waiting longer: the session was still open after --wait 5s",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			js := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			out := calibrateAndCount(t, uat, js, append([]string{"--allow-writes", "--campaign", "CAMP-DEMO"}, tc.extra...)...)
+			rep := readCalReport(t, js)
+			for name, want := range tc.want {
+				if got := calValueOrCause(t, js, rep, name); !strings.HasPrefix(got, want) {
+					t.Errorf("%s = %q, want %q", name, got, want)
+				}
+			}
+			for _, s := range calibrate.Switches {
+				if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(s.Name) + ` `).MatchString(out) {
+					t.Errorf("%s is not in the output\n%s", s.Name, out)
+				}
+			}
+		})
+	}
+	// A budget that leaves a few looks over the wait: the first session
+	// closes between two looks far apart, where several round lifetimes
+	// fit, and a second one watched closely over that span reads it.
+	t.Run("a budget for a few looks", func(t *testing.T) {
+		js := filepath.Join(dir, "few.json")
+		calibrateAndCount(t, uat, js)
+		budget := readCalReport(t, js).Calls + 14 // 3 calls to start the watch, 11 looks
+		calibrateAndCount(t, uat, js, "--wait", "40s", "--budget", strconv.Itoa(budget))
+		if got := calValueOrCause(t, js, readCalReport(t, js), "sessions.ttl"); got != "7s" {
+			t.Errorf("sessions.ttl = %q within a budget of %d", got, budget)
+		}
+	})
+}
+
+// calibrateAndCount runs calibrate as DEMOBANK against uat, writing js,
+// and checks the target's journal counts the calls calibrate says it made.
+func calibrateAndCount(t *testing.T, uat calTarget, js string, extra ...string) string {
+	t.Helper()
+	before := uat.stored(t)
+	out, err := run(t, uat.demoArgs(append([]string{"--json", js}, extra...)...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got, rep := uat.stored(t)-before, readCalReport(t, js); got != rep.Calls || got > rep.Budget {
+		t.Errorf("the journal counts %d calls; calibrate says %d of a budget of %d", got, rep.Calls, rep.Budget)
+	}
+	return out
+}
+
+// calValueOrCause is a switch's value, or its cause and why.
+func calValueOrCause(t *testing.T, js string, rep calReport, name string) string {
+	t.Helper()
+	got, why := rep.value(name)
+	if why == "" {
+		return got
+	}
+	var causes struct {
+		Switches []struct{ Switch, Cause string }
+	}
+	if err := json.Unmarshal(mustRead(t, js), &causes); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range causes.Switches {
+		if s.Switch == name {
+			return s.Cause + ": " + why
+		}
+	}
+	return "absent"
 }

@@ -51,6 +51,9 @@ type Options struct {
 	RunID string
 	// Now is the local clock (time.Now when nil).
 	Now func() time.Time
+	// Wait bounds how long a probe that must wait something out (a
+	// session's lifetime) may watch it; 0 runs no such probe.
+	Wait time.Duration
 }
 
 // DefaultBudget is Options.Budget's default.
@@ -66,6 +69,37 @@ type Finding struct {
 	Evidence   []string `json:"evidence,omitempty"`
 	// Note adds what the value cannot say (readings that answer alike).
 	Note string `json:"note,omitempty"`
+	// Cause is Why as a word a program reads (one of Causes).
+	Cause string `json:"cause,omitempty"`
+	// Candidates are the readings a probe narrowed a switch to when no
+	// answer a publisher sees tells them apart.
+	Candidates []string `json:"candidates,omitempty"`
+	// AtLeast is a duration the switch's value is longer than (a session still
+	// open when --wait ran out).
+	AtLeast string `json:"atLeast,omitempty"`
+}
+
+// Why a switch is not determined, as Finding.Cause says it.
+const (
+	CauseWrites       = "needs-writes"
+	CauseFlag         = "needs-flag"
+	CauseWait         = "needs-wait"
+	CauseBudget       = "budget-spent"
+	CauseAmbiguous    = "ambiguous"
+	CauseUnreachable  = "not-reachable"
+	CauseUnobservable = "not-observable"
+)
+
+// Causes is every cause, in the order a verdict counts them; each with
+// the words a verdict line counts it in.
+var Causes = []struct{ Cause, Counted string }{
+	{CauseWrites, "need --allow-writes"},
+	{CauseFlag, "need a flag (--offer, --campaign, --key)"},
+	{CauseWait, "need waiting (--wait)"},
+	{CauseBudget, "budget spent"},
+	{CauseAmbiguous, "answered ambiguously"},
+	{CauseUnreachable, "not reached"},
+	{CauseUnobservable, "not observable from a publisher's side"},
 }
 
 // Report is one run's result.
@@ -83,6 +117,8 @@ type Report struct {
 	// whose SIGN --service-cert does not verify).
 	Warnings []string `json:"warnings,omitempty"`
 	Drift    []Drift  `json:"drift,omitempty"`
+	// Against is the comparison with a scenario (--against).
+	Against *Check `json:"against,omitempty"`
 }
 
 // TargetRef names the target in a report (no credentials).
@@ -95,9 +131,24 @@ type TargetRef struct {
 
 // Determined counts the switches decided.
 func (r *Report) Determined() int {
+	return count(r.Findings, func(f Finding) bool { return f.Determined })
+}
+
+// Open counts the switches left open that some run could have decided
+// (with writes, a flag, a wait, more budget, a target that answers):
+// the comparison's unchecked ones when there is one, else those not
+// determined; never the ones no publisher can observe.
+func (r *Report) Open() int {
+	if r.Against != nil {
+		return r.Against.Checkable()
+	}
+	return count(r.Findings, func(f Finding) bool { return !f.Determined && f.Cause != CauseUnobservable })
+}
+
+func count[T any](xs []T, keep func(T) bool) int {
 	n := 0
-	for _, f := range r.Findings {
-		if f.Determined {
+	for _, x := range xs {
+		if keep(x) {
 			n++
 		}
 	}
@@ -119,10 +170,12 @@ var (
 	errStopped = errors.New("stopped")
 )
 
-// needs is a probe's missing precondition (a flag, writes).
-type needs string
+// needs is a probe's missing precondition (a flag, writes, a wait).
+type needs struct{ cause, why string }
 
-func (n needs) Error() string { return string(n) }
+func (n needs) Error() string { return n.why }
+
+func needsFlag(why string) error { return needs{CauseFlag, why} }
 
 // ambiguous is an answer no reading explains.
 func ambiguous(format string, a ...any) error {
@@ -213,7 +266,9 @@ func (r *run) runProbe(p Probe) {
 	case r.stopped != "":
 		err = errStopped
 	case p.Writes && !r.o.AllowWrites:
-		err = needs("needs writes: this probe " + p.WritesWhat + " (run with --allow-writes)")
+		err = needs{CauseWrites, "needs writes: this probe " + p.WritesWhat + " (run with --allow-writes)"}
+	case p.Waits != "" && r.o.Wait <= 0:
+		err = needs{CauseWait, "needs waiting: " + p.Waits + "; run with --wait D to watch for up to D (--wait 35m, say)"}
 	default:
 		err = p.run(r)
 	}
@@ -221,38 +276,39 @@ func (r *run) runProbe(p Probe) {
 		if f, ok := r.found[name]; ok && (f.Determined || f.Why != "") {
 			continue
 		}
-		r.found[name] = &Finding{Switch: name, Probe: p.Name, Why: r.reason(err)}
+		r.unsure(p.Name, name, err)
 	}
 }
 
-// reason turns a probe's error into a finding's why.
-func (r *run) reason(err error) string {
+// reason turns a probe's error into a finding's cause and why.
+func (r *run) reason(err error) (cause, why string) {
+	var n needs
 	switch {
 	case err == nil:
-		return "answer ambiguous: the probe's answers decided nothing"
+		return CauseAmbiguous, "answer ambiguous: the probe's answers decided nothing"
 	case errors.Is(err, errBudget):
-		return fmt.Sprintf("budget spent (%d calls)", r.o.Budget)
+		return CauseBudget, fmt.Sprintf("budget spent (%d calls)", r.o.Budget)
 	case errors.Is(err, errStopped):
-		return "not reachable: " + r.stopped
+		return CauseUnreachable, "not reachable: " + r.stopped
+	case errors.As(err, &n):
+		return n.cause, r.mask(n.why)
 	}
-	return r.mask(err.Error())
+	return CauseAmbiguous, r.mask(err.Error())
 }
 
 // set records a switch's value and the exchanges that decided it.
 func (r *run) set(probe, name, value string, ev ...*Exchange) *Finding {
-	f := &Finding{Switch: name, Determined: true, Value: value, Probe: probe}
-	for _, e := range ev {
-		if e != nil {
-			f.Evidence = append(f.Evidence, e.Evidence(r.mask))
-		}
-	}
+	f := &Finding{Switch: name, Determined: true, Value: value, Probe: probe, Evidence: r.evidence(ev)}
 	r.found[name] = f
 	return f
 }
 
 // unsure records why a switch stays open although its probe ran.
-func (r *run) unsure(probe, name string, err error) {
-	r.found[name] = &Finding{Switch: name, Probe: probe, Why: r.reason(err)}
+func (r *run) unsure(probe, name string, err error) *Finding {
+	cause, why := r.reason(err)
+	f := &Finding{Switch: name, Probe: probe, Cause: cause, Why: why}
+	r.found[name] = f
+	return f
 }
 
 func (r *run) report() *Report {
@@ -263,7 +319,7 @@ func (r *run) report() *Report {
 			rep.Findings = append(rep.Findings, *f)
 			continue
 		}
-		rep.Findings = append(rep.Findings, Finding{Switch: s.Name, Why: "not probed: " + s.NotProbed})
+		rep.Findings = append(rep.Findings, Finding{Switch: s.Name, Cause: CauseUnobservable, Why: "not observable from a publisher's side: " + s.Unobservable})
 	}
 	if rep.Stopped == "" && rep.Determined() == 0 {
 		rep.Stopped = "no switch determined: the target answered no probe the way this service's API does"

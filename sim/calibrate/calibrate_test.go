@@ -34,21 +34,25 @@ func target(t *testing.T, url string) Target {
 	return Target{RewardsURL: url, BankURL: url, HotdealsURL: url, Channel: "CALX", Key: devKey(t), AppKey: "APPKEY1", SecKey: "SECRETKEY1", Offers: []string{"O"}}
 }
 
-// A target that is not there: the first call's transport failure stops
-// the run, and every switch says it was not reachable.
-func TestRun_transportFailureStops(t *testing.T) {
+// deadURL is a loopback address nothing listens on.
+func deadURL(t *testing.T) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := "http://" + l.Addr().String()
-	l.Close()
-	rep := Run(context.Background(), target(t, url), Options{Budget: 50, AllowWrites: true})
+	defer l.Close()
+	return "http://" + l.Addr().String()
+}
+
+// A target that is not there: the first call's transport failure stops
+// the run, and every switch says it was not reachable.
+func TestRun_transportFailureStops(t *testing.T) {
+	rep := Run(context.Background(), target(t, deadURL(t)), Options{Budget: 50, AllowWrites: true})
 	if rep.Calls != 1 || !strings.Contains(rep.Stopped, "transport failure") {
 		t.Fatalf("calls %d, stopped %q", rep.Calls, rep.Stopped)
 	}
 	for _, f := range rep.Findings {
-		if f.Determined || !(strings.HasPrefix(f.Why, "not reachable: transport failure") || strings.HasPrefix(f.Why, "not probed")) {
+		if f.Determined || !(strings.HasPrefix(f.Why, "not reachable: transport failure") || strings.HasPrefix(f.Why, "not observable")) {
 			t.Errorf("%s: %+v", f.Switch, f)
 		}
 	}
@@ -90,8 +94,8 @@ func sampleReport() *Report {
 				v = "37"
 			}
 		}
-		if s.NotProbed != "" {
-			rep.Findings = append(rep.Findings, Finding{Switch: s.Name, Why: "not probed: " + s.NotProbed})
+		if s.Unobservable != "" {
+			rep.Findings = append(rep.Findings, Finding{Switch: s.Name, Cause: CauseUnobservable, Why: "not observable from a publisher's side: " + s.Unobservable})
 			continue
 		}
 		rep.Findings = append(rep.Findings, Finding{Switch: s.Name, Determined: true, Value: v, Probe: "p",
@@ -132,7 +136,23 @@ func TestWriteJSON_matchesSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := sampleReport()
-	rep.Drift = []Drift{{Switch: "switches.failureHttpStatus", Scenario: "200", Target: "400"}}
+	for i, f := range rep.Findings {
+		switch f.Switch {
+		case "switches.cards.dateandtime":
+			rep.Findings[i] = Finding{Switch: f.Switch, Cause: CauseUnobservable, Why: "not observable", Candidates: []string{"accept", "now"}}
+		case "sessions.ttl":
+			rep.Findings[i] = Finding{Switch: f.Switch, Cause: CauseWait, Why: "needs waiting longer", AtLeast: "10s"}
+		case "switches.coupons.duplicate":
+			rep.Findings[i] = Finding{Switch: f.Switch, Cause: CauseWrites, Why: "needs writes"}
+		}
+	}
+	def, err := ParseScenario("default.yaml", []byte("version: 1\nextends: default\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Compare(def)) == 0 || len(rep.Against.Unchecked) == 0 {
+		t.Fatalf("the sample compares as %+v", rep.Against)
+	}
 	rep.Warnings = []string{"the SIGN of x's answer does not verify"}
 	var b bytes.Buffer
 	if err := rep.WriteJSON(&b); err != nil {

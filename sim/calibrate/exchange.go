@@ -30,8 +30,8 @@ type Exchange struct {
 	Status     int
 	RespHeader http.Header
 	Resp       []byte
-	// At is the local time the answer arrived.
-	At time.Time
+	// Sent is the local time the call went out; At the time its answer arrived.
+	Sent, At time.Time
 	// BadSign: the answer's SIGN does not verify with the service certificate.
 	BadSign bool
 }
@@ -66,6 +66,7 @@ func (r *run) send(e *Exchange) error {
 	if e.Body != nil && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	e.Sent = r.o.Now()
 	res, err := r.t.HTTP.Do(req)
 	if err == nil {
 		e.Resp, err = io.ReadAll(io.LimitReader(res.Body, 1<<20))
@@ -135,7 +136,7 @@ func contentType(e *Exchange) string {
 func (r *run) signed(op, url string, payload any, alter func(*publisher.Envelope)) (*Exchange, error) {
 	env, err := publisher.Seal(r.t.Key, r.t.ChannelID, payload)
 	if err != nil {
-		return nil, needs("cannot sign with --key: " + err.Error())
+		return nil, needsFlag("cannot sign with --key: " + err.Error())
 	}
 	if alter != nil {
 		alter(&env)

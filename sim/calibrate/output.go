@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
@@ -21,6 +22,12 @@ func (rep *Report) WriteTable(w io.Writer) {
 		value, ev := f.Value, ""
 		if !f.Determined {
 			value, ev = "not determined", f.Why
+			if len(f.Candidates) > 0 {
+				value += ": " + strings.Join(f.Candidates, " or ")
+			}
+			if f.AtLeast != "" {
+				value += ": over " + f.AtLeast
+			}
 		} else if len(f.Evidence) > 0 {
 			ev = f.Evidence[len(f.Evidence)-1]
 		}
@@ -104,16 +111,25 @@ func (rep *Report) Overlay() []byte {
 		if !ok {
 			continue
 		}
+		value := f.Value
 		if !f.Determined {
-			open = append(open, fmt.Sprintf("  %s: %s", f.Switch, f.Why))
-			continue
+			if len(f.Candidates) == 0 {
+				open = append(open, fmt.Sprintf("  %s: %s", f.Switch, f.Why))
+				continue
+			}
+			// Readings no answer tells apart: any of them simulates the
+			// service as a publisher sees it; default's might not.
+			value = f.Candidates[0]
 		}
 		n := root
 		for _, part := range strings.Split(f.Switch, ".") {
 			n = n.child(part)
 		}
-		n.value = yamlValue(s, f.Value)
+		n.value = yamlValue(s, value)
 		n.comment = "probe " + f.Probe + ": " + strings.Join(f.Evidence, "\n  then ")
+		if !f.Determined {
+			n.comment += "\nnote: " + f.Why
+		}
 		if f.Note != "" {
 			n.comment += "\nnote: " + f.Note
 		}
@@ -148,27 +164,144 @@ func (d Drift) String() string {
 	return s
 }
 
-// Compare lists each determined switch whose reading differs from sc's;
-// a switch not determined is no drift (nothing is known of it).
-func (rep *Report) Compare(sc *scenario.Scenario) []Drift {
+// Check is a run compared with a scenario: how many switches were
+// checked, and each one that was not, with why.
+type Check struct {
+	Scenario  string      `json:"scenario"`
+	Checked   int         `json:"checked"`
+	Unchecked []Unchecked `json:"unchecked"`
+	Verdict   string      `json:"verdict"`
+}
+
+// Unchecked is a switch a comparison could not check.
+type Unchecked struct {
+	Switch string `json:"switch"`
+	Cause  string `json:"cause"`
+	Why    string `json:"why"`
+}
+
+// Checkable counts the unchecked switches some run could have checked:
+// all but the ones no publisher can observe.
+func (c *Check) Checkable() int {
+	return count(c.Unchecked, func(u Unchecked) bool { return u.Cause != CauseUnobservable })
+}
+
+// Compare compares the findings with sc: each determined switch whose
+// reading differs is a drift; a switch narrowed to candidates, or to a
+// lifetime over a bound, drifts when sc's reading is outside them; every
+// other switch not determined is unchecked, never "no drift". It sets
+// rep.Drift and rep.Against.
+func (rep *Report) Compare(sc *scenario.Scenario) []Drift { return rep.compare(sc, "the scenario") }
+
+func (rep *Report) compare(sc *scenario.Scenario, name string) []Drift {
 	var out []Drift
+	c := &Check{Scenario: name, Unchecked: []Unchecked{}}
 	for _, f := range rep.Findings {
 		s, ok := SwitchByName(f.Switch)
-		if !ok || !f.Determined {
+		if !ok {
 			continue
 		}
 		want := s.Value(sc)
-		if s.Same(want, f.Value) {
-			continue
+		d, u := compareOne(s, f, want)
+		switch {
+		case d != nil:
+			out = append(out, *d)
+			c.Checked++
+		case u != nil:
+			c.Unchecked = append(c.Unchecked, *u)
+		default:
+			c.Checked++
 		}
-		d := Drift{Switch: f.Switch, Scenario: want, Target: f.Value}
+	}
+	c.Verdict = c.verdict(len(out))
+	rep.Drift, rep.Against = out, c
+	return out
+}
+
+// compareOne compares one finding with the scenario's reading want: a
+// drift, an unchecked switch, or neither (checked, the same).
+func compareOne(s Switch, f Finding, want string) (*Drift, *Unchecked) {
+	drift := func(target string) *Drift {
+		d := &Drift{Switch: f.Switch, Scenario: want, Target: target}
 		if len(f.Evidence) > 0 {
 			d.Evidence = f.Evidence[len(f.Evidence)-1]
 		}
-		out = append(out, d)
+		return d
 	}
-	rep.Drift = out
-	return out
+	switch {
+	case f.Determined && s.Same(want, f.Value):
+		return nil, nil
+	case f.Determined:
+		return drift(f.Value), nil
+	case len(f.Candidates) > 0:
+		for _, v := range f.Candidates {
+			if s.Same(want, v) {
+				return nil, &Unchecked{f.Switch, f.Cause, f.Why}
+			}
+		}
+		return drift(strings.Join(f.Candidates, " or ")), nil
+	case f.AtLeast != "":
+		bound, _ := time.ParseDuration(f.AtLeast)
+		w, err := time.ParseDuration(want)
+		switch {
+		case err == nil && w > 0 && w <= bound:
+			return drift("longer than " + f.AtLeast), nil
+		case err == nil && w == 0:
+			return nil, &Unchecked{f.Switch, CauseUnobservable, "the scenario's lifetime never runs out, and no wait tells that from one longer than it waited: " + f.Why}
+		}
+	}
+	return nil, &Unchecked{f.Switch, f.Cause, f.Why}
+}
+
+// verdict is the comparison's last line: the drifts, the switches
+// checked, and the ones not checked counted by cause. It says "no drift"
+// only when every switch a publisher could check was checked.
+func (c *Check) verdict(drifts int) string {
+	counts := map[string]int{}
+	for _, u := range c.Unchecked {
+		counts[u.Cause]++
+	}
+	var parts []string
+	for _, k := range Causes {
+		if n := counts[k.Cause]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k.Counted))
+		}
+	}
+	var head string
+	switch {
+	case drifts > 0:
+		head = fmt.Sprintf("%d drifted against %s among %d checked", drifts, c.Scenario, c.Checked)
+	case c.Checkable() > 0:
+		head = fmt.Sprintf("drift unknown against %s: none among %d checked", c.Scenario, c.Checked)
+	default:
+		head = fmt.Sprintf("no drift against %s: %d checked", c.Scenario, c.Checked)
+	}
+	if len(c.Unchecked) == 0 {
+		return head
+	}
+	return fmt.Sprintf("%s; %d not checked: %s", head, len(c.Unchecked), strings.Join(parts, ", "))
+}
+
+// WriteVerdict prints the comparison: each drift, each switch not
+// checked, and the verdict line.
+func (rep *Report) WriteVerdict(w io.Writer) {
+	c := rep.Against
+	if c == nil {
+		return
+	}
+	if len(rep.Drift) > 0 {
+		fmt.Fprintf(w, "drift against %s:\n", c.Scenario)
+		for _, d := range rep.Drift {
+			fmt.Fprintln(w, "  DRIFT "+d.String())
+		}
+	}
+	if len(c.Unchecked) > 0 {
+		fmt.Fprintf(w, "not checked against %s:\n", c.Scenario)
+		for _, u := range c.Unchecked {
+			fmt.Fprintf(w, "  NOT CHECKED %s: %s\n", u.Switch, u.Why)
+		}
+	}
+	fmt.Fprintln(w, c.Verdict)
 }
 
 // CompareFile compares with the scenario file at path (Compare).
@@ -177,5 +310,5 @@ func (rep *Report) CompareFile(path string) ([]Drift, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rep.Compare(sc), nil
+	return rep.compare(sc, path), nil
 }

@@ -14,6 +14,8 @@ type Probe struct {
 	// stock; WritesWhat says which.
 	Writes     bool
 	WritesWhat string
+	// Waits says what a probe waits out; it runs only with Options.Wait.
+	Waits string
 	// Calls lists each call and what it decides (the dry run's plan).
 	Calls []string
 	run   func(*run) error
@@ -78,6 +80,12 @@ func Plan() []Probe {
 		{Name: "coupon-price", Writes: true, WritesWhat: "claims a coupon and burns stock", Decides: []string{"switches.coupons.coinsMismatch"}, run: probeCouponPrice, Calls: []string{
 			"POST hotdeals /api/fetchCouponCode for --offer with coinsUsed one more than its price: refused, or a coupon (WRITES)",
 		}},
+		{Name: "session-ttl", Waits: "a session's lifetime shows only once it has run out", Decides: []string{"sessions.ttl"}, run: probeSessionTTL, Calls: []string{
+			"POST bank /api/GenerateSessionInfoV2 for a new virtualId: a session",
+			"GET bank /microsite with a sessionId the service never issued: the page a closed session gets",
+			"GET bank /microsite with the session: the page an open session gets",
+			"GET bank /microsite with the session again, spaced over --wait: the first closed page dates the session's end (WAITS)",
+		}},
 	}
 }
 
@@ -94,6 +102,9 @@ func WritePlan(w io.Writer, allowWrites bool, budget int) {
 			}
 			mark += "]"
 		}
+		if p.Waits != "" {
+			mark = "  [waits: " + p.Waits + "; for up to --wait, skipped without it]"
+		}
 		fmt.Fprintf(w, "probe %s%s\n  decides: %s\n", p.Name, mark, strings.Join(p.Decides, ", "))
 		for _, c := range p.Calls {
 			fmt.Fprintf(w, "  - %s\n", c)
@@ -102,10 +113,15 @@ func WritePlan(w io.Writer, allowWrites bool, budget int) {
 			total += len(p.Calls)
 		}
 	}
-	fmt.Fprintln(w, "not probed:")
+	fmt.Fprintln(w, "not observable from a publisher's side:")
 	for _, s := range Switches {
-		if s.NotProbed != "" {
-			fmt.Fprintf(w, "  %s: %s\n", s.Name, s.NotProbed)
+		if s.Unobservable != "" {
+			fmt.Fprintf(w, "  %s: %s\n", s.Name, s.Unobservable)
+		}
+	}
+	for _, v := range refusalVariants {
+		if v.alike != "" {
+			fmt.Fprintf(w, "  %s, %s against %s (%s is told from both): %s\n", v.name, v.taken, v.alike, v.refuse, v.alikeWhy)
 		}
 	}
 	fmt.Fprintf(w, "about %d calls planned (shared tokens are fetched once; the listing's maximum may take more), budget %d; no call made (dry run)\n", total, budget)

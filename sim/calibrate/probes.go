@@ -155,15 +155,19 @@ type refusalVariant struct {
 	note          string
 	alter         func(map[string]any)
 	taken, refuse string
-	// alike is a reading that answers as taken does.
-	alike string
+	// alike is a reading that answers as taken does, and alikeWhy why.
+	alike, alikeWhy string
 }
 
 var refusalVariants = []refusalVariant{
-	{"switches.cards.amountRequired", "amount left out", func(b map[string]any) { delete(b, "amount") }, "false", "true", ""},
-	{"switches.cards.dateandtime", "dateandtime not DDMMYYYYHHMMSS", func(b map[string]any) { b["dateandtime"] = "2026-01-15 11:00" }, "accept", "reject", "now"},
-	{"switches.cards.nestedAdditionalParams", "additionalParams an object", func(b map[string]any) { b["additionalParams"] = map[string]string{"city": "Pune"} }, "accept", "reject", ""},
-	{"switches.cards.channelMismatch", "channelName other than the token's", func(b map[string]any) { b["channelName"] = "CALOTHERCHANNEL" }, "use-token", "refuse", ""},
+	{name: "switches.cards.amountRequired", note: "amount left out", alter: func(b map[string]any) { delete(b, "amount") }, taken: "false", refuse: "true"},
+	{name: "switches.cards.dateandtime", note: "dateandtime not DDMMYYYYHHMMSS", alter: func(b map[string]any) { b["dateandtime"] = "2026-01-15 11:00" },
+		taken: "accept", refuse: "reject", alike: "now",
+		alikeWhy: "now keeps the service's clock and accept the date sent, and no answer (GetReward's, the listing's, a reveal's) shows the date a card keeps; its createdDateTime is when it was issued either way"},
+	{name: "switches.cards.nestedAdditionalParams", note: "additionalParams an object", alter: func(b map[string]any) { b["additionalParams"] = map[string]string{"city": "Pune"} },
+		taken: "accept", refuse: "reject"},
+	{name: "switches.cards.channelMismatch", note: "channelName other than the token's", alter: func(b map[string]any) { b["channelName"] = "CALOTHERCHANNEL" },
+		taken: "use-token", refuse: "refuse"},
 }
 
 func probeGetRewardRefusals(r *run) error {
@@ -193,13 +197,16 @@ func probeGetRewardRefusals(r *run) error {
 		if err != nil {
 			return err
 		}
-		switch plainOutcome(e) {
-		case taken:
-			f := r.set(probe, v.name, v.taken, base, e)
-			if v.alike != "" {
-				f.Note = fmt.Sprintf("%q answers alike (no answer shows the date a card keeps); the overlay writes %q", v.alike, v.taken)
-			}
-		case refused:
+		switch o := plainOutcome(e); {
+		case o == taken && v.alike != "":
+			// Told from the refusing reading, not from its twin.
+			f := r.unsure(probe, v.name, needs{CauseUnobservable, fmt.Sprintf("not observable from a publisher's side: it is %s or %s, not %s (%s is taken), "+
+				"and no answer tells them apart: %s", v.taken, v.alike, v.refuse, v.note, v.alikeWhy)})
+			f.Candidates = []string{v.taken, v.alike}
+			f.Evidence = []string{base.Evidence(r.mask), e.Evidence(r.mask)}
+		case o == taken:
+			r.set(probe, v.name, v.taken, base, e)
+		case o == refused:
 			r.set(probe, v.name, v.refuse, base, e)
 		default:
 			r.unsure(probe, v.name, ambiguous("%s", describe(e)))

@@ -63,7 +63,7 @@ func probeCardReveal(r *run) error {
 func probeBankResend(r *run) error {
 	const probe = "bank-resend"
 	if r.t.Campaign == "" {
-		return needs("needs --campaign (a campaignId of GetScratchCardForBank)")
+		return needsFlag("needs --campaign (a campaignId of GetScratchCardForBank)")
 	}
 	req := r.bankRequest(r.t.Campaign, r.txn())
 	var links [2]string
@@ -168,7 +168,7 @@ func (r *run) otherOffer() string {
 func probeCouponClaims(r *run) error {
 	const probe = "coupon-claims"
 	if len(r.t.Offers) == 0 {
-		return needs("needs --offer (an offer of the channel to claim)")
+		return needsFlag("needs --offer (an offer of the channel to claim)")
 	}
 	offer := r.t.Offers[0]
 	coins, err := r.priceOf(offer)
@@ -209,7 +209,7 @@ func (r *run) crossOffer(vid, txn, code, dup string, first *Exchange) error {
 	const probe, name = "coupon-claims", "switches.coupons.crossOffer"
 	other := r.otherOffer()
 	if other == "" {
-		return needs("needs a second offer (a second --offer, or another offer in the catalogue)")
+		return needsFlag("needs a second offer (a second --offer, or another offer in the catalogue)")
 	}
 	coins := r.catalogue[other]
 	e, err := r.claim(other, vid, txn, coins, "the first claim's extTransactionId on a second offer")
@@ -250,7 +250,7 @@ func coupon3(e *Exchange) (int, string, string) {
 
 func probeCouponPrice(r *run) error {
 	if len(r.t.Offers) == 0 {
-		return needs("needs --offer (an offer of the channel to claim)")
+		return needsFlag("needs --offer (an offer of the channel to claim)")
 	}
 	offer := r.t.Offers[0]
 	coins, err := r.priceOf(offer)

@@ -19,28 +19,22 @@ type Switch struct {
 	Values []string
 	// Kind is how the overlay writes the value: "bool", "int" or "string".
 	Kind string
-	// NotProbed says why no probe reads it; empty when one does.
-	NotProbed string
-	get       func(*scenario.Scenario) string
+	// Unobservable says why no call of a publisher's shows it; empty
+	// when a probe reads it.
+	Unobservable string
+	get          func(*scenario.Scenario) string
 }
 
-// Same reports whether two readings of the switch answer alike to a
-// publisher: switches.cards.dateandtime "now" and "accept" show no
-// difference in any answer (the card keeps the date it was sent, and no
-// answer shows it), so they are one reading here.
+// Same reports whether two values are one reading of the switch (a
+// duration however it is written).
 func (s Switch) Same(a, b string) bool {
 	if a == b {
 		return true
 	}
-	switch s.Kind {
-	case "duration":
+	if s.Kind == "duration" {
 		da, ea := time.ParseDuration(a)
 		db, eb := time.ParseDuration(b)
 		return ea == nil && eb == nil && da == db
-	}
-	if s.Name == "switches.cards.dateandtime" {
-		taken := func(v string) bool { return v == scenario.DateTimeNow || v == scenario.DateTimeAccept }
-		return taken(a) && taken(b)
 	}
 	return false
 }
@@ -59,6 +53,9 @@ func ptrb(b *bool) string {
 
 // Duration renders a duration the way a scenario file would (1h30m, 45m).
 func Duration(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
@@ -68,6 +65,11 @@ func Duration(d time.Duration) string {
 	}
 	return s
 }
+
+// noPushes is why the webhook switches are not observable: a push is
+// the vendor's to send, and a publisher's calls make none.
+const noPushes = "the vendor sends a coupon-status push when it invalidates an offer, to the webhook URL it holds for the channel; " +
+	"no call of a publisher's makes one, so calibrate can neither receive nor time one"
 
 // Switches is every behaviour switch, in the order of the docs' table.
 var Switches = []Switch{
@@ -82,8 +84,7 @@ var Switches = []Switch{
 	{Name: "tokens.userTTL", Default: "30m", Kind: "duration",
 		get: func(s *scenario.Scenario) string { return Duration(s.Tokens.UserTTL.D()) }},
 	{Name: "sessions.ttl", Default: "0", Kind: "duration",
-		NotProbed: "a session's lifetime shows only once it has run out: calibrate does not wait",
-		get:       func(s *scenario.Scenario) string { return Duration(s.Sessions.TTL.D()) }},
+		get: func(s *scenario.Scenario) string { return Duration(s.Sessions.TTL.D()) }},
 	{Name: "switches.cards.amountRequired", Default: "false", Values: []string{"false", "true"}, Kind: "bool",
 		get: func(s *scenario.Scenario) string { return btoa(s.Switches.Cards.AmountRequired) }},
 	{Name: "switches.cards.dateandtime", Default: "reject", Values: []string{"reject", "now", "accept"}, Kind: "string",
@@ -107,8 +108,8 @@ var Switches = []Switch{
 	{Name: "switches.cards.listBadValues", Default: "reject", Values: []string{"reject", "clamp"}, Kind: "string",
 		get: func(s *scenario.Scenario) string { return s.Switches.Cards.ListBadValues }},
 	{Name: "switches.cards.bankAmountUnit", Default: "rupees", Values: []string{"rupees", "paisa"}, Kind: "string",
-		NotProbed: "the unit shows only against a campaign's amount tiers, which the publisher side cannot list",
-		get:       func(s *scenario.Scenario) string { return s.Switches.Cards.BankAmountUnit }},
+		Unobservable: "the unit shows only against a campaign's amount tiers, which the publisher side cannot list",
+		get:          func(s *scenario.Scenario) string { return s.Switches.Cards.BankAmountUnit }},
 	{Name: "switches.cards.bankResend", Default: "original", Values: []string{"original", "new"}, Kind: "string",
 		get: func(s *scenario.Scenario) string { return s.Switches.Cards.BankResend }},
 	{Name: "switches.cards.bankNotEligible", Default: "signed", Values: []string{"signed", "bare"}, Kind: "string",
@@ -126,19 +127,19 @@ var Switches = []Switch{
 	{Name: "switches.coupons.coinsMismatch", Default: "accept", Values: []string{"accept", "refuse"}, Kind: "string",
 		get: func(s *scenario.Scenario) string { return s.Switches.Coupons.CoinsMismatch }},
 	{Name: "switches.webhook.retry", Default: "exponential", Values: []string{"exponential", "none", "fixed"}, Kind: "string",
-		NotProbed: "pushes go to the webhook URL the vendor holds for the channel, not to calibrate",
-		get:       func(s *scenario.Scenario) string { return s.Switches.Webhook.Retry }},
+		Unobservable: noPushes, get: func(s *scenario.Scenario) string { return s.Switches.Webhook.Retry }},
 	{Name: "switches.webhook.interval", Default: "30s", Kind: "duration",
-		NotProbed: "pushes go to the webhook URL the vendor holds for the channel, not to calibrate",
-		get:       func(s *scenario.Scenario) string { return Duration(s.Switches.Webhook.Interval.D()) }},
+		Unobservable: noPushes, get: func(s *scenario.Scenario) string { return Duration(s.Switches.Webhook.Interval.D()) }},
 	{Name: "switches.webhook.maxAttempts", Default: "4", Kind: "int",
-		NotProbed: "pushes go to the webhook URL the vendor holds for the channel, not to calibrate",
-		get:       func(s *scenario.Scenario) string { return itoa(s.Switches.Webhook.MaxAttempts) }},
+		Unobservable: noPushes, get: func(s *scenario.Scenario) string { return itoa(s.Switches.Webhook.MaxAttempts) }},
+	// 0 is the simulator's own --webhook-deadline.
+	{Name: "switches.webhook.deadline", Default: "0", Kind: "duration",
+		Unobservable: noPushes, get: func(s *scenario.Scenario) string { return Duration(s.Switches.Webhook.Deadline.D()) }},
 	{Name: "switches.sdk.emptySessionId", Default: "refuse", Values: []string{"refuse", "accept"}, Kind: "string",
 		get: func(s *scenario.Scenario) string { return s.Switches.SDK.EmptySessionID }},
 	{Name: "switches.sdk.missCallback", Default: "deliver", Values: []string{"deliver", "skip"}, Kind: "string",
-		NotProbed: "the reveal callbacks run in the hosted microsite's page, in a browser",
-		get:       func(s *scenario.Scenario) string { return s.Switches.SDK.MissCallback }},
+		Unobservable: "the reveal callbacks run in the hosted microsite's page, in a browser, and only for a card that wins nothing, which no call can ask for",
+		get:          func(s *scenario.Scenario) string { return s.Switches.SDK.MissCallback }},
 }
 
 // SwitchByName finds a switch of Switches.
