@@ -444,3 +444,83 @@ func TestBinaryCacheKeepsWhatIsInUse(t *testing.T) {
 		})
 	}
 }
+
+// The programs of TestLibrariesNameTheCause: attach where nothing listens,
+// then verify an operation name with a typo on a simulator of their own.
+const (
+	javaCause = `import io.github.rewardsim.*;
+public class Cause {
+    public static void main(String[] args) throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        String url = "http://127.0.0.1:" + port;
+        try {
+            RewardsimServer.attach(url, url);
+            System.out.println("attach: attached");
+        } catch (RuntimeException e) {
+            System.out.println("attach: " + e.getMessage());
+        }
+        try (RewardsimServer s = RewardsimServer.start()) {
+            s.newChannel().verify("fetchCoupon").never();
+            System.out.println("verify: passed");
+        } catch (RuntimeException e) {
+            System.out.println("verify: " + e.getMessage());
+        }
+    }
+}
+`
+	nodeCause = `import { createServer } from "node:net";
+import { attachRewardsim, startRewardsim } from "rewardsim";
+const port = await new Promise((r) => { const s = createServer().listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => r(p)); }); });
+const url = "http://127.0.0.1:" + port;
+try { await attachRewardsim(url, url); console.log("attach: attached"); } catch (e) { console.log("attach: " + e.message); }
+const sim = await startRewardsim();
+try { await (await sim.newChannel()).verify({ endpoint: "fetchCoupon", never: true }); console.log("verify: passed"); }
+catch (e) { console.log("verify: " + e.message); }
+await sim.close();
+`
+)
+
+// Point 7: errors that name the cause, in both libraries. Attaching where
+// nothing listens says the URL and "connection refused" (Java said
+// "GET /__sim/health: null"); an unknown operation name gets a
+// did-you-mean and the whole list of names, not one cut mid-name.
+func TestLibrariesNameTheCause(t *testing.T) {
+	t.Parallel()
+	check := func(t *testing.T, out string) {
+		lines := map[string]string{}
+		for _, line := range strings.Split(out, "\n") {
+			if k, v, ok := strings.Cut(line, ": "); ok && (k == "attach" || k == "verify") {
+				lines[k] = v
+			}
+		}
+		attach := regexp.MustCompile(`GET /__sim/health at http://127\.0\.0\.1:\d+/__sim/health: connection refused`)
+		if !attach.MatchString(lines["attach"]) {
+			t.Errorf("attach where nothing listens: %q, want the URL and connection refused", lines["attach"])
+		}
+		verify := lines["verify"]
+		if !strings.Contains(verify, `endpoint "fetchCoupon" is not an operation name (did you mean fetchCouponCode?)`) ||
+			!strings.Contains(verify, "sendRewardCardRequest, or a path") {
+			t.Errorf("verify of an unknown operation: %q, want a did-you-mean and every name", verify)
+		}
+	}
+	t.Run("java", func(t *testing.T) {
+		t.Parallel()
+		p := newJavaProject(t)
+		src := filepath.Join(p.dir, "Cause.java")
+		if err := os.WriteFile(src, []byte(javaCause), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check(t, p.run(t, time.Minute, "java", "-cp", p.compile(t, "cause", []string{src})+":"+p.classpath, "Cause"))
+	})
+	t.Run("node", func(t *testing.T) {
+		t.Parallel()
+		l, dir := nodeLaunch(t)
+		if err := os.WriteFile(filepath.Join(dir, "cause.mjs"), []byte(nodeCause), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check(t, runIn(t, dir, l.env, time.Minute, nodeOf(t, "22"), "cause.mjs"))
+	})
+}

@@ -49,6 +49,15 @@ async function readBody(res) {
   }
 }
 
+// A call that got no answer, said with its URL and cause (fetch says
+// only "fetch failed").
+function unanswered(endpoint, url, err) {
+  const code = err?.cause?.code;
+  const why = code === "ECONNREFUSED" ? "connection refused (nothing listens there: is the simulator running, and is the URL right?)"
+    : err?.cause?.message ?? err?.message ?? String(err);
+  return new RewardsimError(endpoint, { message: `${endpoint} at ${url}: ${why}` });
+}
+
 // Reads the serve start lines ("rewardsim: all listening on http://...")
 // until both the public and the control listeners are known.
 function listeners(child, bin, timeout, stderr) {
@@ -181,12 +190,14 @@ class Rewardsim {
     const headers = {};
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (this.controlToken) headers["X-Rewardsim-Control-Token"] = this.controlToken;
-    const res = await fetch(this.controlUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(this.controlUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      .catch((err) => { throw unanswered(`${method} ${path}`, this.controlUrl + path, err); });
     const parsed = res.status === 204 ? null : await readBody(res);
     if (!res.ok) {
+      const reason = res.headers.get("x-rewardsim-reason");
       throw new RewardsimError(`${method} ${path}`, {
-        status: res.status, body: parsed, reason: res.headers.get("x-rewardsim-reason"),
-        message: `${method} ${path}: HTTP ${res.status} ${typeof parsed === "string" ? parsed : JSON.stringify(parsed)}`,
+        status: res.status, body: parsed, reason,
+        message: `${method} ${path}: HTTP ${res.status} ${reason ?? (typeof parsed === "string" ? parsed : JSON.stringify(parsed))}`,
       });
     }
     return parsed;
