@@ -15,6 +15,7 @@ const { createInterface } = require("node:readline");
 const { promisify } = require("node:util");
 const { resolveBinary } = require("./binary.cjs");
 const { selfSignedCertificate } = require("./cert.cjs");
+const { tempDir, writeChannelFiles } = require("./files.cjs");
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -369,6 +370,16 @@ class Channel {
       REWARDS_URL: c.rewardsUrl, BANK_URL: c.bankUrl, HOTDEALS_URL: c.hotdealsUrl,
     };
     return Object.fromEntries(Object.entries(vars).filter(([, v]) => v != null).map(([k, v]) => [prefix + k, String(v)]));
+  }
+
+  /**
+   * Writes the credentials as files into dir (created when missing): key.pem,
+   * cert.pem, service.pem and channel.env (ch.env(prefix) with *_FILE paths
+   * for the PEMs). key.pem and channel.env are the owner's alone (0600).
+   * Give it a folder that goes with the test (tempDir(t)). Resolves with dir.
+   */
+  writeFiles(dir, { prefix = "PARTNER_" } = {}) {
+    return writeChannelFiles(this, dir, { prefix });
   }
 
   /** Changes this channel's webhookUrl alone (PATCH /__sim/channels/{name}): its credentials, state, faults, clock and journal stay. */
@@ -732,4 +743,4 @@ class Publisher {
   }
 }
 
-module.exports = { RewardsimError, startRewardsim, attachRewardsim, Rewardsim, Channel, WebhookInbox, Publisher };
+module.exports = { RewardsimError, startRewardsim, attachRewardsim, Rewardsim, Channel, WebhookInbox, Publisher, tempDir };

@@ -45,6 +45,8 @@ export interface AttachOptions {
 }
 
 export function startRewardsim(options?: StartOptions): Promise<Rewardsim>;
+/** A fresh temporary folder, removed when the node:test test of t ends (t.after); without t, remove it yourself. */
+export function tempDir(t?: { after(fn: () => unknown): void }): Promise<string>;
 /** Both URLs are needed (arguments, else REWARDSIM_URL and REWARDSIM_CONTROL_URL): the control URL is never guessed. */
 export function attachRewardsim(publicUrl?: string, controlUrl?: string): Promise<Rewardsim>;
 export function attachRewardsim(options: AttachOptions): Promise<Rewardsim>;
@@ -188,6 +190,8 @@ export class Channel {
   readonly canSign: boolean;
   readonly credentials: ChannelCredentials;
   env<P extends string = "PARTNER_">(prefix?: P): { [K in `${P}${ChannelEnvName}`]?: string };
+  /** Writes key.pem, cert.pem, service.pem and channel.env (env(prefix) with *_FILE paths for the PEMs) into dir; key.pem and channel.env are 0600. Resolves with dir, absolute. */
+  writeFiles(dir: string, options?: { prefix?: string }): Promise<string>;
   /** Changes the webhookUrl alone (PATCH /__sim/channels/{name}). */
   setWebhookUrl(url: string): Promise<JsonObject>;
   /** GET /__sim/channels/{name}. */

@@ -24,6 +24,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -95,6 +96,12 @@ class ChannelSurfaceTest {
         }
         assertEquals(c.secKey(), props.getProperty("sec-key"));
         assertEquals(c.privateKeyPem(), Files.readString(Path.of(props.getProperty("private-key-file"))));
+        // issue 51: what holds a secret is its owner's alone.
+        for (String f : List.of("key.pem", "keystore.p12", "channel.properties")) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(f))), f);
+        }
+        ch.writeFiles(dir); // again: still the owner's alone
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("key.pem"))));
     }
 
     @Test
