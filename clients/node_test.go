@@ -243,10 +243,13 @@ func TestNodeTestcontainers(t *testing.T) {
 	needTool(t, "npm")
 	majors := map[string]string{"20": "tc11", "22": "tc12", "24": "tc12"}
 	t.Run("types", func(t *testing.T) {
-		dir := npmProject(t, []string{"node/test/surface.ts", "node/test/surface-cjs.cts"}, map[string]string{"testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
+		// fault-kinds.ts: generated from the simulator's table of fault kinds (issue 51,
+		// TestLibraryFaultKinds in sim/internal/fault): every kind an endpoint shows is taken, every other refused.
+		dir := npmProject(t, []string{"node/test/surface.ts", "node/test/surface-cjs.cts", "node/test/fault-kinds.ts"},
+			map[string]string{"testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
 		node := nodeOf(t, "22")
 		runIn(t, dir, hermeticEnv(t, node), 2*time.Minute, node, "node_modules/typescript/bin/tsc", "--noEmit", "--strict",
-			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts", "surface-cjs.cts")
+			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts", "surface-cjs.cts", "fault-kinds.ts")
 	})
 	if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
 		t.Skip("no container engine: make test starts one (.ci/engine/up)")

@@ -113,6 +113,10 @@ export type GenericFaultAction =
 export type NotEligibleAction = { kind: "not-eligible" };
 export type CouponErrorAction = { kind: "coupon-error"; errorCode: CouponErrorCode; status?: number };
 export type CommitAction = { kind: "commit-then-drop" } | { kind: "commit-then-delay"; delay: Duration };
+/** A signed answer given with SIGN over other bytes, by another key, or absent: does your service verify what it is told? */
+export type AnswerSignAction = { kind: "answer-sign-other-bytes" | "answer-sign-other-key" | "answer-sign-absent" };
+/** The endpoints whose answer is a signed envelope (their SIGN can be broken by an AnswerSignAction). */
+export type SignedAnswerEndpoint = "getSecuredReferenceToken" | "GetAuthToken" | "GenerateSessionInfoV2" | "FetchRewardInfo" | "GetScratchCardForBank";
 
 interface FaultMatch {
   virtualId?: string;
@@ -124,13 +128,18 @@ interface FaultMatch {
   seed?: number;
 }
 
-/** A fault rule for a channel: each endpoint takes only the kinds (and coupon codes) it can show. */
+/**
+ * A fault rule for a channel: each endpoint takes only the kinds (and coupon codes) it can show,
+ * as the simulator's table has them (clients/node/test/fault-kinds.ts, generated from it, checks).
+ */
 export type FaultRule = FaultMatch & (
-  | { endpoint: EnvelopeEndpoint; action: GenericFaultAction }
-  | { endpoint: EligibleEndpoint; action: GenericFaultAction | NotEligibleAction }
+  | { endpoint: Exclude<SignedAnswerEndpoint, "GetScratchCardForBank">; action: GenericFaultAction | AnswerSignAction }
+  | { endpoint: "GetAllScratchCardsByUserId"; action: GenericFaultAction }
+  | { endpoint: "GetScratchCardForBank"; action: GenericFaultAction | NotEligibleAction | AnswerSignAction }
+  | { endpoint: Exclude<EligibleEndpoint, "GetScratchCardForBank">; action: GenericFaultAction | NotEligibleAction }
   | { endpoint: CouponListEndpoint; action: GenericFaultAction | NotEligibleAction | CouponErrorAction }
   | { endpoint: "fetchCouponCode"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction }
-  | { endpoint: "*"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction }
+  | { endpoint: "*"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction | AnswerSignAction }
 );
 
 /** A predicate value: a JSON value compared exactly (typed: 100 is not "100"), a regular expression (RE2, Go's dialect), or { text }: the value's text whatever its JSON type. */

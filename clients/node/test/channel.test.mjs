@@ -155,6 +155,15 @@ describe("the channel as the service sees it", { concurrency: true }, () => {
     assert.equal(statSync(join(dir, "key.pem")).mode & 0o777, 0o600);
   });
 
+  test("the answer-sign faults break the SIGN the publisher checks (issue 51)", async () => {
+    const ch = await sim.newChannel();
+    for (const kind of ["answer-sign-other-bytes", "answer-sign-other-key", "answer-sign-absent"]) {
+      await ch.fault({ endpoint: "GenerateSessionInfoV2", times: 1, action: { kind } });
+      await assert.rejects(ch.publisher.sessionId("VU-SIGN"), /SIGN does not verify/, kind);
+      assert.ok(await ch.publisher.sessionId("VU-SIGN"), `after ${kind}: signed again`);
+    }
+  });
+
   test("with a certificate only, ch.publisher is absent and says why", async () => {
     const mine = await sim.newChannel();
     const ch = await sim.newChannel({ certificate: mine.credentials.certificatePem });

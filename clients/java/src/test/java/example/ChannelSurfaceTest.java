@@ -168,6 +168,18 @@ class ChannelSurfaceTest {
         assertEquals(400, refused.status(), refused.getMessage());
     }
 
+    // Issue 51: the answer-sign faults, the way to test that a service verifies what it is told.
+    @Test
+    void answerSignFaultsBreakTheSignatureTheLibraryChecks() {
+        Channel ch = SERVER.newChannel();
+        for (Fault f : List.of(Fault.answerSignOtherBytes(), Fault.answerSignOtherKey(), Fault.answerSignAbsent())) {
+            ch.fault(f.on("GenerateSessionInfoV2").times(1));
+            RewardsimException e = assertThrows(RewardsimException.class, () -> ch.publisher().sessionId("VU-SIGN"));
+            assertTrue(e.getMessage().contains("SIGN"), e.getMessage());
+            assertNotNull(ch.publisher().sessionId("VU-SIGN")); // the next answer is signed again
+        }
+    }
+
     @Test
     void verifyCannotPassByMistake() {
         Channel ch = SERVER.newChannel();
