@@ -1,7 +1,6 @@
 package fault
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite clients/node/test/fault-kinds.ts from this package's table")
@@ -19,36 +19,7 @@ var update = flag.Bool("update", false, "rewrite clients/node/test/fault-kinds.t
 const (
 	nodeKindsFile = "../../../clients/node/test/fault-kinds.ts"
 	javaFaultFile = "../../../clients/java/src/main/java/io/github/rewardsim/Fault.java"
-	schemaFile    = "../../../schemas/scenario.json"
 )
-
-// schemaEnums is the schema's enum of a fault action's kind and of its
-// coupon errorCode.
-func schemaEnums(t *testing.T) (kinds, codes []string) {
-	b, err := os.ReadFile(schemaFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s struct {
-		Defs struct {
-			Fault struct {
-				Properties struct {
-					Action struct {
-						Properties struct {
-							Kind      struct{ Enum []string } `json:"kind"`
-							ErrorCode struct{ Enum []string } `json:"errorCode"`
-						} `json:"properties"`
-					} `json:"action"`
-				} `json:"properties"`
-			} `json:"fault"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	a := s.Defs.Fault.Properties.Action.Properties
-	return a.Kind.Enum, a.ErrorCode.Enum
-}
 
 // actionTS is a TypeScript action of kind with the fields it needs.
 func actionTS(kind, code string) string {
@@ -105,7 +76,7 @@ import type { CouponErrorCode, FaultRule } from "rewardsim";
 // from this table (fault-kinds.ts, compiled by tsc in clients/); the Java
 // one reads Fault.java.
 func TestLibraryFaultKinds(t *testing.T) {
-	kinds, codes := schemaEnums(t)
+	kinds, codes := schema.FaultKinds(), schema.FaultErrorCodes()
 	if !sameSet(kinds, Kinds) {
 		t.Errorf("the schema's kinds %v, fault.Kinds %v", kinds, Kinds)
 	}
