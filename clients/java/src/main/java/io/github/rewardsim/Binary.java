@@ -167,7 +167,8 @@ final class Binary {
     // other builds whose binary nobody started for a day: a process that
     // resolved one a moment ago has touched it, and a running binary's file
     // may go (POSIX keeps it open; Windows refuses, which is ignored).
-    // Folders not named by a digest are never touched.
+    // Folders not named by a digest are never touched; an extraction's
+    // .part file a killed JVM left goes after a day too.
     private static Path inUse(Path target, String keep) {
         try {
             Files.setLastModifiedTime(target, FileTime.from(Instant.now()));
@@ -176,10 +177,13 @@ final class Binary {
         }
         Instant before = Instant.now().minus(UNUSED);
         try (Stream<Path> dirs = Files.list(cache())) {
-            dirs.filter(d -> DIGEST.matcher(d.getFileName().toString()).matches() && !d.getFileName().toString().equals(keep)).forEach(d -> {
+            dirs.filter(d -> {
+                String n = d.getFileName().toString();
+                return DIGEST.matcher(n).matches() && !n.equals(keep) || n.startsWith("rewardsim-") && n.endsWith(".part");
+            }).forEach(d -> {
                 try {
                     Path bin = d.resolve(exe());
-                    FileTime used = Files.getLastModifiedTime(Files.exists(bin) ? bin : d);
+                    FileTime used = Files.getLastModifiedTime(Files.isDirectory(d) && Files.exists(bin) ? bin : d);
                     if (used.toInstant().isBefore(before)) deleteTree(d);
                 } catch (IOException ignored) {
                     // gone meanwhile
