@@ -161,8 +161,10 @@ java-deps: kit-deps
 # javadoc and jar only: dist/java/rewardsim.jar, its -sources.jar, its
 # -javadoc.jar (doclint on everything, no warning allowed) and pom.xml,
 # and one jar per platform, rewardsim-<os>-<arch>.jar (the classifier),
-# holding that platform's binary of `make bins` and its SHA-256, which the
-# library extracts and checks (Binary.java). Every jar carries LICENSE and
+# holding that platform's binary of `make bins` and its SHA-256. The
+# library's jar pins every platform binary of the build (binaries.sha256)
+# and refuses any other (Binary.java); its Main-Class is the rewardsim
+# command (java -jar rewardsim.jar <verb>). Every jar carries LICENSE and
 # a manifest naming its module and version.
 JAVA_VERSION ?= 0.1.0
 JAVA_PLATFORMS := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64 windows-arm64
@@ -172,8 +174,13 @@ java: java-deps bins
 	javadoc --release 17 -Xdoclint:all -Werror -quiet -encoding UTF-8 -d bin/java/api -cp $(JUNIT_JARS) \
 	  -sourcepath clients/java/src/main/java io.github.rewardsim io.github.rewardsim.junit
 	mkdir -p bin/java/api/META-INF && cp LICENSE bin/java/classes/META-INF/LICENSE && cp LICENSE bin/java/api/META-INF/LICENSE
+	for p in $(JAVA_PLATFORMS); do \
+	  exe=rewardsim; case $$p in windows-*) exe=rewardsim.exe;; esac; \
+	  (cd bin/platforms && sha256sum $$p/$$exe) || exit 1; \
+	done > bin/java/classes/io/github/rewardsim/binaries.sha256
 	printf 'Automatic-Module-Name: io.github.rewardsim\nImplementation-Title: rewardsim\nImplementation-Version: $(JAVA_VERSION)\n' > bin/java/MANIFEST.MF
-	jar --create --file dist/java/rewardsim.jar --manifest bin/java/MANIFEST.MF -C bin/java/classes .
+	cat bin/java/MANIFEST.MF > bin/java/MAIN.MF && printf 'Main-Class: io.github.rewardsim.Main\n' >> bin/java/MAIN.MF
+	jar --create --file dist/java/rewardsim.jar --manifest bin/java/MAIN.MF -C bin/java/classes .
 	jar --create --file dist/java/rewardsim-sources.jar --manifest bin/java/MANIFEST.MF -C clients/java/src/main/java . -C bin/java/classes META-INF/LICENSE
 	jar --create --file dist/java/rewardsim-javadoc.jar --manifest bin/java/MANIFEST.MF -C bin/java/api .
 	for p in $(JAVA_PLATFORMS); do \
@@ -187,10 +194,11 @@ java: java-deps bins
 	sed 's/@VERSION@/$(JAVA_VERSION)/g' clients/java/pom.xml > dist/java/pom.xml
 
 # The Node package (clients/node, docs/node.md): dist/node/rewardsim.tgz
-# and one package per platform (@rewardsim/<os>-<cpu>, the binary of
-# make bins inside, with os and cpu fields), rewardsim-<os>-<cpu>.tgz,
-# each an optional dependency of rewardsim (the esbuild pattern); LICENSE
-# in every tarball. Staged under bin/node-pack, packed with npm pack.
+# (with the rewardsim command, and the SHA-256 of every platform binary of
+# the build, which it pins) and one package per platform (@rewardsim/<os>-<cpu>,
+# the binary of make bins inside, with os and cpu fields),
+# rewardsim-<os>-<cpu>.tgz, installed beside it; LICENSE in every tarball.
+# Staged under bin/node-pack, packed with npm pack.
 node: node-deps bins
 	rm -rf dist/node bin/node-pack && mkdir -p dist/node
 	node clients/node/pack.mjs --version $(NODE_VERSION) --bins bin/platforms --license LICENSE --stage bin/node-pack --out dist/node

@@ -81,10 +81,15 @@ func TestJavaArtefacts(t *testing.T) {
 		if !strings.Contains(m, "Automatic-Module-Name: "+module+"\r\n") || !regexp.MustCompile(`Implementation-Version: \d+\.\d+\.\d+`).MatchString(m) {
 			t.Errorf("%s: manifest lacks its module name %s or a version:\n%s", name, module, m)
 		}
+		if main := strings.Contains(m, "Main-Class: io.github.rewardsim.Main\r\n"); main != (name == "rewardsim.jar") {
+			t.Errorf("%s: Main-Class io.github.rewardsim.Main (the rewardsim command) present %v, want it in rewardsim.jar alone", name, main)
+		}
 	}
 	if files := zipFiles(t, "../dist/java/rewardsim-javadoc.jar"); files["io/github/rewardsim/ChannelCredentials.html"] == nil {
 		t.Error("rewardsim-javadoc.jar has no page for ChannelCredentials")
 	}
+	// Issue 51: the library pins every platform binary of its build.
+	pins := string(readZip(t, zipFiles(t, "../dist/java/rewardsim.jar")["io/github/rewardsim/binaries.sha256"]))
 	for _, p := range javaPlatforms {
 		exe := "rewardsim"
 		if strings.HasPrefix(p, "windows") {
@@ -99,6 +104,9 @@ func TestJavaArtefacts(t *testing.T) {
 		got := sha256.Sum256(readZip(t, bin))
 		if want := strings.Fields(string(readZip(t, sum)))[0]; want != hex.EncodeToString(got[:]) {
 			t.Errorf("rewardsim-%s.jar: checksum %s, binary %x", p, want, got)
+		}
+		if pin := fmt.Sprintf("%x  %s/%s\n", got, p, exe); !strings.Contains(pins, pin) {
+			t.Errorf("rewardsim.jar's binaries.sha256 lacks %q:\n%s", pin, pins)
 		}
 	}
 	pom, err := os.ReadFile("../dist/java/pom.xml")

@@ -12,6 +12,8 @@ package clients
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -241,10 +243,13 @@ func TestNodeTestcontainers(t *testing.T) {
 	needTool(t, "npm")
 	majors := map[string]string{"20": "tc11", "22": "tc12", "24": "tc12"}
 	t.Run("types", func(t *testing.T) {
-		dir := npmProject(t, []string{"node/test/surface.ts", "node/test/surface-cjs.cts"}, map[string]string{"testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
+		// fault-kinds.ts: generated from the simulator's table of fault kinds (issue 51,
+		// TestLibraryFaultKinds in sim/internal/fault): every kind an endpoint shows is taken, every other refused.
+		dir := npmProject(t, []string{"node/test/surface.ts", "node/test/surface-cjs.cts", "node/test/fault-kinds.ts"},
+			map[string]string{"testcontainers": "tc12", "typescript": "typescript", "@types/node": "@types/node"})
 		node := nodeOf(t, "22")
 		runIn(t, dir, hermeticEnv(t, node), 2*time.Minute, node, "node_modules/typescript/bin/tsc", "--noEmit", "--strict",
-			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts", "surface-cjs.cts")
+			"--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "surface.ts", "surface-cjs.cts", "fault-kinds.ts")
 	})
 	if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
 		t.Skip("no container engine: make test starts one (.ci/engine/up)")
@@ -504,13 +509,16 @@ catch (e) { console.log("error " + e.message); }`
 		name, want string
 		env        []string
 	}{
-		{"nothing", "error rewardsim: no simulator binary for " + nodePlatform() + ": add the platform package @rewardsim/" + nodePlatform(), nil},
+		{"nothing", "error rewardsim: no simulator binary for " + nodePlatform() + ": install the platform tarball rewardsim-" + nodePlatform() + ".tgz", nil},
 		{"PATH", "from PATH", []string{"PATH=" + onPath + string(os.PathListSeparator) + path}},
 		{"REWARDSIM_BIN", "from REWARDSIM_BIN", []string{"REWARDSIM_BIN=" + rewardsimBin}},
 	} {
 		out := runIn(t, dir, append(hermetic, c.env...), time.Minute, node, "resolve.mjs")
 		if !strings.HasPrefix(strings.TrimSpace(out), c.want) {
 			t.Errorf("%s: got %q, want %q...", c.name, out, c.want)
+		}
+		if strings.Contains(out, "npm install") { // issue 51: no advice to fetch an unpublished public name
+			t.Errorf("%s: the error advises an npm install: %q", c.name, out)
 		}
 	}
 }
@@ -537,34 +545,49 @@ func tarball(t *testing.T, path string) (executable map[string]bool, manifest []
 }
 
 // What make node packs: LICENSE in every tarball; one package per
-// platform with its os and cpu fields and an executable binary; each an
-// exact optional dependency of rewardsim (the esbuild pattern).
+// platform with its os and cpu fields and an executable binary; rewardsim
+// with the rewardsim command and the SHA-256 of each platform's binary
+// (issue 51), and no dependency on the platform packages: npm would look
+// their unpublished names up in the public registry.
 func TestNodeTarballs(t *testing.T) {
 	t.Parallel()
 	main, mainManifest := tarball(t, need(t, "../dist/node/rewardsim.tgz", "make node"))
 	var manifest struct {
 		Version  string            `json:"version"`
 		Optional map[string]string `json:"optionalDependencies"`
+		Deps     map[string]string `json:"dependencies"`
+		Bin      map[string]string `json:"bin"`
 	}
 	if err := json.Unmarshal(mainManifest, &manifest); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"package/LICENSE", "package/index.js", "package/index.cjs", "package/binary.cjs", "package/cert.cjs", "package/index.d.ts", "package/index.d.cts"} {
+	for _, f := range []string{"package/LICENSE", "package/index.js", "package/index.cjs", "package/binary.cjs", "package/cli.cjs", "package/cert.cjs",
+		"package/index.d.ts", "package/index.d.cts", "package/binaries.json"} {
 		if _, ok := main[f]; !ok {
 			t.Errorf("rewardsim.tgz has no %s", f)
 		}
 	}
+	if len(manifest.Optional)+len(manifest.Deps) != 0 || manifest.Bin["rewardsim"] != "cli.cjs" {
+		t.Errorf("rewardsim's package.json: dependencies %v, optionalDependencies %v (want none), bin %v (want rewardsim: cli.cjs)",
+			manifest.Deps, manifest.Optional, manifest.Bin)
+	}
+	pinsJSON, err := exec.Command("tar", "-xzOf", "../dist/node/rewardsim.tgz", "package/binaries.json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pins struct {
+		Version string            `json:"version"`
+		SHA256  map[string]string `json:"sha256"`
+	}
+	if err := json.Unmarshal(pinsJSON, &pins); err != nil || pins.Version != manifest.Version {
+		t.Fatalf("binaries.json: %v, %s", err, pinsJSON)
+	}
 	want := map[string][2]string{"linux-x64": {"linux", "x64"}, "linux-arm64": {"linux", "arm64"}, "darwin-x64": {"darwin", "x64"},
 		"darwin-arm64": {"darwin", "arm64"}, "win32-x64": {"win32", "x64"}, "win32-arm64": {"win32", "arm64"}}
-	if len(manifest.Optional) != len(want) {
-		t.Errorf("optionalDependencies: %v", manifest.Optional)
-	}
 	for platform, oscpu := range want {
 		name := "@rewardsim/" + platform
-		if manifest.Optional[name] != manifest.Version {
-			t.Errorf("optionalDependencies[%s] = %q, want %q", name, manifest.Optional[name], manifest.Version)
-		}
-		files, pkgManifest := tarball(t, need(t, "../dist/node/rewardsim-"+platform+".tgz", "make node"))
+		tgz := need(t, "../dist/node/rewardsim-"+platform+".tgz", "make node")
+		files, pkgManifest := tarball(t, tgz)
 		var pkg struct {
 			Name string   `json:"name"`
 			OS   []string `json:"os"`
@@ -583,6 +606,13 @@ func TestNodeTarballs(t *testing.T) {
 		_, license := files["package/LICENSE"]
 		if !files[exe] || !license {
 			t.Errorf("%s: want an executable %s and LICENSE", platform, exe)
+		}
+		bin, err := exec.Command("tar", "-xzOf", tgz, exe).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(bin); pins.SHA256[platform] != hex.EncodeToString(sum[:]) {
+			t.Errorf("binaries.json pins %s to %q, its tarball's binary is %x", platform, pins.SHA256[platform], sum)
 		}
 	}
 }

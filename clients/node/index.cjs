@@ -15,6 +15,7 @@ const { createInterface } = require("node:readline");
 const { promisify } = require("node:util");
 const { resolveBinary } = require("./binary.cjs");
 const { selfSignedCertificate } = require("./cert.cjs");
+const { tempDir, writeChannelFiles } = require("./files.cjs");
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -47,6 +48,15 @@ async function readBody(res) {
   } catch {
     return text;
   }
+}
+
+// A call that got no answer, said with its URL and cause (fetch says
+// only "fetch failed").
+function unanswered(endpoint, url, err) {
+  const code = err?.cause?.code;
+  const why = code === "ECONNREFUSED" ? "connection refused (nothing listens there: is the simulator running, and is the URL right?)"
+    : err?.cause?.message ?? err?.message ?? String(err);
+  return new RewardsimError(endpoint, { message: `${endpoint} at ${url}: ${why}` });
 }
 
 // Reads the serve start lines ("rewardsim: all listening on http://...")
@@ -181,12 +191,14 @@ class Rewardsim {
     const headers = {};
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (this.controlToken) headers["X-Rewardsim-Control-Token"] = this.controlToken;
-    const res = await fetch(this.controlUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(this.controlUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      .catch((err) => { throw unanswered(`${method} ${path}`, this.controlUrl + path, err); });
     const parsed = res.status === 204 ? null : await readBody(res);
     if (!res.ok) {
+      const reason = res.headers.get("x-rewardsim-reason");
       throw new RewardsimError(`${method} ${path}`, {
-        status: res.status, body: parsed, reason: res.headers.get("x-rewardsim-reason"),
-        message: `${method} ${path}: HTTP ${res.status} ${typeof parsed === "string" ? parsed : JSON.stringify(parsed)}`,
+        status: res.status, body: parsed, reason,
+        message: `${method} ${path}: HTTP ${res.status} ${reason ?? (typeof parsed === "string" ? parsed : JSON.stringify(parsed))}`,
       });
     }
     return parsed;
@@ -358,6 +370,16 @@ class Channel {
       REWARDS_URL: c.rewardsUrl, BANK_URL: c.bankUrl, HOTDEALS_URL: c.hotdealsUrl,
     };
     return Object.fromEntries(Object.entries(vars).filter(([, v]) => v != null).map(([k, v]) => [prefix + k, String(v)]));
+  }
+
+  /**
+   * Writes the credentials as files into dir (created when missing): key.pem,
+   * cert.pem, service.pem and channel.env (ch.env(prefix) with *_FILE paths
+   * for the PEMs). key.pem and channel.env are the owner's alone (0600).
+   * Give it a folder that goes with the test (tempDir(t)). Resolves with dir.
+   */
+  writeFiles(dir, { prefix = "PARTNER_" } = {}) {
+    return writeChannelFiles(this, dir, { prefix });
   }
 
   /** Changes this channel's webhookUrl alone (PATCH /__sim/channels/{name}): its credentials, state, faults, clock and journal stay. */
@@ -721,4 +743,4 @@ class Publisher {
   }
 }
 
-module.exports = { RewardsimError, startRewardsim, attachRewardsim, Rewardsim, Channel, WebhookInbox, Publisher };
+module.exports = { RewardsimError, startRewardsim, attachRewardsim, Rewardsim, Channel, WebhookInbox, Publisher, tempDir };

@@ -45,6 +45,8 @@ export interface AttachOptions {
 }
 
 export function startRewardsim(options?: StartOptions): Promise<Rewardsim>;
+/** A fresh temporary folder, removed when the node:test test of t ends (t.after); without t, remove it yourself. */
+export function tempDir(t?: { after(fn: () => unknown): void }): Promise<string>;
 /** Both URLs are needed (arguments, else REWARDSIM_URL and REWARDSIM_CONTROL_URL): the control URL is never guessed. */
 export function attachRewardsim(publicUrl?: string, controlUrl?: string): Promise<Rewardsim>;
 export function attachRewardsim(options: AttachOptions): Promise<Rewardsim>;
@@ -111,6 +113,10 @@ export type GenericFaultAction =
 export type NotEligibleAction = { kind: "not-eligible" };
 export type CouponErrorAction = { kind: "coupon-error"; errorCode: CouponErrorCode; status?: number };
 export type CommitAction = { kind: "commit-then-drop" } | { kind: "commit-then-delay"; delay: Duration };
+/** A signed answer given with SIGN over other bytes, by another key, or absent: does your service verify what it is told? */
+export type AnswerSignAction = { kind: "answer-sign-other-bytes" | "answer-sign-other-key" | "answer-sign-absent" };
+/** The endpoints whose answer is a signed envelope (their SIGN can be broken by an AnswerSignAction). */
+export type SignedAnswerEndpoint = "getSecuredReferenceToken" | "GetAuthToken" | "GenerateSessionInfoV2" | "FetchRewardInfo" | "GetScratchCardForBank";
 
 interface FaultMatch {
   virtualId?: string;
@@ -122,13 +128,18 @@ interface FaultMatch {
   seed?: number;
 }
 
-/** A fault rule for a channel: each endpoint takes only the kinds (and coupon codes) it can show. */
+/**
+ * A fault rule for a channel: each endpoint takes only the kinds (and coupon codes) it can show,
+ * as the simulator's table has them (clients/node/test/fault-kinds.ts, generated from it, checks).
+ */
 export type FaultRule = FaultMatch & (
-  | { endpoint: EnvelopeEndpoint; action: GenericFaultAction }
-  | { endpoint: EligibleEndpoint; action: GenericFaultAction | NotEligibleAction }
+  | { endpoint: Exclude<SignedAnswerEndpoint, "GetScratchCardForBank">; action: GenericFaultAction | AnswerSignAction }
+  | { endpoint: "GetAllScratchCardsByUserId"; action: GenericFaultAction }
+  | { endpoint: "GetScratchCardForBank"; action: GenericFaultAction | NotEligibleAction | AnswerSignAction }
+  | { endpoint: Exclude<EligibleEndpoint, "GetScratchCardForBank">; action: GenericFaultAction | NotEligibleAction }
   | { endpoint: CouponListEndpoint; action: GenericFaultAction | NotEligibleAction | CouponErrorAction }
   | { endpoint: "fetchCouponCode"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction }
-  | { endpoint: "*"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction }
+  | { endpoint: "*"; action: GenericFaultAction | NotEligibleAction | CouponErrorAction | CommitAction | AnswerSignAction }
 );
 
 /** A predicate value: a JSON value compared exactly (typed: 100 is not "100"), a regular expression (RE2, Go's dialect), or { text }: the value's text whatever its JSON type. */
@@ -188,6 +199,8 @@ export class Channel {
   readonly canSign: boolean;
   readonly credentials: ChannelCredentials;
   env<P extends string = "PARTNER_">(prefix?: P): { [K in `${P}${ChannelEnvName}`]?: string };
+  /** Writes key.pem, cert.pem, service.pem and channel.env (env(prefix) with *_FILE paths for the PEMs) into dir; key.pem and channel.env are 0600. Resolves with dir, absolute. */
+  writeFiles(dir: string, options?: { prefix?: string }): Promise<string>;
   /** Changes the webhookUrl alone (PATCH /__sim/channels/{name}). */
   setWebhookUrl(url: string): Promise<JsonObject>;
   /** GET /__sim/channels/{name}. */

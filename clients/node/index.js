@@ -2,5 +2,5 @@
 // (index.cjs), so import and require share classes (instanceof holds).
 import lib from "./index.cjs";
 
-export const { RewardsimError, startRewardsim, attachRewardsim, Rewardsim, Channel, WebhookInbox, Publisher } = lib;
+export const { RewardsimError, startRewardsim, attachRewardsim, Rewardsim, Channel, WebhookInbox, Publisher, tempDir } = lib;
 export default lib;

@@ -1,10 +1,15 @@
 // make node: stages and packs the rewardsim package and one package per
-// platform (@rewardsim/<platform>-<cpu>, the esbuild pattern: os and cpu
-// fields, so npm installs only the one that fits), each an exact optional
-// dependency of rewardsim and each with LICENSE. Not part of the package.
+// platform (@rewardsim/<platform>-<cpu>, with os and cpu fields), each with
+// LICENSE. rewardsim carries binaries.json, the SHA-256 of every platform
+// binary of this build, and refuses any other (binary.cjs). The platform
+// packages are not dependencies of rewardsim: npm would look their names up
+// in the public registry, where nobody publishes them and anyone could; a
+// team installs its platform's tarball, or its own registry's copy, beside
+// rewardsim (docs/node.md). Not part of the package.
 //
 //   node clients/node/pack.mjs --version 0.1.0 --bins bin/platforms --license LICENSE --stage bin/node-pack --out dist/node
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +29,9 @@ function pack(dir, name) {
   renameSync(join(out, file), join(out, name));
 }
 
+// The SHA-256 of every platform binary packed, by Node's platform-cpu name.
+const digests = {};
+
 function platformPackage(goPlatform) {
   const [goos, goarch] = goPlatform.split("-");
   const os = goToNode.os[goos];
@@ -37,9 +45,11 @@ function platformPackage(goPlatform) {
   mkdirSync(join(dir, "bin"), { recursive: true });
   copyFileSync(binary, join(dir, "bin", exe));
   chmodSync(join(dir, "bin", exe), 0o755);
+  digests[`${os}-${cpu}`] = createHash("sha256").update(readFileSync(join(dir, "bin", exe))).digest("hex");
   copyFileSync(o.license, join(dir, "LICENSE"));
-  writeFileSync(join(dir, "README.md"), `# ${name}\n\nThe rewardsim simulator binary for ${os} ${cpu}: an optional dependency of ` +
-    "the `rewardsim` package, which runs it (docs/node.md in the rewardsim repository). Not meant to be installed alone.\n");
+  writeFileSync(join(dir, "README.md"), `# ${name}\n\nThe rewardsim simulator binary for ${os} ${cpu}: the ` +
+    "`rewardsim` package of the same build runs it (docs/node.md in the rewardsim repository) and refuses " +
+    "the binary of any other build. Install it beside rewardsim from its tarball or your own registry.\n");
   writeFileSync(join(dir, "package.json"), JSON.stringify({
     name, version: o.version, description: `The rewardsim binary for ${os} ${cpu} (used by the rewardsim package).`,
     license: "Apache-2.0", os: [os], cpu: [cpu], files: ["bin/", "LICENSE", "README.md"],
@@ -60,7 +70,8 @@ const manifest = JSON.parse(readFileSync(join(src, "package.json"), "utf8"));
 for (const f of manifest.files) copyFileSync(join(src, f === "index.d.cts" ? "index.d.ts" : f), join(main, f));
 copyFileSync(o.license, join(main, "LICENSE"));
 manifest.version = o.version;
-manifest.optionalDependencies = Object.fromEntries(platforms.map((p) => [p, o.version]));
+manifest.files.push("binaries.json");
 writeFileSync(join(main, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+writeFileSync(join(main, "binaries.json"), JSON.stringify({ version: o.version, sha256: digests }, null, 2) + "\n");
 pack(main, "rewardsim.tgz");
-console.log(`dist/node: rewardsim.tgz and ${platforms.length} platform package(s): ${platforms.join(", ")}`);
+console.log(`dist/node: rewardsim.tgz (pinning their SHA-256) and ${platforms.length} platform package(s): ${platforms.join(", ")}`);

@@ -535,7 +535,9 @@ func TestServe_SIM4_verifyCommand(t *testing.T) {
 		{[]string{"--times", "0"}, 1, "near misses:"},
 		{[]string{"--at-most", "0", "--since", strconv.FormatUint(seq+1, 10)}, 0, "ok: 0 matching"},
 		{[]string{"--where", "extTransactionId=T-1"}, 2, "want /pointer=value"},
-		{[]string{"--endpoint", "fetchCoupon"}, 2, `endpoint "fetchCoupon" is not an operation name`},
+		// issue 51: an unknown operation name gets a did-you-mean, as a pointer does.
+		{[]string{"--endpoint", "fetchCoupon"}, 2, `endpoint "fetchCoupon" is not an operation name (did you mean fetchCouponCode?)`},
+		{[]string{"--endpoint", "getreward"}, 2, `endpoint "getreward" is not an operation name (did you mean GetReward?)`},
 		// issue 39: a misspelt field or channel cannot make "never" pass.
 		{[]string{"--where", "/extTransactionID=T-1", "--times", "0"}, 2, "did you mean /extTransactionId?"},
 		{[]string{"--channel", "CI-NOPE", "--times", "0"}, 2, `channel "CI-NOPE" is not registered`},

@@ -3,13 +3,13 @@
 // tarballs (clients/node_test.go runs it on Node 20, 22 and 24).
 import assert from "node:assert/strict";
 import { createHash, createPrivateKey, generateKeyPairSync, sign, X509Certificate } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { attachRewardsim, Channel, startRewardsim } from "rewardsim";
+import { attachRewardsim, Channel, startRewardsim, tempDir } from "rewardsim";
 
 let sim;
 before(async () => { sim = await startRewardsim({ flags: ["--journal-max-entries", "5000"] }); });
@@ -138,6 +138,29 @@ describe("the channel as the service sees it", { concurrency: true }, () => {
       assert.ok(await ch.publisher.sessionId("VU-WH"), "the library still signs");
     } finally {
       server.close();
+    }
+  });
+
+  test("writeFiles: the credentials as files in a folder that goes with the test, secrets 0600 (issue 51)", async (t) => {
+    const ch = await sim.newChannel();
+    const dir = await ch.writeFiles(await tempDir(t), { prefix: "SVC_" });
+    t.after(() => assert.equal(existsSync(dir), false, "tempDir(t) removes the folder after the test"));
+    const env = Object.fromEntries(readFileSync(join(dir, "channel.env"), "utf8").trim().split("\n").map((l) => l.split(/=(.*)/s).slice(0, 2)));
+    assert.equal(readFileSync(env.SVC_PRIVATE_KEY_FILE, "utf8"), ch.credentials.privateKeyPem);
+    assert.equal(readFileSync(env.SVC_CERTIFICATE_FILE, "utf8"), ch.credentials.certificatePem);
+    assert.equal(env.SVC_SEC_KEY, ch.credentials.secKey);
+    assert.equal(env.SVC_PRIVATE_KEY, undefined, "the PEMs are files, not values");
+    for (const f of ["key.pem", "channel.env"]) assert.equal(statSync(join(dir, f)).mode & 0o777, 0o600, f);
+    await ch.writeFiles(dir); // again: still the owner's alone
+    assert.equal(statSync(join(dir, "key.pem")).mode & 0o777, 0o600);
+  });
+
+  test("the answer-sign faults break the SIGN the publisher checks (issue 51)", async () => {
+    const ch = await sim.newChannel();
+    for (const kind of ["answer-sign-other-bytes", "answer-sign-other-key", "answer-sign-absent"]) {
+      await ch.fault({ endpoint: "GenerateSessionInfoV2", times: 1, action: { kind } });
+      await assert.rejects(ch.publisher.sessionId("VU-SIGN"), /SIGN does not verify/, kind);
+      assert.ok(await ch.publisher.sessionId("VU-SIGN"), `after ${kind}: signed again`);
     }
   });
 

@@ -188,11 +188,7 @@ func Check(r Rule) error {
 		return &CheckError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
 	if _, ok := contract.ByName(r.Endpoint); !ok && r.Endpoint != "*" {
-		names := make([]string, 0, len(contract.Ops))
-		for _, op := range contract.Ops {
-			names = append(names, op.Name)
-		}
-		return bad("/endpoint", "endpoint %q is not an operation name (one of %v, or *)", r.Endpoint, names)
+		return bad("/endpoint", "%s", NotAnOperation(r.Endpoint, "or *"))
 	}
 	switch r.Action.Kind {
 	case HTTPStatus:

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/match"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/verify"
@@ -112,10 +113,5 @@ func knownEndpoint(name string) error {
 	if _, ok := contract.ByName(name); ok {
 		return nil
 	}
-	names := make([]string, 0, len(contract.Ops))
-	for _, op := range contract.Ops {
-		names = append(names, op.Name)
-	}
-	slices.Sort(names)
-	return fail(http.StatusBadRequest, "endpoint %q is not an operation name (one of %s) or a path", name, strings.Join(names, ", "))
+	return fail(http.StatusBadRequest, "%s", fault.NotAnOperation(name, "or a path"))
 }

@@ -24,6 +24,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -95,6 +96,12 @@ class ChannelSurfaceTest {
         }
         assertEquals(c.secKey(), props.getProperty("sec-key"));
         assertEquals(c.privateKeyPem(), Files.readString(Path.of(props.getProperty("private-key-file"))));
+        // issue 51: what holds a secret is its owner's alone.
+        for (String f : List.of("key.pem", "keystore.p12", "channel.properties")) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(f))), f);
+        }
+        ch.writeFiles(dir); // again: still the owner's alone
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("key.pem"))));
     }
 
     @Test
@@ -159,6 +166,18 @@ class ChannelSurfaceTest {
         ch.verify("fetchCouponCode").since(ch.mark()).never();
         RewardsimException refused = assertThrows(RewardsimException.class, () -> ch.fault(Fault.couponError("X").on("GetAuthToken")));
         assertEquals(400, refused.status(), refused.getMessage());
+    }
+
+    // Issue 51: the answer-sign faults, the way to test that a service verifies what it is told.
+    @Test
+    void answerSignFaultsBreakTheSignatureTheLibraryChecks() {
+        Channel ch = SERVER.newChannel();
+        for (Fault f : List.of(Fault.answerSignOtherBytes(), Fault.answerSignOtherKey(), Fault.answerSignAbsent())) {
+            ch.fault(f.on("GenerateSessionInfoV2").times(1));
+            RewardsimException e = assertThrows(RewardsimException.class, () -> ch.publisher().sessionId("VU-SIGN"));
+            assertTrue(e.getMessage().contains("SIGN"), e.getMessage());
+            assertNotNull(ch.publisher().sessionId("VU-SIGN")); // the next answer is signed again
+        }
     }
 
     @Test

@@ -4,26 +4,42 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Finds the rewardsim binary to start, in a documented order: an explicit
  * setting (the builder's, {@code -Drewardsim.bin}, REWARDSIM_BIN), then the
  * platform artefact on the class path (the jar of classifier {@link #platform()}),
- * then {@code rewardsim} on PATH. The artefact's binary is extracted once to
- * a cache folder named by its SHA-256 and checked against it before each use.
+ * then {@code rewardsim} on PATH.
+ *
+ * <p>The artefact's binary is pinned: make java writes the SHA-256 of every
+ * platform binary of the build into this library's jar ({@link #PINS}), and a
+ * platform jar whose binary differs is refused before it ever runs. The binary
+ * is extracted once to a cache folder named by that digest and checked against
+ * it before each use; folders of other builds unused for a day are removed.
  */
 final class Binary {
     /** Where a platform jar keeps its binary: this folder, then the platform, then the file. */
     static final String RESOURCE = "io/github/rewardsim/bin/";
+    /** The library jar's pins, in sha256sum's format: {@code <sha256>  <platform>/rewardsim[.exe]}. */
+    static final String PINS = "io/github/rewardsim/binaries.sha256";
+    private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
+    private static final Duration UNUSED = Duration.ofDays(1);
 
     private Binary() {}
 
@@ -40,7 +56,7 @@ final class Binary {
         return o + "-" + a;
     }
 
-    private static String exe() {
+    static String exe() {
         return platform().startsWith("windows") ? "rewardsim.exe" : "rewardsim";
     }
 
@@ -50,16 +66,26 @@ final class Binary {
      * @param explicit the builder's setting, or null
      */
     static String resolve(String explicit) {
+        return resolve(explicit, Binary.class.getClassLoader());
+    }
+
+    /**
+     * The binary to start, the platform artefact looked up with loader.
+     *
+     * @param explicit the builder's setting, or null
+     * @param loader where the platform artefact may be
+     */
+    static String resolve(String explicit, ClassLoader loader) {
         String set = explicit != null ? explicit : setting("rewardsim.bin", "REWARDSIM_BIN");
         if (set != null) return set;
-        Path extracted = fromClasspath();
+        Path extracted = fromClasspath(loader);
         if (extracted != null) return extracted.toString();
         Path onPath = onPath();
         if (onPath != null) return onPath.toString();
-        throw new IllegalStateException("no rewardsim binary for " + platform() + ": add the platform artefact"
+        throw new IllegalStateException("no rewardsim binary for " + platform() + ": add this build's platform jar rewardsim-"
+                + platform() + ".jar (make java builds it beside rewardsim.jar; in your own Maven repository,"
                 + " io.github.rewardsim:rewardsim:" + RewardsimServer.VERSION + ":" + platform()
-                + " (dist/java/rewardsim-" + platform() + ".jar) to the test class path, or set REWARDSIM_BIN"
-                + " (-Drewardsim.bin), or put rewardsim on PATH");
+                + ") to the test class path, or set REWARDSIM_BIN (-Drewardsim.bin), or put rewardsim on PATH");
     }
 
     /** A system property, else an environment variable; blank counts as unset. */
@@ -80,41 +106,97 @@ final class Binary {
         return null;
     }
 
-    // The platform artefact's binary, extracted to <cache>/<sha256>/ when
-    // not there yet or not matching its digest; null without the artefact.
-    private static Path fromClasspath() {
-        String dir = RESOURCE + platform() + "/";
-        ClassLoader cl = Binary.class.getClassLoader();
-        String want;
-        try (InputStream sum = cl.getResourceAsStream(dir + "rewardsim.sha256")) {
-            if (sum == null) return null;
-            want = new String(sum.readAllBytes(), StandardCharsets.US_ASCII).trim().split("\\s+")[0];
+    /**
+     * The SHA-256 this library was built with for platform, or null (a library not built by
+     * make java, or not for that platform).
+     */
+    static String pinned(String platform) {
+        try (InputStream in = Binary.class.getClassLoader().getResourceAsStream(PINS)) {
+            if (in == null) return null;
+            for (String line : new String(in.readAllBytes(), StandardCharsets.US_ASCII).split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length == 2 && DIGEST.matcher(f[0]).matches() && f[1].startsWith(platform + "/")) return f[0];
+            }
+            return null;
         } catch (IOException e) {
-            throw new UncheckedIOException("reading the platform artefact's checksum: " + e.getMessage(), e);
+            throw new UncheckedIOException("reading the library's checksums " + PINS + ": " + e.getMessage(), e);
         }
-        Path target = cache().resolve(want).resolve(exe());
+    }
+
+    // The platform artefact's binary, checked against this build's pin and
+    // extracted to <cache>/<sha256>/ when not there yet or not matching it;
+    // null without the artefact.
+    private static Path fromClasspath(ClassLoader cl) {
+        String resource = RESOURCE + platform() + "/" + exe();
+        URL where = cl.getResource(resource);
+        if (where == null) return null;
+        String want = pinned(platform());
+        Path target = cache().resolve(want == null ? "unpinned" : want).resolve(exe());
         try {
-            if (Files.isRegularFile(target) && want.equals(sha256(target))) return target;
-            Files.createDirectories(target.getParent());
-            Path tmp = Files.createTempFile(target.getParent(), "rewardsim-", ".part");
-            try (InputStream in = cl.getResourceAsStream(dir + exe())) {
-                if (in == null) throw new IllegalStateException("the platform artefact for " + platform() + " has a checksum but no " + exe());
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-            }
-            String got = sha256(tmp);
-            if (!want.equals(got)) {
-                Files.deleteIfExists(tmp);
-                throw new IllegalStateException("the platform artefact's " + exe() + " has SHA-256 " + got + ", its checksum says " + want);
-            }
-            tmp.toFile().setExecutable(true);
+            if (want != null && Files.isRegularFile(target) && want.equals(sha256(target))) return inUse(target, want);
+            Files.createDirectories(cache());
+            Path tmp = Files.createTempFile(cache(), "rewardsim-", ".part");
             try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+                try (InputStream in = cl.getResourceAsStream(resource)) {
+                    Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                }
+                String got = sha256(tmp);
+                if (!got.equals(want)) {
+                    throw new IllegalStateException("refusing the rewardsim binary for " + platform() + " at " + where + ": its SHA-256 is "
+                            + got + ", but this library (rewardsim.jar " + RewardsimServer.VERSION + ") was built with "
+                            + (want == null ? "no binary for " + platform() : want) + ". Put the platform jar of the same build as"
+                            + " rewardsim.jar on the class path, or set REWARDSIM_BIN (-Drewardsim.bin) to a rewardsim you trust");
+                }
+                tmp.toFile().setExecutable(true);
+                Files.createDirectories(target.getParent());
+                try {
+                    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } finally {
+                Files.deleteIfExists(tmp);
             }
-            return target;
+            return inUse(target, want);
         } catch (IOException e) {
             throw new UncheckedIOException("extracting rewardsim to " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    // Marks target as in use (its time) and removes the cache folders of
+    // other builds whose binary nobody started for a day: a process that
+    // resolved one a moment ago has touched it, and a running binary's file
+    // may go (POSIX keeps it open; Windows refuses, which is ignored).
+    // Folders not named by a digest are never touched; an extraction's
+    // .part file a killed JVM left goes after a day too.
+    private static Path inUse(Path target, String keep) {
+        try {
+            Files.setLastModifiedTime(target, FileTime.from(Instant.now()));
+        } catch (IOException ignored) {
+            // a read-only cache
+        }
+        Instant before = Instant.now().minus(UNUSED);
+        try (Stream<Path> dirs = Files.list(cache())) {
+            dirs.filter(d -> {
+                String n = d.getFileName().toString();
+                return DIGEST.matcher(n).matches() && !n.equals(keep) || n.startsWith("rewardsim-") && n.endsWith(".part");
+            }).forEach(d -> {
+                try {
+                    Path bin = d.resolve(exe());
+                    FileTime used = Files.getLastModifiedTime(Files.isDirectory(d) && Files.exists(bin) ? bin : d);
+                    if (used.toInstant().isBefore(before)) deleteTree(d);
+                } catch (IOException ignored) {
+                    // gone meanwhile
+                }
+            });
+        } catch (IOException ignored) {
+            // nothing to sweep
+        }
+        return target;
+    }
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
         }
     }
 

@@ -1,11 +1,14 @@
 package io.github.rewardsim;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.time.Duration;
@@ -15,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
@@ -122,7 +126,11 @@ public final class Channel {
      * {@code keystore.p12} when the library holds the key, {@code cert.pem}, {@code service.pem},
      * and {@code channel.properties}: {@link #serviceProperties(String)} with no prefix, the PEMs
      * replaced by {@code private-key-file}, {@code certificate-file}, {@code keystore-file},
-     * {@code keystore-password} and {@code service-certificate-file} (absolute paths).
+     * {@code keystore-password} and {@code service-certificate-file} (absolute paths). The files
+     * holding a secret ({@code key.pem}, {@code keystore.p12}, {@code channel.properties} with the
+     * secret key and the keystore's password) are readable by their owner alone (mode 0600) on a
+     * POSIX file system. Give it the test framework's temporary folder (JUnit's {@code @TempDir}),
+     * which is removed after the test.
      *
      * @param dir the folder
      * @return dir
@@ -135,23 +143,35 @@ public final class Channel {
             serviceProperties("").forEach(props::setProperty);
             for (String k : new String[] {"private-key", "certificate", "service-certificate"}) props.remove(k);
             if (c.hasPrivateKey()) {
-                props.setProperty("private-key-file", write(dir.resolve("key.pem"), c.privateKeyPem()));
+                props.setProperty("private-key-file",
+                        writeSecret(dir.resolve("key.pem"), c.privateKeyPem().getBytes(StandardCharsets.US_ASCII)).toAbsolutePath().toString());
                 if (Keys.certificate(c.certificatePem()) != null) {
-                    Path ks = dir.resolve("keystore.p12");
-                    Files.write(ks, c.pkcs12());
+                    Path ks = writeSecret(dir.resolve("keystore.p12"), c.pkcs12());
                     props.setProperty("keystore-file", ks.toAbsolutePath().toString());
                     props.setProperty("keystore-password", c.pkcs12Password());
                 }
             }
             props.setProperty("certificate-file", write(dir.resolve("cert.pem"), c.certificatePem()));
             props.setProperty("service-certificate-file", write(dir.resolve("service.pem"), c.serviceCertificatePem()));
-            try (OutputStream out = Files.newOutputStream(dir.resolve("channel.properties"))) {
-                props.store(out, "rewardsim channel " + name);
-            }
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            props.store(out, "rewardsim channel " + name);
+            writeSecret(dir.resolve("channel.properties"), out.toByteArray());
             return dir;
         } catch (IOException e) {
             throw new UncheckedIOException("writing channel " + name + "'s files to " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    // A file only its owner may read or write (0600 on POSIX), made so
+    // before it holds the secret; an existing file is narrowed first.
+    private static Path writeSecret(Path file, byte[] bytes) throws IOException {
+        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
+            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) Files.setPosixFilePermissions(file, owner);
+            else Files.createFile(file, PosixFilePermissions.asFileAttribute(owner));
+        }
+        Files.write(file, bytes);
+        return file;
     }
 
     private static String write(Path file, String text) throws IOException {

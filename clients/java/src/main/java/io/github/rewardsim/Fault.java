@@ -13,10 +13,25 @@ import java.util.Map;
  * }</pre>
  */
 public final class Fault {
-    /** The coupon host's error codes a {@link #couponError(String)} shows. */
+    // The coupon host's error codes a couponError(String) shows (CPN-3), as the simulator's
+    // schema lists them: TestLibraryFaultKinds (sim/internal/fault) checks these against it.
+
+    /** A request the coupon host cannot read. */
+    public static final String INVALID_REQUEST = "INVALID_REQUEST";
+    /** The app key is wrong. */
+    public static final String UNAUTHORIZED = "UNAUTHORIZED";
+    /** The user may not claim the offer. */
+    public static final String NON_ELIGIBLE = "NON_ELIGIBLE";
+    /** No such offer, or it is closed. */
+    public static final String INVALID_OFFER = "INVALID_OFFER";
+    /** The offer's stock is out. */
     public static final String COUPON_EXHAUSTED = "COUPON_EXHAUSTED";
+    /** A claim id used before. */
+    public static final String DUPLICATE_TRANSACTION = "DUPLICATE_TRANSACTION";
     /** The per-user limit of an offer. */
     public static final String MAX_LIMIT_REACHED = "MAX_LIMIT_REACHED";
+    /** The coupon host's platform failure. */
+    public static final String INTERNAL_ERROR = "INTERNAL_ERROR";
 
     private final Map<String, Object> action = new LinkedHashMap<>();
     private String endpoint = "*";
@@ -96,6 +111,15 @@ public final class Fault {
         f.action.put("delay", by.toMillis() + "ms");
         return f;
     }
+
+    /** @return a signed endpoint's normal answer, its SIGN made over the decoded JSON instead of the BDATA string */
+    public static Fault answerSignOtherBytes() { return new Fault("answer-sign-other-bytes"); }
+
+    /** @return a signed endpoint's normal answer, its SIGN made by a key that is not the service's */
+    public static Fault answerSignOtherKey() { return new Fault("answer-sign-other-key"); }
+
+    /** @return a signed endpoint's normal answer with no SIGN */
+    public static Fault answerSignAbsent() { return new Fault("answer-sign-absent"); }
 
     /**
      * The endpoint (the journal's operation name, such as {@code fetchCouponCode}); every one by default.

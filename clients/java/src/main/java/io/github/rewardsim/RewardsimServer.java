@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -333,7 +334,10 @@ public final class RewardsimServer implements AutoCloseable {
         if (body != null) b.header("Content-Type", "application/json");
         b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(Json.write(body)));
         Answer a = send(method + " " + path, b.build());
-        if (a.status() / 100 != 2) throw a.failure(method + " " + path + ": HTTP " + a.status() + " " + Json.abbreviate(a.text()));
+        // The simulator's reason whole (a list of names is not cut mid-name), else the body abbreviated.
+        if (a.status() / 100 != 2) {
+            throw a.failure(method + " " + path + ": HTTP " + a.status() + " " + (a.reason() != null ? a.reason() : Json.abbreviate(a.text())));
+        }
         return a.text().isEmpty() ? null : a.json();
     }
 
@@ -351,11 +355,20 @@ public final class RewardsimServer implements AutoCloseable {
             return new Answer(endpoint, r.statusCode(), r.body(), r.headers().firstValue("X-Rewardsim-Reason").orElse(null),
                     r.headers().firstValue("X-Rewardsim-Seq").map(Long::valueOf).orElse(null));
         } catch (IOException e) {
-            throw new UncheckedIOException(endpoint + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(endpoint + " at " + req.uri() + ": " + cause(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(endpoint + ": interrupted", e);
         }
+    }
+
+    // What went wrong with a call that got no answer: the JDK's client says
+    // null for a refused connection.
+    private static String cause(IOException e) {
+        if (e instanceof ConnectException) {
+            return "connection refused (nothing listens there: is the simulator running, and is the URL right?)";
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     /** One answer as received. */
