@@ -278,7 +278,7 @@ func (s *Sim) mount(rs []route) map[Host]http.Handler {
 		engines[h] = e
 	}
 	engines[Control] = s.newEcho()
-	engines[Control].Use(control.Guard(s.opts.Control.AllowedHosts))
+	engines[Control].Use(control.Guard(s.opts.Control.AllowedHosts), control.DecodePathParams)
 	for _, r := range rs {
 		var on []Host
 		switch r.host {

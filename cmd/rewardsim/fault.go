@@ -182,7 +182,7 @@ func newFaultRmCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !all {
-				return v.run(cmd, http.MethodDelete, "/__sim/faults/"+url.PathEscape(args[0]), nil, nil, fixed("disarmed "+args[0]))
+				return v.run(cmd, http.MethodDelete, "/__sim/faults/"+url.PathEscape(args[0]), nil, nil, disarmed(args[0]))
 			}
 			if channel == "" {
 				return v.run(cmd, http.MethodDelete, "/__sim/faults", nil, nil, fixed("disarmed every fault rule"))
@@ -218,4 +218,16 @@ func newFaultRmCmd() *cobra.Command {
 		return starting(ids, prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 	return cmd
+}
+
+// disarmed is the line of a rule removed: a story's rule says what that
+// did to its story (the control API's effect).
+func disarmed(id string) func([]byte) (string, error) {
+	return func(raw []byte) (string, error) {
+		var a struct{ Effect string }
+		if len(strings.TrimSpace(string(raw))) == 0 || json.Unmarshal(raw, &a) != nil || a.Effect == "" {
+			return "disarmed " + id, nil
+		}
+		return "disarmed " + id + ": " + a.Effect, nil
+	}
 }

@@ -34,7 +34,14 @@ type Panel struct {
 type EndpointFaults struct {
 	Name  string
 	Kinds []string
-	Armed []fault.Status
+	Armed []Armed
+}
+
+// Armed is a run-time rule on the panel; Story names the story that
+// armed it ("" for a rule armed on its own), so its chip says so.
+type Armed struct {
+	fault.Status
+	Story string
 }
 
 // ClockLine is a channel's time and whether it runs on a clock of its own.
@@ -58,7 +65,8 @@ func (s Sources) panel(ch, scenario string, fileFaults int, offers []string, rul
 		row := EndpointFaults{Name: op.Name, Kinds: kinds}
 		for _, r := range rules {
 			if r.Channel == ch && (r.Endpoint == op.Name || r.Endpoint == "*" && slices.Contains(kinds, r.Action.Kind)) {
-				row.Armed = append(row.Armed, r)
+				name, _, _ := story.ParseRuleID(r.ID)
+				row.Armed = append(row.Armed, Armed{Status: r, Story: name})
 			}
 		}
 		p.Endpoints = append(p.Endpoints, row)

@@ -42,6 +42,7 @@ var controlAnswers = map[string]string{
 	"POST /__sim/webhooks/run":    "control.webhook.run",
 	"POST /__sim/verify":          "control.verdict",
 	"GET /__sim/sweeps/last":      "sweep",
+	"DELETE /__sim/faults/:id":    "control.fault.removed",
 }
 
 // waitParam is ?wait on the calls that make pushes due, and on reading

@@ -1,11 +1,13 @@
 package control
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/story"
 )
 
 // ListFaults lists the run-time fault rules with their counters.
@@ -28,12 +30,31 @@ func (a *API) AddFault(c echo.Context) error {
 	return c.JSON(http.StatusCreated, st)
 }
 
-// RemoveFault disarms one rule.
+// RemoveFault disarms one rule: 204. A rule a story armed answers 200
+// with what that does to the story (control.fault.removed.json): only
+// that rule is off; the story's other rules stay armed and its clock
+// stays moved until story clear.
 func (a *API) RemoveFault(c echo.Context) error {
-	if err := a.plane.RemoveFault(c.Param("id")); err != nil {
+	id := c.Param("id")
+	if err := a.plane.RemoveFault(id); err != nil {
 		return refused(err)
 	}
-	return c.NoContent(http.StatusNoContent)
+	name, ch, ok := story.ParseRuleID(id)
+	if !ok {
+		return c.NoContent(http.StatusNoContent)
+	}
+	left := 0
+	for _, st := range a.plane.Faults().List() {
+		if n, rch, ok := story.ParseRuleID(st.ID); ok && n == name && rch == ch {
+			left++
+		}
+	}
+	effect := fmt.Sprintf("disarmed one rule of story %s on channel %s; its %d other rule(s) stay armed", name, ch, left)
+	if left == 0 {
+		effect = fmt.Sprintf("disarmed the last rule of story %s on channel %s", name, ch)
+	}
+	effect += "; story clear undoes the rest of the story (its clock move too)"
+	return c.JSON(http.StatusOK, map[string]any{"removed": id, "story": name, "channel": ch, "rulesLeft": left, "effect": effect})
 }
 
 // ClearFaults disarms every run-time rule.
