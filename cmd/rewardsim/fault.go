@@ -59,6 +59,13 @@ func (r faultRule) String() string {
 	return line
 }
 
+// What the dashboard's panel arms a kind with when the command is not
+// told (dashboard.html): the command arms the same rule as the click.
+var (
+	panelDelays = map[string]time.Duration{"delay": 3 * time.Second, "commit-then-delay": 30 * time.Second}
+	panelStatus = http.StatusServiceUnavailable
+)
+
 func newFaultCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "fault", Short: "Arm, list and disarm fault rules of a running simulator (POST/GET/DELETE /__sim/faults)"}
 	cmd.AddCommand(newFaultAddCmd(), newFaultLsCmd(), newFaultRmCmd())
@@ -79,6 +86,15 @@ func newFaultAddCmd() *cobra.Command {
 			"  rewardsim fault add --endpoint GetAuthToken --kind signature-mismatch --channel CI-42",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if kind == "coupon-error" && code == "" {
+				return fmt.Errorf("--kind coupon-error needs --code (COUPON_EXHAUSTED, NON_ELIGIBLE, ...; complete with TAB)")
+			}
+			if d, ok := panelDelays[kind]; ok && delay == 0 {
+				delay = d
+			}
+			if kind == "http-status" && status == 0 {
+				status = panelStatus
+			}
 			action := map[string]any{"kind": kind}
 			if code != "" {
 				action["errorCode"] = code
@@ -107,8 +123,8 @@ func newFaultAddCmd() *cobra.Command {
 	f.StringVar(&endpoint, "endpoint", "", "operation name (fetchCouponCode, GetAuthToken, ...) or * for every endpoint that can show the kind")
 	f.StringVar(&kind, "kind", "", "fault kind: what the endpoint can show (complete with TAB)")
 	f.StringVar(&code, "code", "", "coupon-error: the errorCode (COUPON_EXHAUSTED, NON_ELIGIBLE, ...)")
-	f.IntVar(&status, "status", 0, "http-status: the HTTP status; coupon-error: its HTTP status")
-	f.DurationVar(&delay, "delay", 0, "delay and commit-then-delay: how long the answer waits")
+	f.IntVar(&status, "status", 0, "http-status: the HTTP status (default 503, as the dashboard arms it); coupon-error: its HTTP status")
+	f.DurationVar(&delay, "delay", 0, "delay and commit-then-delay: how long the answer waits (default 3s and 30s, as the dashboard arms them)")
 	f.StringVar(&channel, "channel", "", "only this channel's calls (default: every channel)")
 	f.StringVar(&vid, "virtual-id", "", "only this user's calls")
 	f.IntVar(&times, "times", 0, "fire at most N times (default: every matching call)")
