@@ -306,6 +306,12 @@ func injectedMessage(call *frontdoor.Call, act fault.Action, code string) string
 	case CodeNonEligible:
 		return fmt.Sprintf("offer %s's targeting excludes virtualId %q", offer, call.VirtualID)
 	case coupons.CodeInvalidOffer:
+		// An offer the channel has is answered as the real refusal of an
+		// inactive one words it: "not an offer of the channel" would be
+		// false of the channel's state.
+		if _, ok := call.Scenario.Offers.Offer(call.Channel.Name, offer); ok {
+			return fmt.Sprintf("offer %s is inactive", offer)
+		}
 		return fmt.Sprintf("offer %q is not an offer of channel %s", offer, call.Channel.Name)
 	case CodeDuplicate:
 		return fmt.Sprintf("extTransactionId %q was already processed", ext)
