@@ -51,6 +51,15 @@ const anyMethod = "ANY"
 // contract table, then the simulator's own routes and the control API.
 func (s *Sim) routes() ([]route, error) {
 	stories := story.NewBook(s.plane.Faults().List())
+	for _, sc := range s.plane.StoryClocks() { // a story's clock move, known again after a restart
+		for i, name := range sc.Stories {
+			var moved *story.ClockBefore
+			if i == 0 {
+				moved = &story.ClockBefore{Own: sc.Own, By: sc.By}
+			}
+			stories.Add(sc.Channel, name, moved)
+		}
+	}
 	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On, Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
