@@ -18,9 +18,15 @@ import (
 // answered waits until the DEMOBANK panel's answer says want.
 func answered(t *testing.T, b *browser.Browser, want string) string {
 	t.Helper()
+	return answeredOn(t, b, "DEMOBANK", want)
+}
+
+// answeredOn waits until channel's panel's answer says want.
+func answeredOn(t *testing.T, b *browser.Browser, channel, want string) string {
+	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
-		got := b.MustFind("#answer-DEMOBANK").Text()
+		got := b.MustFind("#answer-" + channel).Text()
 		if strings.Contains(got, want) {
 			return got
 		}

@@ -36,6 +36,7 @@ func TestControlVerbs_speakTheCommandsWords(t *testing.T) {
 		{[]string{"fault", "add", "--endpoint", "fetchCouponCode", "--kind", "commit-then-delay", "--delay", "2s", "--times", "1"}, 0, "commit-then-delay 2s", ""},
 		{[]string{"fault", "add", "--endpoint", "GetAuthToken", "--kind", "http-status", "--times", "1"}, 0, "http-status HTTP 503 on GetAuthToken", ""},
 		{[]string{"fault", "add", "--endpoint", "fetchCouponCode", "--kind", "coupon-error"}, 1, "--kind coupon-error needs --code", ""},
+		{[]string{"fault", "ls", "--active"}, 0, "commit-then-delay 2s", "(spent)"},
 	} {
 		out, errOut, code := verbRun(t, bin, env, c.args...)
 		got := out

@@ -140,7 +140,16 @@ func newFaultAddCmd() *cobra.Command {
 // listFaults reads the armed rules, those of channel only when it is
 // set, decoded and as the control API gave each.
 func listFaults(cmd *cobra.Command, v *verb, channel string) ([]faultRule, []json.RawMessage, error) {
-	out, err := v.call(cmd, http.MethodGet, "/__sim/faults", nil, nil)
+	return listFaultsOf(cmd, v, channel, false)
+}
+
+// listFaultsOf is listFaults; active leaves out the spent rules.
+func listFaultsOf(cmd *cobra.Command, v *verb, channel string, active bool) ([]faultRule, []json.RawMessage, error) {
+	var q url.Values
+	if active {
+		q = url.Values{"active": {"true"}}
+	}
+	out, err := v.call(cmd, http.MethodGet, "/__sim/faults", q, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,9 +171,10 @@ func listFaults(cmd *cobra.Command, v *verb, channel string) ([]faultRule, []jso
 }
 
 func newFaultLsCmd() *cobra.Command {
-	return channelVerb("ls [--channel C]", "List the armed fault rules with their counters (GET /__sim/faults)",
+	var active bool
+	cmd := channelVerb("ls [--channel C] [--active]", "List the armed fault rules with their counters (GET /__sim/faults)",
 		"only the rules of this channel", cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
-			rules, raws, err := listFaults(cmd, v, channel)
+			rules, raws, err := listFaultsOf(cmd, v, channel, active)
 			if err != nil {
 				return err
 			}
@@ -179,6 +189,8 @@ func newFaultLsCmd() *cobra.Command {
 			}
 			return nil
 		})
+	cmd.Flags().BoolVar(&active, "active", false, "only the rules that can still fire (no spent one-shot rule)")
+	return cmd
 }
 
 func newFaultRmCmd() *cobra.Command {

@@ -3,6 +3,7 @@ package control
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -10,9 +11,33 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/story"
 )
 
-// ListFaults lists the run-time fault rules with their counters.
+// ListFaults lists the run-time fault rules with their counters;
+// ?active=true only those that can still fire (no spent one-shot rule).
 func (a *API) ListFaults(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"rules": a.plane.Faults().List()})
+	if err := strictQuery(c, []string{"active"}); err != nil {
+		return fail(http.StatusBadRequest, "%s", err.Error())
+	}
+	active, err := boolParam(c, "active")
+	if err != nil {
+		return err
+	}
+	rules := a.plane.Faults().List()
+	if active {
+		rules = slices.DeleteFunc(rules, func(st fault.Status) bool { return st.Spent })
+	}
+	return c.JSON(http.StatusOK, map[string]any{"rules": rules})
+}
+
+// boolParam reads ?name=true|false (absent: false).
+func boolParam(c echo.Context, name string) (bool, error) {
+	switch v := c.QueryParam(name); v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	default:
+		return false, fail(http.StatusBadRequest, "%s: %q is not true or false", name, v)
+	}
 }
 
 // AddFault arms a rule (same shape as a scenario file's faults[] item),
