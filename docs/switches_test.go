@@ -95,6 +95,74 @@ func TestDocs_switchRows(t *testing.T) {
 	}
 }
 
+// tsSwitchValues is index.d.ts's SwitchValues: each switch with the
+// values it takes, as TypeScript types.
+func tsSwitchValues() string {
+	var b strings.Builder
+	b.WriteString("export interface SwitchValues {\n")
+	for _, s := range sim.Switches() {
+		var t string
+		switch {
+		case s.Values != nil:
+			var vs []string
+			for _, v := range s.Values {
+				vs = append(vs, fmt.Sprintf("%q", v))
+				if v == "true" || v == "false" || strings.Trim(v, "0123456789") == "" {
+					vs = append(vs, v)
+				}
+			}
+			t = strings.Join(vs, " | ")
+		case strings.HasPrefix(s.Allowed, "an integer"):
+			t = "number"
+		default:
+			t = "string"
+		}
+		fmt.Fprintf(&b, "  /** %s: %s (default %s). */\n  %q: %s;\n", s.Doc, s.Allowed, s.Default, s.Name, t)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// javaSwitchConstants is Switch.java's constants: each switch with the
+// values it takes (none listed for a free integer or duration).
+func javaSwitchConstants() string {
+	var b strings.Builder
+	all := sim.Switches()
+	for i, s := range all {
+		var camel strings.Builder // coupons.duplicate -> COUPONS_DUPLICATE, tokens.userTTL -> TOKENS_USER_TTL
+		for j, r := range s.Name {
+			switch {
+			case r == '.':
+				camel.WriteByte('_')
+			case r >= 'A' && r <= 'Z' && j > 0 && s.Name[j-1] >= 'a' && s.Name[j-1] <= 'z':
+				camel.WriteByte('_')
+				camel.WriteRune(r)
+			default:
+				camel.WriteString(strings.ToUpper(string(r)))
+			}
+		}
+		args := []string{fmt.Sprintf("%q", s.Name), fmt.Sprintf("%q", s.Default), fmt.Sprintf("%q", s.Allowed)}
+		for _, v := range s.Values {
+			args = append(args, fmt.Sprintf("%q", v))
+		}
+		end := ","
+		if i == len(all)-1 {
+			end = ";"
+		}
+		fmt.Fprintf(&b, "    /** %s. */\n    %s(%s)%s\n", strings.ReplaceAll(s.Doc, "*/", "*&#47;"), camel.String(), strings.Join(args, ", "), end)
+	}
+	return b.String()
+}
+
+// The libraries' typed surfaces list every switch with the values it
+// takes, as the simulator's one switch table says (issue 52, item 1).
+func TestDocs_switchSurfaces(t *testing.T) {
+	redrawn(t, "../clients/node/index.d.ts", "// switches: drawn from the simulator's switch table (go test ./docs -run TestDocs_switchSurfaces -update)",
+		"// end of switches", tsSwitchValues(), "index.d.ts's switch types are not the switch table's (go test ./docs -run TestDocs_switchSurfaces -update redraws them)")
+	redrawn(t, "../clients/java/src/main/java/io/github/rewardsim/Switch.java", "    // switches: drawn from the simulator's switch table (go test ./docs -run TestDocs_switchSurfaces -update)",
+		"    // end of switches", javaSwitchConstants(), "Switch.java's constants are not the switch table's (go test ./docs -run TestDocs_switchSurfaces -update redraws them)")
+}
+
 // redrawn checks that the part of file between the begin and end marks
 // is want; with -update it rewrites that part, else it fails saying why.
 func redrawn(t *testing.T, file, begin, end, want, why string) {
