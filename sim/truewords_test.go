@@ -40,29 +40,36 @@ func TestInjectedInvalidOffer_speaksAsARealInactiveOffer(t *testing.T) {
 	}
 }
 
-// A card's impression GET (its trackLink) is journaled with the card's
-// channel, so the journal (and the report) filtered by channel hold it
-// (issue 52, item 5; TRK-1).
+// A card's impression GET (its trackLink) and a coupon URL's follow are
+// journaled with their channel, so the journal (and the report) filtered
+// by channel hold them (issue 52, item 5; TRK-1, CPN-8).
 func TestTracking_isJournaledWithItsChannel(t *testing.T) {
 	s := simtest.New(t)
 	ref, _ := tokens(t, s.Client)
 	fireImpressions(t, s.Client, cardsFor(t, s.Client, ref, "VU-TRK", 1))
+	cp, err := s.Client.FetchCouponCode(context.Background(), publisher.CouponRequest{OfferID: "OFFER-DEMO", VirtualID: "VU-TRK", ExtTransactionID: "TX-TRK", CoinsUsed: "100"})
+	if err != nil || cp.URL == "" {
+		t.Fatalf("claim: %+v %v", cp, err)
+	}
+	follow(t, cp.URL)
 	var page struct {
 		Entries []struct{ Path, Channel, ChannelID string }
 	}
 	if err := json.Unmarshal(ctlOKRaw(t, s, "/__sim/journal?channel=DEMOBANK&limit=1000"), &page); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	seen := map[string]bool{}
 	for _, e := range page.Entries {
-		if e.Path == "/track/impression" {
-			n++
-			if e.Channel != "DEMOBANK" || e.ChannelID != "DEMOBANK" {
-				t.Errorf("the impression GET is journaled for channel %q / %q, want DEMOBANK", e.Channel, e.ChannelID)
+		for _, p := range []string{"/track/impression", "/hotdeals/r/"} {
+			if strings.HasPrefix(e.Path, p) {
+				seen[p] = true
+				if e.Channel != "DEMOBANK" || e.ChannelID != "DEMOBANK" {
+					t.Errorf("%s is journaled for channel %q / %q, want DEMOBANK", e.Path, e.Channel, e.ChannelID)
+				}
 			}
 		}
 	}
-	if n == 0 {
-		t.Errorf("the journal of channel DEMOBANK holds no impression GET: %+v", page.Entries)
+	if !seen["/track/impression"] || !seen["/hotdeals/r/"] {
+		t.Errorf("the journal of channel DEMOBANK holds the impression GET %v and the coupon URL's follow %v: %+v", seen["/track/impression"], seen["/hotdeals/r/"], page.Entries)
 	}
 }

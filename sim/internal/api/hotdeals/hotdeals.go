@@ -541,7 +541,10 @@ func (h *handlers) catalogue(c echo.Context, cl *frontdoor.Call, req *catalogueR
 // is recorded, then redirected to the offer's target.
 func (h *handlers) redirect(c echo.Context) error {
 	chName, offerID := c.Param("channel"), c.Param("offer")
-	_, sc, _ := h.Channels.ByChannelName(chName)
+	ch, sc, known := h.Channels.ByChannelName(chName)
+	if known { // filed under its channel, as the journal and report filters read it
+		httpx.NoteCaller(c, ch.Name, ch.ChannelID, "")
+	}
 	if h.SharedBox {
 		if err := h.delivered(chName, offerID, c.QueryParams()); err != nil {
 			return err
