@@ -79,6 +79,13 @@ func TestSwitches_everyAllowedValueAndTheRefusals(t *testing.T) {
 			t.Errorf("POST /__sim/switches %v: HTTP %d %s, want %d with %q", c.body, st, out, c.want, c.msg)
 		}
 	}
+	// A channel removed takes its overrides with it: registered again, it inherits none.
+	ctlOK(t, s, http.StatusNoContent, "DELETE", "/__sim/channels/CI-SW", nil)
+	ctlOK(t, s, http.StatusCreated, "POST", "/__sim/channels", map[string]any{"name": "CI-SW", "like": "DEMOBANK"})
+	if out := string(ctlOKRaw(t, s, "/__sim/switches?channel=CI-SW")); strings.Contains(out, `"override":"true"`) {
+		t.Errorf("CI-SW registered again inherits the override of its former self: %s", out)
+	}
+	ctlOK(t, s, http.StatusOK, "POST", "/__sim/switches", map[string]any{"name": "coupons.orderId", "value": "true", "channel": "CI-SW"})
 	var rows struct {
 		Switches []scenario.SwitchState
 	}
