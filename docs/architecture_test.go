@@ -3,7 +3,6 @@ package docs
 import (
 	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -79,27 +78,8 @@ func TestDocs_architectureImports(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, outside := importGraph(t, root)
-	path := filepath.Join(root, "docs", "architecture.md")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(raw)
-	begin, end := strings.Index(doc, importsBegin), strings.Index(doc, importsEnd)
-	if begin < 0 || end < begin {
-		t.Fatalf("architecture.md has no import list between %q and %q", importsBegin, importsEnd)
-	}
-	want := drawImports(g)
-	if got := doc[begin+len(importsBegin)+1 : end]; got != want {
-		if *updateImports {
-			doc = doc[:begin+len(importsBegin)+1] + want + doc[end:]
-			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			t.Errorf("architecture.md's import list is not the code's (go test ./docs -run TestDocs_architectureImports -update redraws it); go list sees:\n%s", want)
-		}
-	}
+	redrawn(t, filepath.Join(root, "docs", "architecture.md"), importsBegin, importsEnd, drawImports(g),
+		"architecture.md's import list is not the code's (go test ./docs -run TestDocs_architectureImports -update redraws it); go list sees")
 	for p, imps := range g {
 		api := strings.HasPrefix(p, "internal/api/")
 		for _, imp := range imps {

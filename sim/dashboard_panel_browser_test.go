@@ -18,9 +18,15 @@ import (
 // answered waits until the DEMOBANK panel's answer says want.
 func answered(t *testing.T, b *browser.Browser, want string) string {
 	t.Helper()
+	return answeredOn(t, b, "DEMOBANK", want)
+}
+
+// answeredOn waits until channel's panel's answer says want.
+func answeredOn(t *testing.T, b *browser.Browser, channel, want string) string {
+	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
-		got := b.MustFind("#answer-DEMOBANK").Text()
+		got := b.MustFind("#answer-" + channel).Text()
 		if strings.Contains(got, want) {
 			return got
 		}
@@ -106,10 +112,10 @@ func TestDashboardPanel_clicksInChromiumWithToken(t *testing.T) {
 
 	// The channel's clock: +31 min, set, a refusal in place, back to real.
 	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-by="31m"]`).Click()
-	answered(t, b, "clock now 2026-01-15T10:31:00+05:30")
+	answered(t, b, "clock now 2026-01-15 10:31:00.000 +05:30")
 	b.MustFind(`.panel[data-channel="DEMOBANK"] input.clock-time`).SetValue("2026-02-01T09:00:00+05:30")
 	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="clock-set"]`).Click()
-	answered(t, b, "clock now 2026-02-01T09:00:00+05:30")
+	answered(t, b, "clock now 2026-02-01 09:00:00.000 +05:30")
 	if _, clk := ctl(t, s, "GET", "/__sim/clock?channel=DEMOBANK", nil, "s3cret"); !strings.Contains(string(clk), `"now":"2026-02-01T09:00:00+05:30"`) || !strings.Contains(string(clk), `"own":true`) {
 		t.Fatalf("DEMOBANK's clock after the clicks: %s", clk)
 	}
@@ -117,7 +123,7 @@ func TestDashboardPanel_clicksInChromiumWithToken(t *testing.T) {
 	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="clock-set"]`).Click()
 	answered(t, b, "refused (HTTP 400)")
 	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="clock-real"]`).Click()
-	answered(t, b, "clock now 2026-01-15T10:00:00+05:30")
+	answered(t, b, "clock now 2026-01-15 10:00:00.000 +05:30")
 
 	// A push the channel cannot receive is refused in place; reset answers.
 	b.MustFind(`.panel[data-channel="DEMOBANK"] button[data-act="push"]`).Click()

@@ -51,6 +51,15 @@ const anyMethod = "ANY"
 // contract table, then the simulator's own routes and the control API.
 func (s *Sim) routes() ([]route, error) {
 	stories := story.NewBook(s.plane.Faults().List())
+	for _, sc := range s.plane.StoryClocks() { // a story's clock move, known again after a restart
+		for i, name := range sc.Stories {
+			var moved *story.ClockBefore
+			if i == 0 {
+				moved = &story.ClockBefore{Own: sc.Own, By: sc.By}
+			}
+			stories.Add(sc.Channel, name, moved)
+		}
+	}
 	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On, Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
@@ -174,6 +183,10 @@ func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
 		{Control, http.MethodGet, "/__sim/stories", auth(ctl.ListStories)},
 		{Control, http.MethodPost, "/__sim/stories/clear", auth(ctl.ClearStories)},
 		{Control, http.MethodPost, "/__sim/stories/:name/apply", auth(ctl.ApplyStory)},
+		{Control, http.MethodGet, "/__sim/switches", auth(ctl.ListSwitches)},
+		{Control, http.MethodPost, "/__sim/switches", auth(ctl.SetSwitch)},
+		{Control, http.MethodDelete, "/__sim/switches", auth(ctl.ResetSwitches)},
+		{Control, http.MethodDelete, "/__sim/switches/:name", auth(ctl.ResetSwitches)},
 		{Control, http.MethodGet, "/__sim/faults", auth(ctl.ListFaults)},
 		{Control, http.MethodPost, "/__sim/faults", auth(ctl.AddFault)},
 		{Control, http.MethodDelete, "/__sim/faults/:id", auth(ctl.RemoveFault)},
@@ -278,7 +291,7 @@ func (s *Sim) mount(rs []route) map[Host]http.Handler {
 		engines[h] = e
 	}
 	engines[Control] = s.newEcho()
-	engines[Control].Use(control.Guard(s.opts.Control.AllowedHosts))
+	engines[Control].Use(control.Guard(s.opts.Control.AllowedHosts), control.DecodePathParams)
 	for _, r := range rs {
 		var on []Host
 		switch r.host {

@@ -258,6 +258,22 @@ class Rewardsim {
     return ch;
   }
 
+  /** Every behaviour switch of a channel (default: every channel's): value in force, default, scenario value, overrides. */
+  switches({ channel } = {}) {
+    return this.control("GET", `/__sim/switches${channel ? `?channel=${encodeURIComponent(channel)}` : ""}`);
+  }
+
+  /** Overrides a behaviour switch (name, as "coupons.duplicate") for a channel, default every channel; kept across a restart. */
+  setSwitch(name, value, { channel } = {}) {
+    return this.control("POST", "/__sim/switches", { name, value: String(value), ...(channel ? { channel } : {}) });
+  }
+
+  /** Puts the scenario's value back: of one switch, or every one (name omitted), for a channel, default every channel. */
+  resetSwitch(name, { channel } = {}) {
+    const path = name ? `/__sim/switches/${encodeURIComponent(name)}` : "/__sim/switches";
+    return this.control("DELETE", `${path}${channel ? `?channel=${encodeURIComponent(channel)}` : ""}`);
+  }
+
   /** Closes every channel's webhook inbox and stops the simulator if this process started it. */
   async close() {
     await Promise.all([...this.#channels].map((ch) => ch.closeInbox()));
@@ -465,6 +481,16 @@ class Channel {
   /** Adds a fault rule for this channel (the channel is filled in). */
   fault(rule) {
     return this.sim.control("POST", "/__sim/faults", { channel: this.name, ...rule });
+  }
+
+  /** Overrides a behaviour switch for this channel (sim.setSwitch with this channel). */
+  setSwitch(name, value) {
+    return this.sim.setSwitch(name, value, { channel: this.name });
+  }
+
+  /** Puts the scenario's value back for this channel: of one switch, or every one. */
+  resetSwitch(name) {
+    return this.sim.resetSwitch(name, { channel: this.name });
   }
 
   /** Schedules a coupon-status push to this channel's webhookUrl: { offerId, reason, ... }. Resolves at once, before the push is attempted: await it with webhookInbox().next(). */

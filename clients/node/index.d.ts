@@ -89,8 +89,99 @@ export class Rewardsim {
   /** The service certificate's PEM: verifies the simulator's signed answers. */
   serviceCertificatePem(): Promise<string>;
   newChannel(options?: NewChannelOptions): Promise<Channel>;
+  /** Every behaviour switch of a channel (default: every channel's): value in force, default, scenario value, overrides (GET /__sim/switches). */
+  switches(options?: { channel?: string }): Promise<{ channel?: string; scenario: string; switches: SwitchState[] }>;
+  /** Overrides a behaviour switch for a channel (default: every channel), kept across a restart; a value it does not take rejects, naming those it takes. */
+  setSwitch<N extends SwitchName>(name: N, value: SwitchValues[N], options?: { channel?: string }): Promise<SwitchState>;
+  /** Puts the scenario's value back: of one switch, or every one (default: every channel's overrides). */
+  resetSwitch(name?: SwitchName, options?: { channel?: string }): Promise<{ reset: string[] } & JsonObject>;
   close(): Promise<void>;
 }
+
+/** A behaviour switch as the simulator lists it (GET /__sim/switches). */
+export interface SwitchState {
+  name: string;
+  kind: "bool" | "int" | "string" | "duration";
+  values?: string[];
+  allowed: string;
+  default: string;
+  scenario: string;
+  everyChannel?: string;
+  override?: string;
+  value: string;
+  doc: string;
+}
+
+/** The behaviour switches (docs/scenarios.md#behaviour-switches) and the values each takes. */
+// switches: drawn from the simulator's switch table (go test ./docs -run TestDocs_switchSurfaces -update)
+export interface SwitchValues {
+  /** HTTP status of a bare {STATUS, ERRORSTRING} failure caused by the request (ENV-6): 200, 400 (default 200). */
+  "failureHttpStatus": "200" | 200 | "400" | 400;
+  /** unknown CHANNELID: Signature Mismatch!, or Invalid Request! unknown CHANNELID "X" (ENV-6): signature-mismatch, describe (default signature-mismatch). */
+  "unknownChannel": "signature-mismatch" | "describe";
+  /** format of expireDate (TOK-4): datetime-ms, iso8601, epoch-ms (default datetime-ms). */
+  "tokens.expireDateFormat": "datetime-ms" | "iso8601" | "epoch-ms";
+  /** reference token lifetime (TOK-4): a positive duration such as 30s, 30m or 1h (default 1h). */
+  "tokens.referenceTTL": string;
+  /** user token lifetime (TOK-4): a positive duration such as 30s, 30m or 1h (default 30m). */
+  "tokens.userTTL": string;
+  /** session lifetime (0: never expires): 0 or a duration such as 30s, 30m or 1h (default 0). */
+  "sessions.ttl": string;
+  /** GetReward without amount refused (GR-5): false, true (default false). */
+  "cards.amountRequired": "false" | false | "true" | true;
+  /** a dateandtime not DDMMYYYYHHMMSS (GR-6): reject, now, accept (default reject). */
+  "cards.dateandtime": "reject" | "now" | "accept";
+  /** additionalParams as a nested object (GR-7): reject, accept (default reject). */
+  "cards.nestedAdditionalParams": "reject" | "accept";
+  /** GetReward channelName other than the token's channel: refuse, use-token (default refuse). */
+  "cards.channelMismatch": "refuse" | "use-token";
+  /** HTTP status of a malformed GetReward or listing request: 400, 200 (default 400). */
+  "cards.invalidRequestStatus": "400" | 400 | "200" | 200;
+  /** second reveal: a bare failure, or a signed {status false, isAlreadyRewarded true} (REV-2): failure, status-false (default failure). */
+  "cards.secondReveal": "failure" | "status-false";
+  /** FetchRewardInfo needs SIGN (REV-5): true, false (default true). */
+  "cards.fetchSignRequired": "true" | true | "false" | false;
+  /** FetchRewardInfo's answer is signed (REV-5): true, false (default true). */
+  "cards.fetchAnswerSigned": "true" | true | "false" | false;
+  /** listing limit when none is sent (LIST-1): an integer from 1 to 1000 (default 10). */
+  "cards.listDefaultLimit": number;
+  /** largest listing limit (LIST-1): an integer from 1 to 1000 (default 50). */
+  "cards.listMaxLimit": number;
+  /** bad page/limit: HTTP 400, or corrected (LIST-1): reject, clamp (default reject). */
+  "cards.listBadValues": "reject" | "clamp";
+  /** GetScratchCardForBank amount unit; tiers are thresholds (BANK-2): rupees, paisa (default rupees). */
+  "cards.bankAmountUnit": "rupees" | "paisa";
+  /** resent extTransactionId: the original card or a new one (BANK-3): original, new (default original). */
+  "cards.bankResend": "original" | "new";
+  /** not-eligible answer signed or a bare body (BANK-4): signed, bare (default signed). */
+  "cards.bankNotEligible": "signed" | "bare";
+  /** HTTP 200 always, or the HTTP status mirrors the body status (CPN-3): body, mirror (default body). */
+  "coupons.httpStatus": "body" | "mirror";
+  /** a duplicate extTransactionId: the earlier result, or 409 DUPLICATE_TRANSACTION (CPN-5): original, reject (default original). */
+  "coupons.duplicate": "original" | "reject";
+  /** the same extTransactionId on another offer (CPN-5): reject, new, first (default reject). */
+  "coupons.crossOffer": "reject" | "new" | "first";
+  /** data.orderId in the success answer (CPN-7): false, true (default false). */
+  "coupons.orderId": "false" | false | "true" | true;
+  /** coinsUsed sent as a JSON number: refuse, accept (default refuse). */
+  "coupons.coinsAsNumber": "refuse" | "accept";
+  /** coinsUsed different from the offer's price: accept, refuse (default accept). */
+  "coupons.coinsMismatch": "accept" | "refuse";
+  /** retry policy of coupon-status pushes (WH-2): exponential, none, fixed (default exponential). */
+  "webhook.retry": "exponential" | "none" | "fixed";
+  /** wait before the first retry of a push (WH-2): a positive duration such as 30s, 30m or 1h (default 30s). */
+  "webhook.interval": string;
+  /** attempts of a push in all, the first included (WH-2): an integer from 1 to 20 (default 4). */
+  "webhook.maxAttempts": number;
+  /** how long the receiver has to answer a push (0: the simulator's --webhook-deadline) (WH-2): a duration such as 30s or 2m, at most 1m0s (default 0). */
+  "webhook.deadline": string;
+  /** SDK issuance with an empty sessionId (SDK-1): refuse, accept (default refuse). */
+  "sdk.emptySessionId": "refuse" | "accept";
+  /** a reveal that wins nothing goes through the reveal callbacks (SDK-3): deliver, skip (default deliver). */
+  "sdk.missCallback": "deliver" | "skip";
+}
+// end of switches
+export type SwitchName = keyof SwitchValues;
 
 /** Operations the simulator journals, by the names verify, findAll and fault rules take. */
 export type EnvelopeEndpoint = "getSecuredReferenceToken" | "GetAuthToken" | "GenerateSessionInfoV2" | "FetchRewardInfo" | "GetAllScratchCardsByUserId";
@@ -216,6 +307,10 @@ export class Channel {
   clock(): Promise<JsonObject>;
   /** A fault rule (docs/scenarios.md#faults); channel is filled in. */
   fault(rule: FaultRule): Promise<JsonObject>;
+  /** Overrides a behaviour switch for this channel (sim.setSwitch with this channel). */
+  setSwitch<N extends SwitchName>(name: N, value: SwitchValues[N]): Promise<SwitchState>;
+  /** Puts the scenario's value back for this channel: of one switch, or every one. */
+  resetSwitch(name?: SwitchName): Promise<{ reset: string[] } & JsonObject>;
   /** Schedules a coupon-status push: { offerId, reason, eventType?, at?, repeat?, ... }; resolves before it is attempted (await it with webhookInbox().next()). */
   webhook(push: JsonObject): Promise<JsonObject>;
   reset(): Promise<void>;

@@ -59,6 +59,13 @@ func (r faultRule) String() string {
 	return line
 }
 
+// What the dashboard's panel arms a kind with when the command is not
+// told (dashboard.html): the command arms the same rule as the click.
+var (
+	panelDelays = map[string]time.Duration{"delay": 3 * time.Second, "commit-then-delay": 30 * time.Second}
+	panelStatus = http.StatusServiceUnavailable
+)
+
 func newFaultCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "fault", Short: "Arm, list and disarm fault rules of a running simulator (POST/GET/DELETE /__sim/faults)"}
 	cmd.AddCommand(newFaultAddCmd(), newFaultLsCmd(), newFaultRmCmd())
@@ -79,6 +86,15 @@ func newFaultAddCmd() *cobra.Command {
 			"  rewardsim fault add --endpoint GetAuthToken --kind signature-mismatch --channel CI-42",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if kind == "coupon-error" && code == "" {
+				return fmt.Errorf("--kind coupon-error needs --code (COUPON_EXHAUSTED, NON_ELIGIBLE, ...; complete with TAB)")
+			}
+			if d, ok := panelDelays[kind]; ok && delay == 0 {
+				delay = d
+			}
+			if kind == "http-status" && status == 0 {
+				status = panelStatus
+			}
 			action := map[string]any{"kind": kind}
 			if code != "" {
 				action["errorCode"] = code
@@ -107,8 +123,8 @@ func newFaultAddCmd() *cobra.Command {
 	f.StringVar(&endpoint, "endpoint", "", "operation name (fetchCouponCode, GetAuthToken, ...) or * for every endpoint that can show the kind")
 	f.StringVar(&kind, "kind", "", "fault kind: what the endpoint can show (complete with TAB)")
 	f.StringVar(&code, "code", "", "coupon-error: the errorCode (COUPON_EXHAUSTED, NON_ELIGIBLE, ...)")
-	f.IntVar(&status, "status", 0, "http-status: the HTTP status; coupon-error: its HTTP status")
-	f.DurationVar(&delay, "delay", 0, "delay and commit-then-delay: how long the answer waits")
+	f.IntVar(&status, "status", 0, "http-status: the HTTP status (default 503, as the dashboard arms it); coupon-error: its HTTP status")
+	f.DurationVar(&delay, "delay", 0, "delay and commit-then-delay: how long the answer waits (default 3s and 30s, as the dashboard arms them)")
 	f.StringVar(&channel, "channel", "", "only this channel's calls (default: every channel)")
 	f.StringVar(&vid, "virtual-id", "", "only this user's calls")
 	f.IntVar(&times, "times", 0, "fire at most N times (default: every matching call)")
@@ -124,7 +140,16 @@ func newFaultAddCmd() *cobra.Command {
 // listFaults reads the armed rules, those of channel only when it is
 // set, decoded and as the control API gave each.
 func listFaults(cmd *cobra.Command, v *verb, channel string) ([]faultRule, []json.RawMessage, error) {
-	out, err := v.call(cmd, http.MethodGet, "/__sim/faults", nil, nil)
+	return listFaultsOf(cmd, v, channel, false)
+}
+
+// listFaultsOf is listFaults; active leaves out the spent rules.
+func listFaultsOf(cmd *cobra.Command, v *verb, channel string, active bool) ([]faultRule, []json.RawMessage, error) {
+	var q url.Values
+	if active {
+		q = url.Values{"active": {"true"}}
+	}
+	out, err := v.call(cmd, http.MethodGet, "/__sim/faults", q, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,9 +171,10 @@ func listFaults(cmd *cobra.Command, v *verb, channel string) ([]faultRule, []jso
 }
 
 func newFaultLsCmd() *cobra.Command {
-	return channelVerb("ls [--channel C]", "List the armed fault rules with their counters (GET /__sim/faults)",
+	var active bool
+	cmd := channelVerb("ls [--channel C] [--active]", "List the armed fault rules with their counters (GET /__sim/faults)",
 		"only the rules of this channel", cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
-			rules, raws, err := listFaults(cmd, v, channel)
+			rules, raws, err := listFaultsOf(cmd, v, channel, active)
 			if err != nil {
 				return err
 			}
@@ -163,6 +189,8 @@ func newFaultLsCmd() *cobra.Command {
 			}
 			return nil
 		})
+	cmd.Flags().BoolVar(&active, "active", false, "only the rules that can still fire (no spent one-shot rule)")
+	return cmd
 }
 
 func newFaultRmCmd() *cobra.Command {
@@ -182,7 +210,7 @@ func newFaultRmCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !all {
-				return v.run(cmd, http.MethodDelete, "/__sim/faults/"+url.PathEscape(args[0]), nil, nil, fixed("disarmed "+args[0]))
+				return v.run(cmd, http.MethodDelete, "/__sim/faults/"+url.PathEscape(args[0]), nil, nil, disarmed(args[0]))
 			}
 			if channel == "" {
 				return v.run(cmd, http.MethodDelete, "/__sim/faults", nil, nil, fixed("disarmed every fault rule"))
@@ -218,4 +246,16 @@ func newFaultRmCmd() *cobra.Command {
 		return starting(ids, prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 	return cmd
+}
+
+// disarmed is the line of a rule removed: a story's rule says what that
+// did to its story (the control API's effect).
+func disarmed(id string) func([]byte) (string, error) {
+	return func(raw []byte) (string, error) {
+		var a struct{ Effect string }
+		if len(strings.TrimSpace(string(raw))) == 0 || json.Unmarshal(raw, &a) != nil || a.Effect == "" {
+			return "disarmed " + id, nil
+		}
+		return "disarmed " + id + ": " + a.Effect, nil
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -29,9 +30,9 @@ type tailEntry struct {
 	Error     string    `json:"error"`
 }
 
-// String is one exchange in a line: time, channel, endpoint, outcome,
-// reason.
-func (e tailEntry) String() string {
+// line is one exchange in a line: time (in loc), channel, endpoint,
+// outcome, reason.
+func (e tailEntry) line(loc *time.Location) string {
 	what := e.Endpoint
 	if what == "" {
 		what = e.Method + " " + e.Path
@@ -54,7 +55,7 @@ func (e tailEntry) String() string {
 	if ch == "" {
 		ch = "-"
 	}
-	return fmt.Sprintf("%s  %-12s %-24s %-20s %s", e.At.Format("15:04:05.000"), ch, what, outcome, reason)
+	return fmt.Sprintf("%s  %-12s %-24s %-20s %s", e.At.In(loc).Format("15:04:05.000"), ch, what, outcome, reason)
 }
 
 // journalPage is one page of GET /__sim/journal.
@@ -91,7 +92,11 @@ func newJournalTailCmd() *cobra.Command {
 					q.Set(k, s)
 				}
 			}
-			last, err := v.tailFrom(cmd, q, 0, n)
+			loc, err := v.scenarioZone(cmd, channel)
+			if err != nil {
+				return err
+			}
+			last, err := v.tailFrom(cmd, q, 0, n, loc)
 			if err != nil || !follow {
 				return err
 			}
@@ -101,7 +106,7 @@ func newJournalTailCmd() *cobra.Command {
 					return nil
 				case <-time.After(every):
 				}
-				if last, err = v.tailFrom(cmd, q, last, -1); err != nil {
+				if last, err = v.tailFrom(cmd, q, last, -1, loc); err != nil {
 					return err
 				}
 			}
@@ -119,9 +124,31 @@ func newJournalTailCmd() *cobra.Command {
 	return cmd
 }
 
+// scenarioZone is the zone of the scenario governing channel (the
+// active one for ""): the clock's answer is in it, as every answer's
+// times and the dashboard's are.
+func (v *verb) scenarioZone(cmd *cobra.Command, channel string) (*time.Location, error) {
+	out, err := v.call(cmd, http.MethodGet, "/__sim/clock", channelQuery(channel), nil)
+	var no errRefused
+	if errors.As(err, &no) && channel != "" { // a channel no longer in force: the active scenario's zone
+		out, err = v.call(cmd, http.MethodGet, "/__sim/clock", nil, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c struct {
+		Now time.Time `json:"now"`
+	}
+	if err := decodeInto(out, &c); err != nil {
+		return nil, err
+	}
+	return c.Now.Location(), nil
+}
+
 // tailFrom reads every entry after seq (following pages) and prints the
-// last keep of them (keep < 0: all); it returns the last sequence seen.
-func (v *verb) tailFrom(cmd *cobra.Command, q url.Values, after uint64, keep int) (uint64, error) {
+// last keep of them (keep < 0: all), times in loc; it returns the last
+// sequence seen.
+func (v *verb) tailFrom(cmd *cobra.Command, q url.Values, after uint64, keep int, loc *time.Location) (uint64, error) {
 	var got []json.RawMessage
 	for {
 		q.Set("after", strconv.FormatUint(after, 10))
@@ -157,7 +184,7 @@ func (v *verb) tailFrom(cmd *cobra.Command, q url.Values, after uint64, keep int
 		if err := decodeInto(raw, &e); err != nil {
 			return after, err
 		}
-		fmt.Fprintln(cmd.OutOrStdout(), e.String())
+		fmt.Fprintln(cmd.OutOrStdout(), e.line(loc))
 	}
 	return after, nil
 }

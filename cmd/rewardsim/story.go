@@ -56,6 +56,9 @@ func newStoryApplyCmd() *cobra.Command {
 	cmd, v := channelVerbOf("apply NAME [--channel C]",
 		"Apply a story to a channel: its faults armed, its clock move made, its pushes sent (POST /__sim/stories/NAME/apply)",
 		storyChannel, cobra.ExactArgs(1), func(cmd *cobra.Command, v *verb, channel string, args []string) error {
+			if err := oneChannelOr(cmd, v, channel); err != nil {
+				return err
+			}
 			return v.run(cmd, http.MethodPost, "/__sim/stories/"+url.PathEscape(args[0])+"/apply", channelQuery(channel), nil,
 				decoded(func(a struct{ Story, Channel, Description string }) string {
 					return "applied " + a.Story + " to channel " + a.Channel + ": " + a.Description
@@ -69,6 +72,9 @@ func newStoryApplyCmd() *cobra.Command {
 func newStoryClearCmd() *cobra.Command {
 	return channelVerb("clear [--channel C]", "Undo every story applied to a channel: its rules disarmed, its clock put back",
 		storyChannel, cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
+			if err := oneChannelOr(cmd, v, channel); err != nil {
+				return err
+			}
 			return v.run(cmd, http.MethodPost, "/__sim/stories/clear", channelQuery(channel), nil,
 				decoded(func(a struct {
 					Channel string
@@ -80,4 +86,29 @@ func newStoryClearCmd() *cobra.Command {
 					return "cleared " + strings.Join(a.Cleared, ", ") + " from channel " + a.Channel
 				}))
 		})
+}
+
+// oneChannelOr refuses, in the command's own words, a story call without
+// --channel when more than one channel is in force (the control API
+// would ask for ?channel=X, which is not what the command takes).
+func oneChannelOr(cmd *cobra.Command, v *verb, channel string) error {
+	if channel != "" {
+		return nil
+	}
+	out, err := v.call(cmd, http.MethodGet, "/__sim/channels", nil, nil)
+	if err != nil {
+		return err
+	}
+	var l struct{ Channels []channelRow }
+	if err := decodeInto(out, &l); err != nil {
+		return err
+	}
+	if len(l.Channels) == 1 {
+		return nil
+	}
+	names := make([]string, 0, len(l.Channels))
+	for _, c := range l.Channels {
+		names = append(names, c.Name)
+	}
+	return fmt.Errorf("%d channels are in force: give one with --channel (%s)", len(names), strings.Join(names, ", "))
 }

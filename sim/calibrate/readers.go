@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
 // The readers below read a switch from one answer, whoever asked: the
@@ -142,7 +144,7 @@ func readTokenTTL(e *Exchange, loc *time.Location) (format, ttl string, err erro
 	if mins <= 0 || mins > 366*24*60 {
 		return format, "", ambiguous("expireDate %q is %v from the answer's Date", expire, at.Sub(now).Round(time.Second))
 	}
-	return format, Duration(time.Duration(mins) * time.Minute), nil
+	return format, scenario.FormatDuration(time.Duration(mins) * time.Minute), nil
 }
 
 // couponBody reads a coupon-host answer's body status and errorCode.

@@ -245,3 +245,28 @@ describe("verify that cannot pass by mistake", { concurrency: true }, () => {
     await ch.verify({ endpoint: "fetchCouponCode", where: { "/coinsUsed": 100 }, never: true });
   });
 });
+
+// Issue 52: a behaviour switch set without YAML, for one channel or every channel.
+describe("behaviour switches", () => {
+  test("setSwitch changes this channel's answers only; resetSwitch puts the scenario's back", async () => {
+    const ch = await sim.newChannel();
+    const other = await sim.newChannel();
+    const claim = (c) => c.publisher.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: "VU-SW", extTransactionId: "T-SW", coinsUsed: 100 });
+    await claim(ch);
+    const sw = await ch.setSwitch("coupons.duplicate", "reject");
+    assert.equal(sw.override, "reject");
+    assert.equal(sw.scenario, "original");
+    await assert.rejects(claim(ch), (e) => e.errorCode === "DUPLICATE_TRANSACTION");
+    await claim(other);
+    await claim(other);
+    const listed = await sim.switches({ channel: ch.name });
+    assert.equal(listed.switches.find((s) => s.name === "switches.coupons.duplicate").value, "reject");
+    await assert.rejects(ch.setSwitch("coupons.duplicate", "replay"), (e) => e.status === 400 && /it takes original, reject/.test(e.message));
+    const reset = await ch.resetSwitch("coupons.duplicate");
+    assert.deepEqual(reset.reset, ["switches.coupons.duplicate"]);
+    await claim(ch);
+    const all = await sim.setSwitch("cards.listMaxLimit", 80);
+    assert.equal(all.everyChannel, "80");
+    await sim.resetSwitch();
+  });
+});

@@ -1,7 +1,7 @@
 // The surface of issue 21 in TypeScript: type-checked (tsc --noEmit) against
 // the package's declarations in make test; never run.
 import { AssertionError } from "node:assert";
-import { attachRewardsim, Channel, ChannelCredentials, FaultRule, Publisher, RewardsimError, startRewardsim, WebhookInbox } from "rewardsim";
+import { attachRewardsim, Channel, ChannelCredentials, FaultRule, Publisher, RewardsimError, startRewardsim, SwitchState, WebhookInbox } from "rewardsim";
 import { RewardsimContainer, StartedRewardsimContainer } from "rewardsim/testcontainers";
 
 export async function surface(): Promise<void> {
@@ -55,6 +55,15 @@ export async function surface(): Promise<void> {
   await own.fault(rule);
   await own.fault({ endpoint: "fetchCouponCode", action: { kind: "commit-then-delay", delay: "2s" } });
   await own.verify({ endpoint: "fetchCouponCode", where: { "/offerId": { text: "DEMO" } }, never: true, since: mark });
+  // Issue 52: switches typed by the values each takes.
+  const sw: SwitchState = await own.setSwitch("coupons.duplicate", "reject");
+  await sim.setSwitch("cards.listMaxLimit", 100, { channel: own.name });
+  await sim.setSwitch("coupons.orderId", true);
+  // @ts-expect-error a value the switch does not take
+  await own.setSwitch("coupons.duplicate", "replay");
+  await own.resetSwitch("coupons.duplicate");
+  const inForce: string = (await sim.switches({ channel: own.name })).switches[0].value;
+  void [sw, inForce];
   const from: string | undefined = sim.process?.from;
   void [creds, rewardsUrl, canSign, firstId, from];
   await sim.close();

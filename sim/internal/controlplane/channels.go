@@ -225,7 +225,8 @@ func (p *Plane) UnregisterChannel(name string) error {
 			return refuse(refusal.NotFound, "no channel named %q was registered at run time", name)
 		}
 		_ = d.Activate("", name) // and the scenario activated for it
-		writes := []stateWrite{del(kindChannel, name), del(kindClock, channelClockKey(name)), del(kindActivation, name)}
+		writes := []stateWrite{del(kindChannel, name), del(kindClock, channelClockKey(name)), del(kindActivation, name), del(kindStoryClock, name)}
+		writes = append(writes, p.switchWrites(d, name)...)
 		var rules []string
 		for _, st := range p.faults.List() {
 			if st.Channel == name {

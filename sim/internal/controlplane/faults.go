@@ -32,11 +32,39 @@ func (p *Plane) AddFault(r fault.Rule) (fault.Status, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	st := p.faults.Next(r)
-	if err := p.store.WriteConfig(put(kindFault, r.ID, st)); err != nil {
+	aged := p.agedOut()
+	writes := []stateWrite{put(kindFault, r.ID, st)}
+	for _, id := range aged {
+		writes = append(writes, del(kindFault, id))
+	}
+	if err := p.store.WriteConfig(writes...); err != nil {
 		return fault.Status{}, err
+	}
+	for _, id := range aged {
+		p.faults.Remove(id)
 	}
 	p.faults.Restore(st)
 	return st, nil
+}
+
+// MaxSpentRules bounds the spent rules the list keeps: a one-shot rule
+// that fired its times stays listed (greyed on the dashboard) until this
+// many newer ones are spent, then a rule added drops it. What it did
+// stays in the journal, whose entries name it.
+const MaxSpentRules = 20
+
+// agedOut is the spent rules beyond MaxSpentRules, the oldest first.
+func (p *Plane) agedOut() []string {
+	var spent []string
+	for _, st := range p.faults.List() { // in the order added
+		if st.Spent {
+			spent = append(spent, st.ID)
+		}
+	}
+	if len(spent) <= MaxSpentRules {
+		return nil
+	}
+	return spent[:len(spent)-MaxSpentRules]
 }
 
 // RemoveFault disarms a run-time rule and forgets it.

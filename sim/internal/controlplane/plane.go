@@ -109,8 +109,8 @@ func refuse(why refusal.Kind, format string, a ...any) error {
 
 // Open restores the saved configuration, in this order: the clock;
 // run-time channels that name no scenario; scenarios; activations;
-// channels that name a scenario or are made like another; fault rules in the order they were
-// added. Channels come back before scenarios because a channel may have
+// channels that name a scenario or are made like another; switch
+// overrides; fault rules in the order they were added. Channels come back before scenarios because a channel may have
 // been registered first and then named by an uploaded scenario of its
 // own (which the clash check would refuse the other way round).
 func Open(o Options) (*Plane, error) {
@@ -153,6 +153,7 @@ func Open(o Options) (*Plane, error) {
 				p.log.Warn("skipping a stored control record", "kind", kindChannel, "channel", spec.Name, "err", err)
 			}
 		}
+		restore(p, kindSwitch, func(r switchRecord) error { return restoreSwitch(d, r) })
 		return nil
 	})
 	var rules []fault.Status

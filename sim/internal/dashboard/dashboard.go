@@ -185,6 +185,11 @@ func Build(ctx context.Context, s Sources, channels []ChannelRef, q url.Values) 
 			Panel: s.panel(ch.Name, chsc.Name, len(chsc.FaultRules), offers, rules, chsc.Location),
 		})
 	}
+	// The selected channel's panel comes first: the page's first screen
+	// shows what is live on it.
+	if sel := slices.IndexFunc(v.Channels, func(c Channel) bool { return c.Name == v.Filter.Channel }); sel > 0 {
+		v.Channels = append([]Channel{v.Channels[sel]}, slices.Delete(slices.Clone(v.Channels), sel, sel+1)...)
+	}
 	return v, s.livePanels(ctx, &v)
 }
 

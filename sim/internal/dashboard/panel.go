@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/story"
 	"github.com/rewardsim/rewardsim/sim/internal/webhook"
@@ -28,13 +29,32 @@ type Panel struct {
 	Codes     []string
 	// FileFaults is how many fault rules the governing scenario's file has.
 	FileFaults int
+	// Live are the run-time rules that can still fire on the channel (its
+	// own and those of every channel); Spent the one-shot rules that
+	// fired their times, folded on the page.
+	Live, Spent []Armed
+	// Switches are the channel's behaviour switches, each a select;
+	// Overridden those an override sets, shown among what is live.
+	Switches, Overridden []scenario.SwitchState
 }
 
 // EndpointFaults is one row of the panel's fault toggles.
 type EndpointFaults struct {
 	Name  string
 	Kinds []string
-	Armed []fault.Status
+	Armed []Armed
+}
+
+// Armed is a run-time rule on the panel; Story names the story that
+// armed it ("" for a rule armed on its own), so its chip says so.
+type Armed struct {
+	fault.Status
+	Story string
+}
+
+func armed(r fault.Status) Armed {
+	name, _, _ := story.ParseRuleID(r.ID)
+	return Armed{Status: r, Story: name}
 }
 
 // ClockLine is a channel's time and whether it runs on a clock of its own.
@@ -58,10 +78,25 @@ func (s Sources) panel(ch, scenario string, fileFaults int, offers []string, rul
 		row := EndpointFaults{Name: op.Name, Kinds: kinds}
 		for _, r := range rules {
 			if r.Channel == ch && (r.Endpoint == op.Name || r.Endpoint == "*" && slices.Contains(kinds, r.Action.Kind)) {
-				row.Armed = append(row.Armed, r)
+				row.Armed = append(row.Armed, armed(r))
 			}
 		}
 		p.Endpoints = append(p.Endpoints, row)
+	}
+	for _, r := range rules {
+		switch {
+		case r.Channel != ch && r.Channel != "":
+		case r.Spent:
+			p.Spent = append(p.Spent, armed(r))
+		default:
+			p.Live = append(p.Live, armed(r))
+		}
+	}
+	p.Switches = s.Scenarios.SwitchStates(ch)
+	for _, sw := range p.Switches {
+		if sw.Override != "" || sw.EveryChannel != "" {
+			p.Overridden = append(p.Overridden, sw)
+		}
 	}
 	if v, own, err := s.Plane.ChannelClockView(ch); err == nil {
 		p.Clock = ClockLine{Now: v.Now.In(loc).Format("2006-01-02 15:04:05 -07:00"), Mode: v.Mode, Own: own}

@@ -19,6 +19,7 @@ var controlBodies = map[string]string{
 	"POST /__sim/clock":                    "control.clock",
 	"POST /__sim/clock/advance":            "control.clock",
 	"POST /__sim/faults":                   "control.fault",
+	"POST /__sim/switches":                 "control.switch",
 	"POST /__sim/scenarios":                "control.scenario",
 	"POST /__sim/scenarios/:name/activate": "control.activate",
 	"POST /__sim/state/reset":              "control.activate",
@@ -29,19 +30,24 @@ var controlBodies = map[string]string{
 
 // controlAnswers names the schema of an answer where one is written.
 var controlAnswers = map[string]string{
-	"GET /__sim/certs/":           "control.certs",
-	"POST /__sim/channels":        "control.channel.answer",
-	"GET /__sim/channels/:name":   "control.channel.answer",
-	"PATCH /__sim/channels/:name": "control.channel.answer",
-	"GET /__sim/clock":            "control.clock.answer",
-	"POST /__sim/clock":           "control.clock.answer",
-	"POST /__sim/clock/advance":   "control.clock.answer",
-	"DELETE /__sim/clock":         "control.clock.answer",
-	"POST /__sim/webhooks":        "control.webhook.scheduled",
-	"GET /__sim/webhooks/:id":     "control.webhook.push",
-	"POST /__sim/webhooks/run":    "control.webhook.run",
-	"POST /__sim/verify":          "control.verdict",
-	"GET /__sim/sweeps/last":      "sweep",
+	"GET /__sim/certs/":            "control.certs",
+	"POST /__sim/channels":         "control.channel.answer",
+	"GET /__sim/channels/:name":    "control.channel.answer",
+	"PATCH /__sim/channels/:name":  "control.channel.answer",
+	"GET /__sim/clock":             "control.clock.answer",
+	"POST /__sim/clock":            "control.clock.answer",
+	"POST /__sim/clock/advance":    "control.clock.answer",
+	"DELETE /__sim/clock":          "control.clock.answer",
+	"POST /__sim/webhooks":         "control.webhook.scheduled",
+	"GET /__sim/webhooks/:id":      "control.webhook.push",
+	"POST /__sim/webhooks/run":     "control.webhook.run",
+	"POST /__sim/verify":           "control.verdict",
+	"GET /__sim/sweeps/last":       "sweep",
+	"DELETE /__sim/faults/:id":     "control.fault.removed",
+	"GET /__sim/switches":          "control.switches",
+	"POST /__sim/switches":         "control.switch.answer",
+	"DELETE /__sim/switches":       "control.switches",
+	"DELETE /__sim/switches/:name": "control.switches",
 }
 
 // waitParam is ?wait on the calls that make pushes due, and on reading
@@ -54,15 +60,22 @@ var waitParam = map[string]any{
 		"Absent: answer at once. Any other query parameter is refused (400).",
 }
 
+// switchChannel is ?channel on the switch calls.
+var switchChannel = map[string]any{"name": "channel", "in": "query", "required": false,
+	"schema": map[string]any{"type": "string"}, "description": "The channel whose switches; absent: every channel's (the active scenario, the overrides of every channel)."}
+
 // controlQueries names the query parameters a control call takes.
 var controlQueries = map[string][]any{
 	"POST /__sim/clock":         {waitParam},
 	"POST /__sim/clock/advance": {waitParam},
 	"DELETE /__sim/clock": {waitParam, map[string]any{"name": "channel", "in": "query", "required": true,
 		"schema": map[string]any{"type": "string"}, "description": "The channel whose own clock to drop."}},
-	"POST /__sim/webhooks":     {waitParam},
-	"GET /__sim/webhooks/:id":  {waitParam},
-	"POST /__sim/webhooks/run": {waitParam},
+	"GET /__sim/switches":          {switchChannel},
+	"DELETE /__sim/switches":       {switchChannel},
+	"DELETE /__sim/switches/:name": {switchChannel},
+	"POST /__sim/webhooks":         {waitParam},
+	"GET /__sim/webhooks/:id":      {waitParam},
+	"POST /__sim/webhooks/run":     {waitParam},
 }
 
 // controlTypes are the answers that are not JSON.

@@ -128,7 +128,7 @@ func newFold(o Options) *fold {
 
 // learn is the first pass: which credentials only the report's channel
 // carried (a call that names no channel is attributed by them), and
-// which tracking URLs were fired (GETs carry no channel).
+// which tracking URLs were fired (looked up among all entries: a report of one channel still sees them).
 func (f *fold) learn(e *journal.Entry) {
 	if e.Kind == journal.KindExchange && e.Method == "GET" {
 		f.fired[e.Path+"?"+e.Query] = true

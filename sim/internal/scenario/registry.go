@@ -28,6 +28,17 @@ type snapshot struct {
 	loaded     map[string]*Scenario // by name; always holds active
 	perChannel map[string]string    // channel name -> scenario name
 	registered []Registered
+	// switches are the switch overrides set at run time: channel name
+	// ("" every channel) -> switch Name -> value.
+	switches map[string]map[string]string
+	// cache keeps each channel's scenario under its overrides (a
+	// snapshot never changes, so neither does what it derives).
+	cache sync.Map // governKey -> *Scenario
+}
+
+type governKey struct {
+	sc      *Scenario
+	channel string
 }
 
 // Registered is a channel registered at run time. Scenario, if set, is the
@@ -44,7 +55,7 @@ type Registered struct {
 // NewRegistry returns a registry serving s.
 func NewRegistry(s *Scenario) *Registry {
 	r := &Registry{}
-	r.cur.Store(&snapshot{active: s, loaded: map[string]*Scenario{s.Name: s}, perChannel: map[string]string{}})
+	r.cur.Store(&snapshot{active: s, loaded: map[string]*Scenario{s.Name: s}, perChannel: map[string]string{}, switches: map[string]map[string]string{}})
 	return r
 }
 
@@ -64,6 +75,7 @@ func (r *Registry) Change(f func(*Draft) error) error {
 		loaded:     maps.Clone(old.loaded),
 		perChannel: maps.Clone(old.perChannel),
 		registered: slices.Clone(old.registered),
+		switches:   maps.Clone(old.switches),
 	}}
 	if err := f(d); err != nil {
 		return err
@@ -154,7 +166,49 @@ func (d *Draft) Unregister(name string) bool {
 	return len(d.s.registered) < n
 }
 
+// SetSwitch overrides switch name (a SwitchTable Name) with value (as
+// Checked) for channel ("" every channel); value "" drops the override.
+// It is refused when the channel's scenario cannot take it (a listing
+// default limit over the maximum).
+func (d *Draft) SetSwitch(channel, name, value string) error {
+	if d.s.switches == nil {
+		d.s.switches = map[string]map[string]string{}
+	}
+	over := maps.Clone(d.s.switches[channel])
+	if over == nil {
+		over = map[string]string{}
+	}
+	if value == "" {
+		delete(over, name)
+	} else {
+		over[name] = value
+	}
+	d.s.switches[channel] = over
+	if len(over) == 0 {
+		delete(d.s.switches, channel)
+	}
+	if value == "" {
+		return nil
+	}
+	_, err := d.s.withSwitches(d.s.activeFor(channel), channel)
+	return err
+}
+
 // Reading is a consistent view: every method below reads one snapshot.
+
+// SwitchOverrides is the switch overrides set at run time: channel name
+// ("" every channel) -> switch Name -> value.
+func (r *Registry) SwitchOverrides() map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for ch, over := range r.cur.Load().switches {
+		out[ch] = maps.Clone(over)
+	}
+	return out
+}
+
+// Underlying is the scenario governing channel before its switch
+// overrides: what the scenario's file says.
+func (r *Registry) Underlying(channel string) *Scenario { return r.cur.Load().activeFor(channel) }
 
 // Active is the scenario in force by default.
 func (r *Registry) Active() *Scenario { return r.cur.Load().active }
@@ -171,21 +225,75 @@ func (r *Registry) ByName(name string) (*Scenario, bool) {
 // PerChannel returns the channels that have their own scenario.
 func (r *Registry) PerChannel() map[string]string { return maps.Clone(r.cur.Load().perChannel) }
 
-// ActiveFor is the scenario that governs the channel named name.
-func (r *Registry) ActiveFor(name string) *Scenario { return r.cur.Load().activeFor(name) }
+// ActiveFor is the scenario that governs the channel named name, its
+// switch overrides set.
+func (r *Registry) ActiveFor(name string) *Scenario { return r.cur.Load().governing(name) }
 
 // Registered lists the channels registered at run time.
 func (r *Registry) Registered() []Registered { return slices.Clone(r.cur.Load().registered) }
 
-// ByChannelID finds the channel with that CHANNELID and the scenario that governs it.
+// ByChannelID finds the channel with that CHANNELID and the scenario that
+// governs it, its switch overrides set.
 func (r *Registry) ByChannelID(id string) (model.Channel, *Scenario, bool) {
-	return r.cur.Load().lookup(func(c model.Channel) bool { return c.ChannelID == id })
+	return r.cur.Load().governed(func(c model.Channel) bool { return c.ChannelID == id })
 }
 
 // ByChannelName finds the channel with that bName / channelName and the
 // scenario that governs it. Bearer endpoints use it with a token's channel.
 func (r *Registry) ByChannelName(name string) (model.Channel, *Scenario, bool) {
-	return r.cur.Load().lookup(func(c model.Channel) bool { return c.Name == name })
+	return r.cur.Load().governed(func(c model.Channel) bool { return c.Name == name })
+}
+
+// governing is activeFor(name) with the switch overrides of every
+// channel and of name set. An override the scenario cannot take (set
+// while another scenario governed) is left out.
+func (sn *snapshot) governing(name string) *Scenario {
+	sc := sn.activeFor(name)
+	if len(sn.switches) == 0 {
+		return sc
+	}
+	out, err := sn.withSwitches(sc, name)
+	if err != nil {
+		return sc
+	}
+	return out
+}
+
+// withSwitches is sc with the overrides of every channel, then of
+// channel's own, set; cached per snapshot.
+func (sn *snapshot) withSwitches(sc *Scenario, channel string) (*Scenario, error) {
+	all, own := sn.switches[""], sn.switches[channel]
+	if len(all) == 0 && len(own) == 0 {
+		return sc, nil
+	}
+	key := governKey{sc, channel}
+	if got, ok := sn.cache.Load(key); ok {
+		return got.(*Scenario), nil
+	}
+	over := maps.Clone(all)
+	if over == nil {
+		over = map[string]string{}
+	}
+	maps.Copy(over, own)
+	out, err := sc.WithSwitches(over)
+	if err != nil {
+		return nil, err
+	}
+	sn.cache.Store(key, out)
+	return out, nil
+}
+
+// governed is lookup with the found channel's switch overrides set (an
+// unknown channel gets those of every channel).
+func (sn *snapshot) governed(match func(model.Channel) bool) (model.Channel, *Scenario, bool) {
+	c, sc, ok := sn.lookup(match)
+	if len(sn.switches) == 0 {
+		return c, sc, ok
+	}
+	if out, err := sn.withSwitches(sc, c.Name); err == nil {
+		sc = out
+	}
+	return c, sc, ok
 }
 
 func (sn *snapshot) sorted() []*Scenario {

@@ -69,6 +69,12 @@ func (a *API) ApplyStory(c echo.Context) error {
 			return refused(err)
 		}
 		moved = &story.ClockBefore{Own: own, By: d}
+		// Kept, so story clear puts the clock back after a restart too.
+		if err := a.plane.NoteStoryClock(ch, s.Name, own, d); err != nil {
+			a.disarm(ids)
+			_ = a.restoreClock(ch, moved) // best effort: the move was this call's
+			return refused(err)
+		}
 	}
 	var pushes []webhook.Push
 	if s.Storm != nil {
@@ -162,6 +168,11 @@ func (a *API) ClearStories(c echo.Context) error {
 	}
 	if err := a.restoreClock(ch, moved); err != nil {
 		return refused(err)
+	}
+	if moved != nil {
+		if err := a.plane.ForgetStoryClock(ch); err != nil {
+			return refused(err)
+		}
 	}
 	body, err := a.clockBody(ch, nil, nil)
 	if err != nil {

@@ -306,6 +306,12 @@ func injectedMessage(call *frontdoor.Call, act fault.Action, code string) string
 	case CodeNonEligible:
 		return fmt.Sprintf("offer %s's targeting excludes virtualId %q", offer, call.VirtualID)
 	case coupons.CodeInvalidOffer:
+		// An offer the channel has is answered as the real refusal of an
+		// inactive one words it: "not an offer of the channel" would be
+		// false of the channel's state.
+		if _, ok := call.Scenario.Offers.Offer(call.Channel.Name, offer); ok {
+			return fmt.Sprintf("offer %s is inactive", offer)
+		}
 		return fmt.Sprintf("offer %q is not an offer of channel %s", offer, call.Channel.Name)
 	case CodeDuplicate:
 		return fmt.Sprintf("extTransactionId %q was already processed", ext)
@@ -535,7 +541,10 @@ func (h *handlers) catalogue(c echo.Context, cl *frontdoor.Call, req *catalogueR
 // is recorded, then redirected to the offer's target.
 func (h *handlers) redirect(c echo.Context) error {
 	chName, offerID := c.Param("channel"), c.Param("offer")
-	_, sc, _ := h.Channels.ByChannelName(chName)
+	ch, sc, known := h.Channels.ByChannelName(chName)
+	if known { // filed under its channel, as the journal and report filters read it
+		httpx.NoteCaller(c, ch.Name, ch.ChannelID, "")
+	}
 	if h.SharedBox {
 		if err := h.delivered(chName, offerID, c.QueryParams()); err != nil {
 			return err

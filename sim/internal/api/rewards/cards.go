@@ -463,10 +463,14 @@ func (h *handlers) track(kind string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		channel := c.QueryParam("channel")
 		id, err := strconv.ParseUint(c.QueryParam("rewardId"), 10, 64)
-		if _, _, ok := h.Channels.ByChannelName(channel); !ok || err != nil {
+		ch, _, ok := h.Channels.ByChannelName(channel)
+		if !ok || err != nil {
 			return &httpx.Error{Status: http.StatusNotFound, Body: map[string]string{"message": "no such card"}, Reason: "tracking URL names no known channel and rewardId"}
 		}
-		ok, err := h.Cards.Track(channel, model.TrackEvent{Kind: kind, Source: c.QueryParam("from"), RewardID: id})
+		// The journal files the follow under its channel, as every call of
+		// the channel (journal and report filters by channel find it).
+		httpx.NoteCaller(c, ch.Name, ch.ChannelID, "")
+		ok, err = h.Cards.Track(channel, model.TrackEvent{Kind: kind, Source: c.QueryParam("from"), RewardID: id})
 		if err != nil {
 			return err
 		}

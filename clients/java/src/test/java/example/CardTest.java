@@ -8,6 +8,7 @@ import io.github.rewardsim.Channel;
 import io.github.rewardsim.Publisher;
 import io.github.rewardsim.RewardsimException;
 import io.github.rewardsim.RewardsimServer;
+import io.github.rewardsim.Switch;
 import io.github.rewardsim.junit.RewardsimTest;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -26,6 +27,22 @@ class CardTest {
     void sameTransactionIdOtherChannel(Channel ch) {
         ch.publisher().fetchCoupon("OFFER-DEMO", "VU-1", "T-1", 100);
         ch.verify("fetchCouponCode", Map.of("/extTransactionId", "T-1")).times(1);
+    }
+
+    // Issue 52: a behaviour switch set for this channel without YAML, refused values named
+    // before any call, and the scenario's reading back on reset.
+    @Test
+    void switchWithoutYaml(Channel ch) {
+        ch.publisher().fetchCoupon("OFFER-DEMO", "VU-SW", "T-SW", 100);
+        Map<String, Object> sw = ch.setSwitch(Switch.COUPONS_DUPLICATE, "reject");
+        assertEquals("reject", sw.get("override"), sw.toString());
+        assertEquals("original", sw.get("scenario"), sw.toString());
+        RewardsimException dup = assertThrows(RewardsimException.class, () -> ch.publisher().fetchCoupon("OFFER-DEMO", "VU-SW", "T-SW", 100));
+        assertEquals("DUPLICATE_TRANSACTION", dup.errorCode(), dup.getMessage());
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> ch.setSwitch(Switch.COUPONS_DUPLICATE, "replay"));
+        assertTrue(bad.getMessage().contains("it takes original, reject"), bad.getMessage());
+        assertEquals(List.of("switches.coupons.duplicate"), ch.resetSwitch(Switch.COUPONS_DUPLICATE).get("reset"));
+        ch.publisher().fetchCoupon("OFFER-DEMO", "VU-SW", "T-SW", 100);
     }
 
     @Test

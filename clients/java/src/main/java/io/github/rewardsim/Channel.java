@@ -328,6 +328,27 @@ public final class Channel {
     }
 
     /**
+     * Overrides a behaviour switch for this channel ({@link RewardsimServer#setSwitch(Switch, String, String)}).
+     *
+     * @param sw the switch
+     * @param value one of {@link Switch#allowedValues()}
+     * @return the switch as it now is
+     */
+    public Map<String, Object> setSwitch(Switch sw, String value) {
+        return server.setSwitch(sw, value, name);
+    }
+
+    /**
+     * Puts the scenario's value of a switch back for this channel.
+     *
+     * @param sw the switch; null: every switch overridden for this channel
+     * @return this channel's switches, with {@code reset} naming those put back
+     */
+    public Map<String, Object> resetSwitch(Switch sw) {
+        return server.resetSwitch(sw, name);
+    }
+
+    /**
      * Schedules a coupon-status push to the channel's webhookUrl: offerId, reason, and optional fields.
      * Returns at once, before the push is attempted; await it in {@link #webhookInbox()}.
      *

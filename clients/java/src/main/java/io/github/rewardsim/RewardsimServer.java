@@ -321,6 +321,49 @@ public final class RewardsimServer implements AutoCloseable {
     }
 
     /**
+     * Overrides a behaviour switch for a channel, or every channel, over what the scenario says
+     * ({@code POST /__sim/switches}); kept across a restart.
+     *
+     * @param sw the switch
+     * @param value one of {@link Switch#allowedValues()} (or, for a free one, what {@link Switch#allowed()} says)
+     * @param channel the channel; null: every channel
+     * @return the switch as it now is: value, default, scenario, override
+     * @throws IllegalArgumentException for a value the switch does not list, naming those it takes
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> setSwitch(Switch sw, String value, String channel) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", sw.switchName());
+        body.put("value", sw.check(value));
+        if (channel != null) body.put("channel", channel);
+        return (Map<String, Object>) control("POST", "/__sim/switches", body);
+    }
+
+    /**
+     * Puts the scenario's value back ({@code DELETE /__sim/switches[/{name}]}).
+     *
+     * @param sw the switch; null: every switch overridden
+     * @param channel the channel; null: the overrides of every channel
+     * @return the channel's switches, with {@code reset} naming those put back
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> resetSwitch(Switch sw, String channel) {
+        String path = "/__sim/switches" + (sw == null ? "" : "/" + query(sw.switchName()));
+        return (Map<String, Object>) control("DELETE", path + (channel == null ? "" : "?channel=" + query(channel)), null);
+    }
+
+    /**
+     * Every behaviour switch of a channel ({@code GET /__sim/switches}).
+     *
+     * @param channel the channel; null: every channel's
+     * @return the scenario and each switch's value in force, default, scenario value and overrides
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> switches(String channel) {
+        return (Map<String, Object>) control("GET", "/__sim/switches" + (channel == null ? "" : "?channel=" + query(channel)), null);
+    }
+
+    /**
      * Calls the control API; body is JSON-encoded; a non-2xx answer throws RewardsimException.
      *
      * @param method the HTTP method

@@ -1,0 +1,278 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/model"
+)
+
+// SwitchDef is one behaviour switch: a point the contract leaves open,
+// with the readings a scenario may choose. SwitchTable is the one list
+// of them: the control API's switch calls, the CLI's completion, the
+// dashboard's selects, calibrate and the docs' switch tables are drawn
+// from it or checked against it.
+type SwitchDef struct {
+	// Name is the switch's path in a scenario file (switches.coupons.duplicate).
+	Name string
+	// Default is the value a scenario that says nothing gets.
+	Default string
+	// Values are the allowed values; nil for a free one (Kind int or
+	// duration, bounded by Min and Max).
+	Values []string
+	// Kind is how a scenario file writes the value: bool, int, string or duration.
+	Kind string
+	// Min and Max bound a free int (a count) or duration (nanoseconds);
+	// Max 0 is no bound.
+	Min, Max int64
+	// Doc says what the switch decides, in one line.
+	Doc string
+	get func(*File) string
+	set func(*File, string)
+}
+
+// Short is Name without its "switches." prefix (coupons.duplicate): the
+// control API and the CLI take either.
+func (d SwitchDef) Short() string { return strings.TrimPrefix(d.Name, "switches.") }
+
+// Value is the switch's value in sc (its defaults applied).
+func (d SwitchDef) Value(sc *Scenario) string { return d.get(&sc.File) }
+
+// Allowed says in words what the switch takes: its values, or its kind
+// and bounds.
+func (d SwitchDef) Allowed() string {
+	if d.Values != nil {
+		return strings.Join(d.Values, ", ")
+	}
+	switch {
+	case d.Kind == "int" && d.Max > 0:
+		return fmt.Sprintf("an integer from %d to %d", d.Min, d.Max)
+	case d.Kind == "int":
+		return fmt.Sprintf("an integer from %d", d.Min)
+	case d.Max > 0:
+		return fmt.Sprintf("a duration such as 30s or 2m, at most %s", time.Duration(d.Max))
+	case d.Min > 0:
+		return "a positive duration such as 30s, 30m or 1h"
+	}
+	return "0 or a duration such as 30s, 30m or 1h"
+}
+
+// Check returns v as the switch keeps it, or why v is not one of its
+// values (naming those it takes).
+func (d SwitchDef) Check(v string) (string, error) {
+	bad := func() (string, error) {
+		return "", fmt.Errorf("switch %s: %q is not allowed; it takes %s", d.Short(), v, d.Allowed())
+	}
+	v = strings.TrimSpace(v)
+	if d.Values != nil {
+		if !slices.Contains(d.Values, v) {
+			return bad()
+		}
+		return v, nil
+	}
+	switch d.Kind {
+	case "int":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < d.Min || d.Max > 0 && n > d.Max {
+			return bad()
+		}
+		return strconv.FormatInt(n, 10), nil
+	default: // duration
+		var du model.Duration
+		if err := du.UnmarshalText([]byte(v)); err != nil || int64(du) < d.Min || d.Max > 0 && int64(du) > d.Max || du < 0 {
+			return bad()
+		}
+		return v, nil
+	}
+}
+
+// SwitchNamed finds a switch by its Name or its Short name.
+func SwitchNamed(name string) (SwitchDef, bool) {
+	for _, d := range SwitchTable {
+		if d.Name == name || d.Short() == name {
+			return d, true
+		}
+	}
+	return SwitchDef{}, false
+}
+
+// SwitchNames is every switch's short name, in the table's order.
+func SwitchNames() []string {
+	out := make([]string, len(SwitchTable))
+	for i, d := range SwitchTable {
+		out[i] = d.Short()
+	}
+	return out
+}
+
+// WithSwitches is sc with the switches of over (name -> value, each
+// already Checked) set: the scenario a channel runs under its switch
+// overrides. sc itself is unchanged; the copy shares everything else.
+func (sc *Scenario) WithSwitches(over map[string]string) (*Scenario, error) {
+	if len(over) == 0 {
+		return sc, nil
+	}
+	cp := *sc
+	for name, v := range over {
+		d, ok := SwitchNamed(name)
+		if !ok {
+			return nil, fmt.Errorf("no switch named %q", name)
+		}
+		d.set(&cp.File, v)
+	}
+	if c := cp.Switches.Cards; c.ListDefaultLimit > c.ListMaxLimit {
+		return nil, fmt.Errorf("switch cards.listDefaultLimit (%d) would be larger than cards.listMaxLimit (%d)", c.ListDefaultLimit, c.ListMaxLimit)
+	}
+	return &cp, nil
+}
+
+// The switch kinds' accessors: each switch names its field once.
+
+func enumSwitch(name, def, doc string, values []string, field func(*File) *string) SwitchDef {
+	return SwitchDef{Name: name, Default: def, Values: values, Kind: "string", Doc: doc,
+		get: func(f *File) string { return *field(f) }, set: func(f *File, v string) { *field(f) = v }}
+}
+
+func boolSwitch(name, def, doc string, field func(*File) *bool) SwitchDef {
+	return SwitchDef{Name: name, Default: def, Values: []string{def, strconv.FormatBool(def != "true")}, Kind: "bool", Doc: doc,
+		get: func(f *File) string { return strconv.FormatBool(*field(f)) }, set: func(f *File, v string) { *field(f) = v == "true" }}
+}
+
+// ptrBoolSwitch is a bool a file may leave unset (nil reads as true).
+func ptrBoolSwitch(name, doc string, field func(*File) **bool) SwitchDef {
+	return SwitchDef{Name: name, Default: "true", Values: []string{"true", "false"}, Kind: "bool", Doc: doc,
+		get: func(f *File) string { return strconv.FormatBool(*field(f) == nil || **field(f)) },
+		set: func(f *File, v string) { b := v == "true"; *field(f) = &b }}
+}
+
+func intSwitch(name, def, doc string, values []string, lo, hi int64, field func(*File) *int) SwitchDef {
+	return SwitchDef{Name: name, Default: def, Values: values, Kind: "int", Min: lo, Max: hi, Doc: doc,
+		get: func(f *File) string { return strconv.Itoa(*field(f)) },
+		set: func(f *File, v string) { *field(f), _ = strconv.Atoi(v) }}
+}
+
+func durationSwitch(name, def, doc string, lo, hi time.Duration, field func(*File) *model.Duration) SwitchDef {
+	return SwitchDef{Name: name, Default: def, Kind: "duration", Min: int64(lo), Max: int64(hi), Doc: doc,
+		get: func(f *File) string { return FormatDuration(field(f).D()) },
+		set: func(f *File, v string) { _ = field(f).UnmarshalText([]byte(v)) }}
+}
+
+// FormatDuration writes a duration as a scenario file would (1h30m, 45m, 0).
+func FormatDuration(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// SwitchTable is every behaviour switch, in the order of the docs' table
+// (docs/scenarios.md, "Behaviour switches").
+var SwitchTable = []SwitchDef{
+	intSwitch("switches.failureHttpStatus", "200", "HTTP status of a bare {STATUS, ERRORSTRING} failure caused by the request (ENV-6)",
+		[]string{"200", "400"}, 200, 400, func(f *File) *int { return &f.Switches.FailureHTTPStatus }),
+	enumSwitch("switches.unknownChannel", "signature-mismatch", "unknown CHANNELID: Signature Mismatch!, or Invalid Request! unknown CHANNELID \"X\" (ENV-6)",
+		[]string{"signature-mismatch", "describe"}, func(f *File) *string { return &f.Switches.UnknownChannel }),
+	enumSwitch("tokens.expireDateFormat", "datetime-ms", "format of expireDate (TOK-4)",
+		[]string{"datetime-ms", "iso8601", "epoch-ms"}, func(f *File) *string { return &f.Tokens.ExpireDateFormat }),
+	durationSwitch("tokens.referenceTTL", "1h", "reference token lifetime (TOK-4)", time.Second, 0,
+		func(f *File) *model.Duration { return &f.Tokens.ReferenceTTL }),
+	durationSwitch("tokens.userTTL", "30m", "user token lifetime (TOK-4)", time.Second, 0,
+		func(f *File) *model.Duration { return &f.Tokens.UserTTL }),
+	durationSwitch("sessions.ttl", "0", "session lifetime (0: never expires)", 0, 0,
+		func(f *File) *model.Duration { return &f.Sessions.TTL }),
+	boolSwitch("switches.cards.amountRequired", "false", "GetReward without amount refused (GR-5)",
+		func(f *File) *bool { return &f.Switches.Cards.AmountRequired }),
+	enumSwitch("switches.cards.dateandtime", "reject", "a dateandtime not DDMMYYYYHHMMSS (GR-6)",
+		[]string{"reject", "now", "accept"}, func(f *File) *string { return &f.Switches.Cards.DateAndTime }),
+	enumSwitch("switches.cards.nestedAdditionalParams", "reject", "additionalParams as a nested object (GR-7)",
+		[]string{"reject", "accept"}, func(f *File) *string { return &f.Switches.Cards.NestedAdditionalParams }),
+	enumSwitch("switches.cards.channelMismatch", "refuse", "GetReward channelName other than the token's channel",
+		[]string{"refuse", "use-token"}, func(f *File) *string { return &f.Switches.Cards.ChannelMismatch }),
+	intSwitch("switches.cards.invalidRequestStatus", "400", "HTTP status of a malformed GetReward or listing request",
+		[]string{"400", "200"}, 200, 400, func(f *File) *int { return &f.Switches.Cards.InvalidRequestStatus }),
+	enumSwitch("switches.cards.secondReveal", "failure", "second reveal: a bare failure, or a signed {status false, isAlreadyRewarded true} (REV-2)",
+		[]string{"failure", "status-false"}, func(f *File) *string { return &f.Switches.Cards.SecondReveal }),
+	ptrBoolSwitch("switches.cards.fetchSignRequired", "FetchRewardInfo needs SIGN (REV-5)",
+		func(f *File) **bool { return &f.Switches.Cards.FetchSignRequired }),
+	ptrBoolSwitch("switches.cards.fetchAnswerSigned", "FetchRewardInfo's answer is signed (REV-5)",
+		func(f *File) **bool { return &f.Switches.Cards.FetchAnswerSigned }),
+	intSwitch("switches.cards.listDefaultLimit", "10", "listing limit when none is sent (LIST-1)", nil, 1, MaxListLimit,
+		func(f *File) *int { return &f.Switches.Cards.ListDefaultLimit }),
+	intSwitch("switches.cards.listMaxLimit", "50", "largest listing limit (LIST-1)", nil, 1, MaxListLimit,
+		func(f *File) *int { return &f.Switches.Cards.ListMaxLimit }),
+	enumSwitch("switches.cards.listBadValues", "reject", "bad page/limit: HTTP 400, or corrected (LIST-1)",
+		[]string{"reject", "clamp"}, func(f *File) *string { return &f.Switches.Cards.ListBadValues }),
+	enumSwitch("switches.cards.bankAmountUnit", "rupees", "GetScratchCardForBank amount unit; tiers are thresholds (BANK-2)",
+		[]string{"rupees", "paisa"}, func(f *File) *string { return &f.Switches.Cards.BankAmountUnit }),
+	enumSwitch("switches.cards.bankResend", "original", "resent extTransactionId: the original card or a new one (BANK-3)",
+		[]string{"original", "new"}, func(f *File) *string { return &f.Switches.Cards.BankResend }),
+	enumSwitch("switches.cards.bankNotEligible", "signed", "not-eligible answer signed or a bare body (BANK-4)",
+		[]string{"signed", "bare"}, func(f *File) *string { return &f.Switches.Cards.BankNotEligible }),
+	enumSwitch("switches.coupons.httpStatus", "body", "HTTP 200 always, or the HTTP status mirrors the body status (CPN-3)",
+		[]string{"body", "mirror"}, func(f *File) *string { return &f.Switches.Coupons.HTTPStatus }),
+	enumSwitch("switches.coupons.duplicate", "original", "a duplicate extTransactionId: the earlier result, or 409 DUPLICATE_TRANSACTION (CPN-5)",
+		[]string{"original", "reject"}, func(f *File) *string { return &f.Switches.Coupons.Duplicate }),
+	enumSwitch("switches.coupons.crossOffer", "reject", "the same extTransactionId on another offer (CPN-5)",
+		[]string{"reject", "new", "first"}, func(f *File) *string { return &f.Switches.Coupons.CrossOffer }),
+	boolSwitch("switches.coupons.orderId", "false", "data.orderId in the success answer (CPN-7)",
+		func(f *File) *bool { return &f.Switches.Coupons.OrderID }),
+	enumSwitch("switches.coupons.coinsAsNumber", "refuse", "coinsUsed sent as a JSON number",
+		[]string{"refuse", "accept"}, func(f *File) *string { return &f.Switches.Coupons.CoinsAsNumber }),
+	enumSwitch("switches.coupons.coinsMismatch", "accept", "coinsUsed different from the offer's price",
+		[]string{"accept", "refuse"}, func(f *File) *string { return &f.Switches.Coupons.CoinsMismatch }),
+	enumSwitch("switches.webhook.retry", "exponential", "retry policy of coupon-status pushes (WH-2)",
+		[]string{"exponential", "none", "fixed"}, func(f *File) *string { return &f.Switches.Webhook.Retry }),
+	durationSwitch("switches.webhook.interval", "30s", "wait before the first retry of a push (WH-2)", time.Millisecond, 0,
+		func(f *File) *model.Duration { return &f.Switches.Webhook.Interval }),
+	intSwitch("switches.webhook.maxAttempts", "4", "attempts of a push in all, the first included (WH-2)", nil, 1, 20,
+		func(f *File) *int { return &f.Switches.Webhook.MaxAttempts }),
+	durationSwitch("switches.webhook.deadline", "0", "how long the receiver has to answer a push (0: the simulator's --webhook-deadline) (WH-2)", 0, MaxWebhookDeadline,
+		func(f *File) *model.Duration { return &f.Switches.Webhook.Deadline }),
+	enumSwitch("switches.sdk.emptySessionId", "refuse", "SDK issuance with an empty sessionId (SDK-1)",
+		[]string{"refuse", "accept"}, func(f *File) *string { return &f.Switches.SDK.EmptySessionID }),
+	enumSwitch("switches.sdk.missCallback", "deliver", "a reveal that wins nothing goes through the reveal callbacks (SDK-3)",
+		[]string{"deliver", "skip"}, func(f *File) *string { return &f.Switches.SDK.MissCallback }),
+}
+
+// SwitchState is one behaviour switch for a channel: what it takes, its
+// default, what the governing scenario says, the overrides set and the
+// value in force (schemas/control.switch.answer.json).
+type SwitchState struct {
+	Name         string   `json:"name"`
+	Kind         string   `json:"kind"`
+	Values       []string `json:"values,omitempty"`
+	Allowed      string   `json:"allowed"`
+	Default      string   `json:"default"`
+	Scenario     string   `json:"scenario"`
+	EveryChannel string   `json:"everyChannel,omitempty"`
+	Override     string   `json:"override,omitempty"`
+	Value        string   `json:"value"`
+	Doc          string   `json:"doc"`
+}
+
+// SwitchStates is every switch of channel ("" every channel's), in the
+// table's order.
+func (r *Registry) SwitchStates(channel string) []SwitchState {
+	sn := r.cur.Load()
+	base, inForce := sn.activeFor(channel), sn.governing(channel)
+	out := make([]SwitchState, 0, len(SwitchTable))
+	for _, d := range SwitchTable {
+		st := SwitchState{Name: d.Name, Kind: d.Kind, Values: d.Values, Allowed: d.Allowed(), Default: d.Default,
+			Scenario: d.Value(base), Value: d.Value(inForce), Doc: d.Doc, EveryChannel: sn.switches[""][d.Name]}
+		if channel != "" {
+			st.Override = sn.switches[channel][d.Name]
+		}
+		out = append(out, st)
+	}
+	return out
+}
