@@ -33,6 +33,10 @@ type Status struct {
 	Seq int64 `json:"seq"`
 }
 
+// Done reports whether the rule will fire no more: spent, or an nth
+// rule past its call.
+func (s Status) Done() bool { return s.Spent || s.Nth > 0 && s.Seen >= s.Nth }
+
 // Set is an ordered, changeable list of rules (the control API's). Each
 // rule keeps its own counters and its own random source seeded by
 // Rule.Seed, so a probabilistic rule is reproducible whatever else fires.
