@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -48,4 +50,52 @@ func TestServe_likeCopiesNoSpentRules(t *testing.T) {
 		t.Errorf("COPY's call was faulted by ORIG's spent one-shot rule: %v", err)
 	}
 	must("verify", "--channel", "COPY", "--endpoint", "getSecuredReferenceToken", "--times", "1")
+}
+
+// freshChannel adds name like DEMOBANK on a shared box and returns a
+// client with the fresh credentials the answer gave, once.
+func freshChannel(t *testing.T, control, base, name string) *publisher.Client {
+	t.Helper()
+	st, out, _ := ctlCall(t, control, "POST", "/__sim/channels", map[string]any{"name": name, "like": "DEMOBANK"})
+	var made struct {
+		Credentials *struct{ AppKey, SecKey, PrivateKey string }
+	}
+	if err := json.Unmarshal(out, &made); st != http.StatusCreated || err != nil || made.Credentials == nil {
+		t.Fatalf("add %s like DEMOBANK: HTTP %d %s, want fresh credentials", name, st, out)
+	}
+	key, err := publisher.ParsePrivateKeyPEM([]byte(made.Credentials.PrivateKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &publisher.Client{HTTP: http.DefaultClient, RewardsURL: base, BankURL: base, HotdealsURL: base,
+		ChannelID: name, Channel: name, Key: key, AppKey: made.Credentials.AppKey, SecKey: made.Credentials.SecKey}
+}
+
+// Issue 50, item 10, on `rewardsim serve --shared-box`: job A's call on
+// JOBB with A's key is refused and is not JOBB's call: `rewardsim
+// verify --times 1` on JOBB holds with JOBB's own call; the journal
+// keeps the refused one under JOBB, marked unadmitted.
+func TestServe_verifyCountsOnlyAdmittedCalls(t *testing.T) {
+	bin := issue20Binary(t)
+	cmd, urls := startServe(t, bin, t.TempDir(), "--shared-box")
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	control, ctx := urls["control"], context.Background()
+	a := freshChannel(t, control, urls["all"], "JOBA")
+	b := freshChannel(t, control, urls["all"], "JOBB")
+	onB := *a
+	onB.ChannelID, onB.Channel = b.ChannelID, b.Channel
+	if _, err := onB.ReferenceToken(ctx); err == nil {
+		t.Fatal("A's key signed for JOBB")
+	}
+	if _, err := b.ReferenceToken(ctx); err != nil {
+		t.Fatalf("JOBB's own call: %v", err)
+	}
+	env := []string{"REWARDSIM_CONTROL_URL=" + control}
+	if out, code := cli(t, bin, env, "verify", "--channel", "JOBB", "--endpoint", "getSecuredReferenceToken", "--times", "1"); code != 0 {
+		t.Errorf("verify JOBB --times 1: exit %d\n%s", code, out)
+	}
+	st, out, _ := ctlCall(t, control, "GET", "/__sim/journal?channel=JOBB&endpoint=getSecuredReferenceToken", nil)
+	if st != http.StatusOK || strings.Count(string(out), `"seq"`) != 2 || strings.Count(string(out), `"unadmitted":true`) != 1 {
+		t.Errorf("journal of JOBB: HTTP %d %.600s, want both calls, the refused one unadmitted", st, out)
+	}
 }
