@@ -51,6 +51,7 @@ const anyMethod = "ANY"
 // contract table, then the simulator's own routes and the control API.
 func (s *Sim) routes() ([]route, error) {
 	stories := story.NewBook(s.plane.Faults().List())
+	s.plane.Faults().OnRemove = func(id string) { stories.Disarmed(id, s.plane.Faults().List()) }
 	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On, Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}

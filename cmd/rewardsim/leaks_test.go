@@ -99,3 +99,51 @@ func TestServe_verifyCountsOnlyAdmittedCalls(t *testing.T) {
 		t.Errorf("journal of JOBB: HTTP %d %.600s, want both calls, the refused one unadmitted", st, out)
 	}
 }
+
+// Issue 50, item 12, on a real `rewardsim serve` and its CLI: `fault rm`
+// of a story's rule, or `channel rm`, leaves the story no longer applied
+// (`story ls`), its header off the channel's answers, and `story apply`
+// works again.
+func TestServe_removedStoryRuleEndsTheStory(t *testing.T) {
+	bin := issue20Binary(t)
+	cmd, urls := startServe(t, bin, t.TempDir())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	env := []string{"REWARDSIM_CONTROL_URL=" + urls["control"]}
+	must := func(args ...string) string {
+		t.Helper()
+		out, code := cli(t, bin, env, args...)
+		if code != 0 {
+			t.Fatalf("rewardsim %s: exit %d\n%s", strings.Join(args, " "), code, out)
+		}
+		return out
+	}
+	c := asChannel(t, urls["all"], "CI-S")
+	storyOf := func() string {
+		res, err := c.CallSigned(context.Background(), c.RewardsURL+"/api/getSecuredReferenceToken", "", map[string]string{"bName": c.Channel})
+		if res == nil {
+			t.Fatal(err)
+		}
+		return res.Header.Get("X-Rewardsim-Story")
+	}
+	must("channel", "add", "CI-S", "--like", "DEMOBANK")
+	for _, remove := range [][]string{
+		{"fault", "rm", "story:uat-down:CI-S:1"},
+		{"channel", "rm", "CI-S"},
+	} {
+		must("story", "apply", "uat-down", "--channel", "CI-S")
+		if got := storyOf(); got != "uat-down" {
+			t.Fatalf("after story apply: X-Rewardsim-Story %q, want uat-down", got)
+		}
+		must(remove...)
+		if remove[0] == "channel" {
+			must("channel", "add", "CI-S", "--like", "DEMOBANK")
+		}
+		if out := must("story", "ls"); strings.Contains(out, "applied to CI-S") {
+			t.Errorf("after rewardsim %s, story ls still says:\n%s", strings.Join(remove, " "), out)
+		}
+		if got := storyOf(); got != "" {
+			t.Errorf("after rewardsim %s: X-Rewardsim-Story %q on an answer no story shapes", strings.Join(remove, " "), got)
+		}
+	}
+	must("story", "apply", "uat-down", "--channel", "CI-S")
+}

@@ -49,6 +49,10 @@ type Set struct {
 	// counters each time it fires (its decision settled as shown), so
 	// they can be kept across restarts.
 	OnFire func(Status)
+	// OnRemove, if set, is called (outside the set's lock) with the id of
+	// each rule disarmed, whoever disarmed it, so what a rule stood for
+	// (a story applied) ends with it.
+	OnRemove func(id string)
 }
 
 // Restore arms r with counters carried over from before a restart, so a
@@ -107,6 +111,16 @@ func (s *Set) Next(r Rule) Status {
 
 // Remove disarms the rule with id; false if there is none.
 func (s *Set) Remove(id string) bool {
+	if !s.remove(id) {
+		return false
+	}
+	if s.OnRemove != nil {
+		s.OnRemove(id)
+	}
+	return true
+}
+
+func (s *Set) remove(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, x := range s.rules {
