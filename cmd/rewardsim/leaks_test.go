@@ -147,3 +147,58 @@ func TestServe_removedStoryRuleEndsTheStory(t *testing.T) {
 	}
 	must("story", "apply", "uat-down", "--channel", "CI-S")
 }
+
+// Issue 50, item 13, on a real `rewardsim serve --shared-box
+// --control-token BOX` and its CLI: `channel token JOBA` prints JOBA's
+// own token; with it (as --control-token, like the box's) the CLI acts
+// on JOBA and is refused on JOBB and on box-wide calls; the token
+// survives a restart (the store keeps its hash).
+func TestServe_channelTokenActsOnItsChannelAlone(t *testing.T) {
+	bin, data := issue20Binary(t), t.TempDir()
+	serve := []string{"--shared-box", "--control-token", "BOX"}
+	cmd, urls := startServe(t, bin, data, serve...)
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	as := func(token string, args ...string) (string, int) {
+		return cli(t, bin, []string{"REWARDSIM_CONTROL_URL=" + urls["control"], "REWARDSIM_CONTROL_TOKEN=" + token}, args...)
+	}
+	for _, ch := range []string{"JOBA", "JOBB"} {
+		if out, code := as("BOX", "channel", "add", ch, "--like", "DEMOBANK"); code != 0 {
+			t.Fatalf("channel add %s: exit %d\n%s", ch, code, out)
+		}
+	}
+	out, code := as("BOX", "channel", "token", "JOBA")
+	tok := strings.TrimSpace(out)
+	if code != 0 || !strings.HasPrefix(tok, "ct-") {
+		t.Fatalf("channel token JOBA: exit %d\n%s", code, out)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, tc := range []struct {
+			args []string
+			ok   bool
+		}{
+			{[]string{"fault", "add", "--id", "A1", "--endpoint", "fetchCouponCode", "--kind", "internal-error", "--channel", "JOBA"}, true},
+			{[]string{"verify", "--channel", "JOBA", "--endpoint", "fetchCouponCode", "--times", "0"}, true},
+			{[]string{"story", "apply", "uat-down", "--channel", "JOBA"}, true},
+			{[]string{"story", "clear", "--channel", "JOBA"}, true},
+			{[]string{"fault", "add", "--id", "B1", "--endpoint", "fetchCouponCode", "--kind", "internal-error", "--channel", "JOBB"}, false},
+			{[]string{"verify", "--channel", "JOBB", "--endpoint", "fetchCouponCode", "--times", "0"}, false},
+			{[]string{"story", "apply", "uat-down", "--channel", "JOBB"}, false},
+			{[]string{"fault", "ls"}, false},
+			{[]string{"channel", "add", "JOBC", "--like", "DEMOBANK"}, false},
+		} {
+			out, code := as(tok, tc.args...)
+			if (code == 0) != tc.ok || !tc.ok && !strings.Contains(out, "channel JOBA alone") {
+				t.Errorf("%s: JOBA's token: rewardsim %s: exit %d\n%s", when, strings.Join(tc.args, " "), code, out)
+			}
+		}
+		if out, code := as("BOX", "verify", "--channel", "JOBB", "--endpoint", "fetchCouponCode", "--times", "0"); code != 0 {
+			t.Errorf("%s: the box token on JOBB: exit %d\n%s", when, code, out)
+		}
+	}
+	check("first run")
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	cmd, urls = startServe(t, bin, data, serve...)
+	check("after a restart")
+}
