@@ -202,3 +202,40 @@ func TestServe_channelTokenActsOnItsChannelAlone(t *testing.T) {
 	cmd, urls = startServe(t, bin, data, serve...)
 	check("after a restart")
 }
+
+// Issue 50, item 9, on a real `rewardsim serve`: after a card was listed
+// and no trackLink fired, `rewardsim report` warns (TRK-1) and names,
+// among what it cannot check, whether the app acts on a webhook push;
+// `report --no-cards-rendered` (a back end that renders no cards) does
+// not warn and says the rule was not checked.
+func TestServe_reportNoCardsRendered(t *testing.T) {
+	bin := issue20Binary(t)
+	cmd, urls := startServe(t, bin, t.TempDir())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	ctx, c := context.Background(), demoPublisher(t, urls["all"])
+	ref, err := c.ReferenceToken(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := map[string]any{"channelName": "DEMOBANK", "virtualId": "VU-REP", "triggerEventType": "UPI", "extTransactionId": "TX-REP",
+		"amount": 250.5, "dateandtime": "15012026100000"}
+	if _, ans, err := c.GetReward(ctx, ref.ReferenceKey, body); err != nil || len(ans.Rewards) != 1 {
+		t.Fatalf("GetReward: %v %+v", err, ans)
+	}
+	env := []string{"REWARDSIM_CONTROL_URL=" + urls["control"]}
+	for _, tc := range []struct {
+		args        []string
+		warns, says string
+	}{
+		{[]string{"report", "--fail-on", "none"}, "warning TRK-1", "acts on a coupon-status webhook push"},
+		{[]string{"report", "--fail-on", "none", "--no-cards-rendered"}, "", "not checked: tracklink-never-fired: the service renders no cards"},
+	} {
+		out, code := cli(t, bin, env, tc.args...)
+		if code != 0 || !strings.Contains(out, tc.says) || (tc.warns != "") != strings.Contains(out, "warning TRK-1") {
+			t.Errorf("rewardsim %s: exit %d\n%s\nwant %q, TRK-1 warned: %v", strings.Join(tc.args, " "), code, out, tc.says, tc.warns != "")
+		}
+	}
+	if st, out, _ := ctlCall(t, urls["control"], "GET", "/__sim/report?noCardsRendered=maybe", nil); st != http.StatusBadRequest || !strings.Contains(string(out), "noCardsRendered") {
+		t.Errorf("noCardsRendered=maybe: HTTP %d %s, want 400 naming it", st, out)
+	}
+}
