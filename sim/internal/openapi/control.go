@@ -29,20 +29,22 @@ var controlBodies = map[string]string{
 
 // controlAnswers names the schema of an answer where one is written.
 var controlAnswers = map[string]string{
-	"GET /__sim/certs/":                "control.certs",
-	"POST /__sim/channels":             "control.channel.answer",
-	"GET /__sim/channels/:name":        "control.channel.answer",
-	"PATCH /__sim/channels/:name":      "control.channel.answer",
+	"GET /__sim/certs/":           "control.certs",
+	"POST /__sim/channels":        "control.channel.answer",
+	"GET /__sim/channels/:name":   "control.channel.answer",
+	"PATCH /__sim/channels/:name": "control.channel.answer",
+	"GET /__sim/clock":            "control.clock.answer",
+	"POST /__sim/clock":           "control.clock.answer",
+	"POST /__sim/clock/advance":   "control.clock.answer",
+	"DELETE /__sim/clock":         "control.clock.answer",
+	"POST /__sim/webhooks":        "control.webhook.scheduled",
+	"GET /__sim/webhooks/:id":     "control.webhook.push",
+	"POST /__sim/webhooks/run":    "control.webhook.run",
+	"POST /__sim/verify":          "control.verdict",
+	"GET /__sim/sweeps/last":      "sweep",
+
+	// A shared box's channel token (docs/security.md).
 	"POST /__sim/channels/:name/token": "control.channel.token",
-	"GET /__sim/clock":                 "control.clock.answer",
-	"POST /__sim/clock":                "control.clock.answer",
-	"POST /__sim/clock/advance":        "control.clock.answer",
-	"DELETE /__sim/clock":              "control.clock.answer",
-	"POST /__sim/webhooks":             "control.webhook.scheduled",
-	"GET /__sim/webhooks/:id":          "control.webhook.push",
-	"POST /__sim/webhooks/run":         "control.webhook.run",
-	"POST /__sim/verify":               "control.verdict",
-	"GET /__sim/sweeps/last":           "sweep",
 }
 
 // waitParam is ?wait on the calls that make pushes due, and on reading
