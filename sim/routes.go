@@ -60,6 +60,7 @@ func (s *Sim) routes() ([]route, error) {
 			stories.Add(sc.Channel, name, moved)
 		}
 	}
+	s.plane.Faults().OnRemove = func(id string) { stories.Disarmed(id, s.plane.Faults().List()) }
 	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On, Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
@@ -153,6 +154,10 @@ func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
 	auth := ctl.Auth
 	// Calls that read the whole journal share a small bound (429 beyond).
 	heavy := func(h echo.HandlerFunc) echo.HandlerFunc { return auth(ctl.Heavy(h)) }
+	// Calls on one channel also take that channel's own token (a shared
+	// box's, docs/security.md); every other call is the box's.
+	on := ctl.ForChannel
+	query, body, named := control.QueryChannel, control.BodyChannel, control.ParamChannel("name")
 	all := []route{
 		{Control, http.MethodGet, "/__sim/health", ctl.Health},
 		{Control, http.MethodGet, "/__sim/openapi.json", ctl.OpenAPIDoc},
@@ -171,44 +176,45 @@ func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
 		{Control, http.MethodPost, "/__sim/scenarios/:name/activate", auth(ctl.ActivateScenario)},
 		{Control, http.MethodGet, "/__sim/channels", auth(ctl.ListChannels)},
 		{Control, http.MethodPost, "/__sim/channels", auth(ctl.RegisterChannel)},
-		{Control, http.MethodGet, "/__sim/channels/:name", auth(ctl.GetChannel)},
-		{Control, http.MethodPatch, "/__sim/channels/:name", auth(ctl.PatchChannel)},
-		{Control, http.MethodDelete, "/__sim/channels/:name", auth(ctl.UnregisterChannel)},
-		{Control, http.MethodPost, "/__sim/state/reset", auth(ctl.ResetState)},
-		{Control, http.MethodGet, "/__sim/state/users/:channel/:virtualId", auth(ctl.ReadUser)},
-		{Control, http.MethodGet, "/__sim/clock", auth(ctl.ShowClock)},
-		{Control, http.MethodPost, "/__sim/clock", auth(ctl.SetClock)},
-		{Control, http.MethodPost, "/__sim/clock/advance", auth(ctl.AdvanceClock)},
-		{Control, http.MethodDelete, "/__sim/clock", auth(ctl.DropClock)},
+		{Control, http.MethodGet, "/__sim/channels/:name", on(named, ctl.GetChannel)},
+		{Control, http.MethodPatch, "/__sim/channels/:name", on(named, ctl.PatchChannel)},
+		{Control, http.MethodDelete, "/__sim/channels/:name", on(named, ctl.UnregisterChannel)},
+		{Control, http.MethodPost, "/__sim/channels/:name/token", auth(ctl.IssueChannelToken)},
+		{Control, http.MethodPost, "/__sim/state/reset", on(body, ctl.ResetState)},
+		{Control, http.MethodGet, "/__sim/state/users/:channel/:virtualId", on(control.ParamChannel("channel"), ctl.ReadUser)},
+		{Control, http.MethodGet, "/__sim/clock", on(query, ctl.ShowClock)},
+		{Control, http.MethodPost, "/__sim/clock", on(body, ctl.SetClock)},
+		{Control, http.MethodPost, "/__sim/clock/advance", on(body, ctl.AdvanceClock)},
+		{Control, http.MethodDelete, "/__sim/clock", on(query, ctl.DropClock)},
 		{Control, http.MethodGet, "/__sim/stories", auth(ctl.ListStories)},
-		{Control, http.MethodPost, "/__sim/stories/clear", auth(ctl.ClearStories)},
-		{Control, http.MethodPost, "/__sim/stories/:name/apply", auth(ctl.ApplyStory)},
+		{Control, http.MethodPost, "/__sim/stories/clear", on(query, ctl.ClearStories)},
+		{Control, http.MethodPost, "/__sim/stories/:name/apply", on(query, ctl.ApplyStory)},
 		{Control, http.MethodGet, "/__sim/switches", auth(ctl.ListSwitches)},
 		{Control, http.MethodPost, "/__sim/switches", auth(ctl.SetSwitch)},
 		{Control, http.MethodDelete, "/__sim/switches", auth(ctl.ResetSwitches)},
 		{Control, http.MethodDelete, "/__sim/switches/:name", auth(ctl.ResetSwitches)},
 		{Control, http.MethodGet, "/__sim/faults", auth(ctl.ListFaults)},
-		{Control, http.MethodPost, "/__sim/faults", auth(ctl.AddFault)},
-		{Control, http.MethodDelete, "/__sim/faults/:id", auth(ctl.RemoveFault)},
+		{Control, http.MethodPost, "/__sim/faults", on(body, ctl.AddFault)},
+		{Control, http.MethodDelete, "/__sim/faults/:id", on(ctl.RuleChannel, ctl.RemoveFault)},
 		{Control, http.MethodDelete, "/__sim/faults", auth(ctl.ClearFaults)},
-		{Control, http.MethodPost, "/__sim/webhooks", auth(ctl.ScheduleWebhook)},
+		{Control, http.MethodPost, "/__sim/webhooks", on(body, ctl.ScheduleWebhook)},
 		{Control, http.MethodGet, "/__sim/webhooks", auth(ctl.ListWebhooks)},
 		{Control, http.MethodGet, "/__sim/webhooks/:id", auth(ctl.GetWebhook)},
 		{Control, http.MethodPost, "/__sim/webhooks/run", auth(ctl.RunWebhooks)},
-		{Control, http.MethodGet, "/__sim/journal", auth(ctl.Journal)},
-		{Control, http.MethodDelete, "/__sim/journal", auth(ctl.ResetJournal)},
-		{Control, http.MethodPost, "/__sim/verify", auth(ctl.Verify)},
+		{Control, http.MethodGet, "/__sim/journal", on(query, ctl.Journal)},
+		{Control, http.MethodDelete, "/__sim/journal", on(query, ctl.ResetJournal)},
+		{Control, http.MethodPost, "/__sim/verify", on(body, ctl.Verify)},
 		{Control, http.MethodGet, "/__sim/recording", heavy(ctl.Recording)},
 		{Control, http.MethodGet, "/__sim/session", heavy(ctl.Recording)}, // the former name
 		{Control, http.MethodGet, "/__sim/report", heavy(ctl.Report)},
 		{Control, http.MethodGet, "/__sim/report.html", heavy(ctl.ReportHTML)},
-		{Control, http.MethodGet, "/__sim/tracking", auth(ctl.Tracking)},
+		{Control, http.MethodGet, "/__sim/tracking", on(ctl.CardChannel, ctl.Tracking)},
 		{Control, http.MethodGet, "/__sim/metrics", auth(echo.WrapHandler(s.metrics.Handler()))},
 		{Control, http.MethodGet, "/__sim/live", auth(ctl.LiveStream)},
 		{Control, http.MethodGet, "/__sim/diagram.svg", heavy(ctl.Diagram)},
 		{Control, http.MethodPost, "/__sim/diagram.svg", heavy(ctl.RecordingDiagram)},
-		{Control, http.MethodGet, "/__sim/notifications", auth(ctl.Notifications)},
-		{Control, http.MethodGet, "/__sim/cards/:rewardId", auth(ctl.Card)},
+		{Control, http.MethodGet, "/__sim/notifications", on(ctl.CardChannel, ctl.Notifications)},
+		{Control, http.MethodGet, "/__sim/cards/:rewardId", on(ctl.CardChannel, ctl.Card)},
 		{Control, http.MethodGet, "/__sim/sweeps/last", auth(sweeps.Last)},
 		{Control, http.MethodGet, "/__sim/sweeps/last.html", auth(sweeps.LastHTML)},
 		{Control, http.MethodPost, "/__sim/sweeps/last", auth(sweeps.PutLast)},

@@ -33,7 +33,7 @@ func (c channelRow) String() string {
 
 func newChannelCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "channel", Short: "Register, list and remove channels of a running simulator (/__sim/channels)"}
-	cmd.AddCommand(newChannelAddCmd(), newChannelLsCmd(), newChannelRmCmd())
+	cmd.AddCommand(newChannelAddCmd(), newChannelLsCmd(), newChannelRmCmd(), newChannelTokenCmd())
 	return cmd
 }
 
@@ -106,6 +106,27 @@ func newChannelLsCmd() *cobra.Command {
 		},
 	}
 	v.flags(cmd)
+	return cmd
+}
+
+func newChannelTokenCmd() *cobra.Command {
+	var v verb
+	cmd := &cobra.Command{
+		Use:   "token NAME",
+		Short: "Give a channel a control token of its own, acting on that channel alone (a shared box's; shown this once)",
+		Long: "Issues NAME's own control token through POST /__sim/channels/NAME/token (with the box's token) and\n" +
+			"prints it, the only time it is shown: hand it to the job that owns the channel, which passes it as\n" +
+			"--control-token or REWARDSIM_CONTROL_TOKEN. It acts on NAME's faults, clock, stories, verify,\n" +
+			"journal, state and cards alone; a new one replaces the old. Only on `serve --shared-box`.",
+		Example: "  rewardsim channel token CI-42",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return v.run(cmd, http.MethodPost, "/__sim/channels/"+url.PathEscape(args[0])+"/token", nil, nil,
+				decoded(func(t struct{ Channel, Token string }) string { return t.Token }))
+		},
+	}
+	v.flags(cmd)
+	cmd.ValidArgsFunction = channelArg(&v)
 	return cmd
 }
 

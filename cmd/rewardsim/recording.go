@@ -460,6 +460,7 @@ type reportDoc struct {
 	NotCheckable []struct {
 		ID, Title, How string
 	} `json:"notCheckable"`
+	Skipped  []struct{ ID, Why string } `json:"skipped"`
 	Findings []struct {
 		ID, Clause, Severity, Title, Advice, Reading string
 		Count                                        int
@@ -477,6 +478,7 @@ var severityRank = map[string]int{"info": 1, "warning": 2, "error": 3}
 func newReportCmd() *cobra.Command {
 	var ctl controlClient
 	var channel, failOn, junit string
+	var noCards bool
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Print the conformance report of a running simulator; exit 1 on findings of --fail-on severity",
@@ -489,6 +491,9 @@ func newReportCmd() *cobra.Command {
 			q := url.Values{}
 			if channel != "" {
 				q.Set("channel", channel)
+			}
+			if noCards {
+				q.Set("noCardsRendered", "true")
 			}
 			data, err := ctl.get(cmd.Context(), "/__sim/report", q)
 			if err != nil {
@@ -519,6 +524,9 @@ func newReportCmd() *cobra.Command {
 					fmt.Fprintf(w, "  - %s\n    how to test: %s\n", u.Title, u.How)
 				}
 			}
+			for _, s := range r.Skipped {
+				fmt.Fprintf(w, "not checked: %s: %s\n", s.ID, s.Why)
+			}
 			if junit != "" {
 				if err := writeReportJUnit(junit, r, failOn, min); err != nil {
 					return err
@@ -533,6 +541,7 @@ func newReportCmd() *cobra.Command {
 	addControlFlags(cmd, &ctl)
 	cmd.Flags().StringVar(&channel, "channel", "", "only this channel (name or CHANNELID)")
 	cmd.Flags().StringVar(&failOn, "fail-on", "error", "exit 1 when a finding of this severity or worse exists: error, warning, info or none")
+	cmd.Flags().BoolVar(&noCards, "no-cards-rendered", false, "the service renders no cards (a back end): do not check that it fires trackLink impressions (TRK-1)")
 	cmd.Flags().StringVar(&junit, "junit", "", "also write JUnit XML to this file: a test case per rule checked, each finding a failure")
 	return cmd
 }

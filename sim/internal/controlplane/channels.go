@@ -214,7 +214,7 @@ func (p *Plane) PatchChannel(name string, patch ChannelPatch) (ChannelSpec, erro
 // UnregisterChannel removes a channel registered at run time with
 // everything the store keys by it, in one transaction: its state (cards,
 // coupons, tokens, sessions, pending pushes), its own clock, the scenario
-// activated for it and the run-time fault rules that name it. A channel made again under the name
+// activated for it, its control token and the run-time fault rules that name it. A channel made again under the name
 // inherits nothing (issue 42). The journal, a file of its own, is the
 // caller's to drop.
 func (p *Plane) UnregisterChannel(name string) error {
@@ -225,7 +225,7 @@ func (p *Plane) UnregisterChannel(name string) error {
 			return refuse(refusal.NotFound, "no channel named %q was registered at run time", name)
 		}
 		_ = d.Activate("", name) // and the scenario activated for it
-		writes := []stateWrite{del(kindChannel, name), del(kindClock, channelClockKey(name)), del(kindActivation, name), del(kindStoryClock, name)}
+		writes := []stateWrite{del(kindChannel, name), del(kindClock, channelClockKey(name)), del(kindActivation, name), del(kindStoryClock, name), del(kindChannelToken, name)}
 		writes = append(writes, p.switchWrites(d, name)...)
 		var rules []string
 		for _, st := range p.faults.List() {
@@ -238,6 +238,7 @@ func (p *Plane) UnregisterChannel(name string) error {
 			return err
 		}
 		p.clocks.Drop(name)
+		p.tokens.set(name, "") // a channel made again under the name gets no token of the old one
 		for _, id := range rules {
 			p.faults.Remove(id)
 		}

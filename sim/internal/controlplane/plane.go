@@ -94,6 +94,7 @@ type Plane struct {
 	log       *slog.Logger
 	sharedBox bool
 	secrets   SecKeyTeller
+	tokens    channelTokens // the channels' own control tokens (chantoken.go)
 
 	watchMu sync.Mutex
 	watched map[string]string // path -> Stamp of its files
@@ -166,6 +167,7 @@ func Open(o Options) (*Plane, error) {
 		p.faults.Restore(st)
 	}
 	p.faults.OnFire = p.saveCounters
+	p.restoreChannelTokens()
 	return p, nil
 }
 

@@ -33,6 +33,10 @@ type Status struct {
 	Seq int64 `json:"seq"`
 }
 
+// Done reports whether the rule will fire no more: spent, or an nth
+// rule past its call.
+func (s Status) Done() bool { return s.Spent || s.Nth > 0 && s.Seen >= s.Nth }
+
 // Set is an ordered, changeable list of rules (the control API's). Each
 // rule keeps its own counters and its own random source seeded by
 // Rule.Seed, so a probabilistic rule is reproducible whatever else fires.
@@ -45,6 +49,10 @@ type Set struct {
 	// counters each time it fires (its decision settled as shown), so
 	// they can be kept across restarts.
 	OnFire func(Status)
+	// OnRemove, if set, is called (outside the set's lock) with the id of
+	// each rule disarmed, whoever disarmed it, so what a rule stood for
+	// (a story applied) ends with it.
+	OnRemove func(id string)
 }
 
 // Restore arms r with counters carried over from before a restart, so a
@@ -103,6 +111,16 @@ func (s *Set) Next(r Rule) Status {
 
 // Remove disarms the rule with id; false if there is none.
 func (s *Set) Remove(id string) bool {
+	if !s.remove(id) {
+		return false
+	}
+	if s.OnRemove != nil {
+		s.OnRemove(id)
+	}
+	return true
+}
+
+func (s *Set) remove(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, x := range s.rules {

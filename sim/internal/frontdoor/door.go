@@ -140,10 +140,13 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		call, err = d.Openers[op.Auth](c, op, body, readErr, &req)
 		if err != nil {
 			d.NoteUnopened(c, body)
+			o := httpx.OutcomeOf(c)
+			o.Unadmitted = !o.Admitted
 			d.sayStories(c) // a refusal of a channel's call shows its stories too
 			return err
 		}
-		httpx.NoteCaller(c, call.Channel.Name, call.Channel.ChannelID, call.VirtualID)
+		httpx.NoteAdmitted(c, call.Channel.Name, call.Channel.ChannelID)
+		httpx.NoteCaller(c, "", "", call.VirtualID)
 		d.sayStories(c)
 		if e.Check != nil {
 			if err := e.Check(c, call, &req); err != nil {
@@ -180,13 +183,22 @@ func (d *Door) sayStories(c echo.Context) {
 // it carries: its bearer token's owner, then what its body names
 // (envelope.Identity): the journal, which reads no request, attributes
 // a refusal, an endpoint the real service lacks and a path of no
-// endpoint by it. An admitted call is attributed by what admitted it.
+// endpoint by it. An admitted call is attributed by what admitted it,
+// even when its way in refused it after its credentials (NoteAdmitted).
 func (d *Door) NoteUnopened(c echo.Context, body []byte) {
-	if o := httpx.OutcomeOf(c); o.Channel == "" && d.Tokens != nil {
+	o := httpx.OutcomeOf(c)
+	if o.Admitted {
+		return
+	}
+	if o.Channel == "" && d.Tokens != nil {
 		if v := httpx.Bearer(c); v != "" {
-			// Any kind: a token of the wrong kind still has an owner.
+			// Any kind: a token of the wrong kind still has an owner. A
+			// token the channel was given, even expired, is its credential:
+			// the call is the channel's.
 			if t, _ := d.Tokens.Check(v, model.UserToken); t.Channel != "" {
-				httpx.NoteCaller(c, t.Channel, "", t.VirtualID)
+				httpx.NoteAdmitted(c, t.Channel, "")
+				httpx.NoteCaller(c, "", "", t.VirtualID)
+				return
 			}
 		}
 	}

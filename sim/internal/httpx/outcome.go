@@ -16,8 +16,16 @@ type Outcome struct {
 	// owner, the appKey's channel) or, for a call nothing admitted, what
 	// it said (NoteCaller).
 	Channel, ChannelID, VirtualID string
-	Fault                         string
-	Dropped                       bool
+	// Admitted: the channel's credentials admitted the call (NoteAdmitted),
+	// though a later check of its way in may still refuse it.
+	Admitted bool
+	// Unadmitted: the call was refused before any credentials admitted
+	// it, so Channel is only what it said: on a shared box, another job
+	// naming the channel with its own credentials. Verify does not count
+	// it as the channel's call; the journal keeps it (issue 50).
+	Unadmitted bool
+	Fault      string
+	Dropped    bool
 }
 
 const outcomeKey = "rewardsim.outcome"
@@ -45,6 +53,14 @@ func NoteCaller(c echo.Context, channel, channelID, virtualID string) {
 	if virtualID != "" {
 		o.VirtualID = virtualID
 	}
+}
+
+// NoteAdmitted says the channel's credentials admitted the call (a
+// signature, an appKey/secKey, a bearer token of the channel checked):
+// whatever its way in refuses later, the call is the channel's.
+func NoteAdmitted(c echo.Context, channel, channelID string) {
+	NoteCaller(c, channel, channelID, "")
+	OutcomeOf(c).Admitted = true
 }
 
 // NoteFault names the injected fault that fired on this request.

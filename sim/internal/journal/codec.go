@@ -27,7 +27,7 @@ func (r *record) appendBinary(b []byte) []byte {
 		b = appendString(b, s)
 	}
 	var flags byte
-	for i, f := range []bool{r.ClientGone, r.ReqTrunc, r.ResTrunc, r.Dropped} {
+	for i, f := range []bool{r.ClientGone, r.ReqTrunc, r.ResTrunc, r.Dropped, r.Unadmitted} {
 		if f {
 			flags |= 1 << i
 		}
@@ -163,7 +163,7 @@ func (r *record) unmarshalBinary(data []byte) error {
 	}
 	flags := d.b[0]
 	d.b = d.b[1:]
-	r.ClientGone, r.ReqTrunc, r.ResTrunc, r.Dropped = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0
+	r.ClientGone, r.ReqTrunc, r.ResTrunc, r.Dropped, r.Unadmitted = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0, flags&16 != 0
 	for _, h := range []*map[string]string{&r.ReqHeader, &r.ResHeader} {
 		n := d.uvarint()
 		if n > uint64(len(d.b)) {

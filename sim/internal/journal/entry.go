@@ -52,6 +52,11 @@ type Entry struct {
 	// Dropped: the simulator closed the connection unanswered (an
 	// injected drop); Status is then 0.
 	Dropped bool `json:"dropped,omitempty"`
+	// Unadmitted: the call was refused before any credentials of Channel
+	// admitted it (a signature, an appKey/secKey, a token the channel was
+	// given), so Channel is only what the call said: verify does not
+	// count it as the channel's call.
+	Unadmitted bool `json:"unadmitted,omitempty"`
 	// Error is a transport error of a webhook attempt.
 	Error string `json:"error,omitempty"`
 	// Outcome is what the answer meant under the contract (success,

@@ -144,6 +144,8 @@ type Exchange struct {
 	// Dropped: the connection was closed unanswered on purpose.
 	Fault   string
 	Dropped bool
+	// Unadmitted: refused before any credentials admitted it (httpx.Outcome).
+	Unadmitted bool
 	// Seq is the number the exchange got as it arrived (SeqHeader); 0:
 	// numbered when stored.
 	Seq uint64

@@ -44,7 +44,7 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			r.Latency = j.opts.Wall.Now().Sub(start)
 			r.Status = c.Response().Status
 			out := httpx.OutcomeOf(c)
-			r.Fault, r.Dropped = out.Fault, out.Dropped
+			r.Fault, r.Dropped, r.Unadmitted = out.Fault, out.Dropped, out.Unadmitted
 			r.Channel, r.ChannelID, r.VirtualID = out.Channel, out.ChannelID, out.VirtualID
 			if r.Dropped {
 				r.Status = 0 // no answer was given

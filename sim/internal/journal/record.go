@@ -30,6 +30,7 @@ type record struct {
 	Fault      string
 	ClientGone bool
 	Dropped    bool
+	Unadmitted bool
 	Error      string
 	ReqHeader  map[string]string
 	ResHeader  map[string]string

@@ -48,6 +48,9 @@ var controlAnswers = map[string]string{
 	"POST /__sim/switches":         "control.switch.answer",
 	"DELETE /__sim/switches":       "control.switches",
 	"DELETE /__sim/switches/:name": "control.switches",
+
+	// A shared box's channel token (docs/security.md).
+	"POST /__sim/channels/:name/token": "control.channel.token",
 }
 
 // waitParam is ?wait on the calls that make pushes due, and on reading

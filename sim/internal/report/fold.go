@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,7 +67,11 @@ func BuildFrom(read Source, o Options) (Report, error) {
 	f.finish()
 
 	r := Report{Channel: o.Channel, Findings: []Finding{}, Totals: map[string]int{}, Checked: Rules, NotCheckable: NotCheckable, Exchanges: f.exchanges}
-	for _, rule := range Rules {
+	if o.NoCardsRendered {
+		r.Checked = slices.DeleteFunc(slices.Clone(Rules), func(x Rule) bool { return x.ID == trackLinkRule })
+		r.Skipped = []Skip{{trackLinkRule, "the service renders no cards (no-cards-rendered): the app that shows them fires the trackLink impressions (TRK-1)"}}
+	}
+	for _, rule := range r.Checked {
 		if got := f.c.byID[rule.ID]; got != nil {
 			r.Findings = append(r.Findings, *got)
 			r.Totals[string(got.Severity)]++
@@ -284,11 +289,14 @@ func (f *fold) claimAfterTerminal(cl claim, e *journal.Entry) {
 	}
 }
 
+// trackLinkRule is TRK-1's rule, which Options.NoCardsRendered skips.
+const trackLinkRule = "tracklink-never-fired"
+
 // trackLinks is TRK-1: every card listed in an answer (an object with a
 // trackLink array) should see at least one of its trackLink URLs fired
 // as a GET (at any time: the first pass collected them).
 func (f *fold) trackLinks(e *journal.Entry) {
-	if e.Kind != journal.KindExchange || e.Status != 200 {
+	if e.Kind != journal.KindExchange || e.Status != 200 || f.o.NoCardsRendered {
 		return
 	}
 	for _, raw := range []json.RawMessage{e.Response.Body, e.Response.BDATA} {
@@ -306,7 +314,7 @@ func (f *fold) trackLinks(e *journal.Entry) {
 					return
 				}
 			}
-			f.c.add("tracklink-never-fired", e, fmt.Sprintf("card %s was listed with %d trackLink URL(s); none was fired", id, len(links)))
+			f.c.add(trackLinkRule, e, fmt.Sprintf("card %s was listed with %d trackLink URL(s); none was fired", id, len(links)))
 		})
 	}
 }

@@ -81,6 +81,8 @@ var NotCheckable = []Unseen{
 		"Arm an answer-sign-other-key (or -other-bytes, -absent) fault on a signed endpoint and drive the app: a token or session it then uses is a finding (answer-signature-not-verified); see testing-your-service.md"},
 	{"what-the-app-shows", "What the app shows its user: messages, coupon codes, error texts, a revealed reward",
 		"Check the app's screens in its own UI tests, against the answers the journal recorded"},
+	{"webhook-acted-on", "Whether the app acts on a coupon-status webhook push (WH-1, WH-2): the journal sees its answer, so an app that answers {\"status\":\"OK\"} and does nothing with the push looks the same as one that marks the coupon used, expired or out of stock",
+		"Send a push in a test (rewardsim webhook send, or the webhook-storm story) and assert what the app did with it: its own state, or the getUserCoupons call it makes after"},
 	{"what-the-app-stores", "What the app keeps between calls (a claim's extTransactionId for a retry, a token until its expireDate) beyond what its later calls show",
 		"Restart the app mid-flow in a test and read the journal for the calls it makes after"},
 }
@@ -103,6 +105,16 @@ type Options struct {
 	// claim with a new extTransactionId counts as ignoring it; later, a
 	// restock may have come between. 0 means DefaultTerminalWindow.
 	TerminalWindow time.Duration
+	// NoCardsRendered says the publisher's service never renders cards (a
+	// back end: the app that shows them fires the trackLink impressions),
+	// so TRK-1's rule is not checked (Report.Skipped says so).
+	NoCardsRendered bool
+}
+
+// Skip is a rule not checked because an option says it does not apply.
+type Skip struct {
+	ID  string `json:"id"`
+	Why string `json:"why"`
 }
 
 // Defaults of Options, documented in docs/journal-report.md.
@@ -141,6 +153,8 @@ type Report struct {
 	Checked   []Rule         `json:"checked"`
 	// NotCheckable is what no rule can see from the journal.
 	NotCheckable []Unseen `json:"notCheckable"`
+	// Skipped is the rules an option left out (Options.NoCardsRendered).
+	Skipped []Skip `json:"skipped,omitempty"`
 	// JournalDropped is how many exchanges the journal dropped under
 	// overload: when not 0 the report may miss findings.
 	JournalDropped uint64 `json:"journalDropped,omitempty"`

@@ -257,3 +257,46 @@ func TestBuild_SIM6_channelFilterAttributesByCredentials(t *testing.T) {
 		t.Fatalf("OTHER findings %+v", r.Findings)
 	}
 }
+
+// Issue 50, item 9: the report names, among what it cannot check,
+// whether the app acts on a webhook push (an app that answers OK and
+// does nothing is invisible to the journal); and a back end that never
+// renders cards (NoCardsRendered) is not warned about trackLink
+// impressions (TRK-1): the rule is left out of checked and named in
+// skipped, with why.
+func TestReport_SIM6_webhookActionUnseenAndNoCardsRendered(t *testing.T) {
+	never := []journal.Entry{ex("/api/GetReward", 0, reqBody(goodReward), resBody(listed))}
+	for _, tc := range []struct {
+		name        string
+		o           Options
+		wantFinding bool
+	}{
+		{"cards rendered (default)", Options{}, true},
+		{"no cards rendered", Options{NoCardsRendered: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Build(never, tc.o)
+			found, checked := false, false
+			for _, f := range r.Findings {
+				found = found || f.ID == "tracklink-never-fired"
+			}
+			for _, c := range r.Checked {
+				checked = checked || c.ID == "tracklink-never-fired"
+			}
+			if found != tc.wantFinding || checked != tc.wantFinding {
+				t.Errorf("tracklink-never-fired: found %v, checked %v; want %v", found, checked, tc.wantFinding)
+			}
+			skipped := len(r.Skipped) == 1 && r.Skipped[0].ID == "tracklink-never-fired" && strings.Contains(r.Skipped[0].Why, "renders no cards")
+			if skipped == tc.wantFinding {
+				t.Errorf("skipped %+v, want the trackLink rule named only when no cards are rendered", r.Skipped)
+			}
+			webhook := false
+			for _, u := range r.NotCheckable {
+				webhook = webhook || u.ID == "webhook-acted-on" && strings.Contains(u.Title, "does nothing")
+			}
+			if !webhook {
+				t.Errorf("not checkable %+v: whether the app acts on a webhook push is not named", r.NotCheckable)
+			}
+		})
+	}
+}

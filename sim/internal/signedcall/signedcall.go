@@ -125,6 +125,7 @@ func (d *Deps) Open(c echo.Context, op contract.Op, body []byte, readErr error, 
 		}
 		return nil, Failure(sc, 0, SignatureMismatch, reason)
 	}
+	httpx.NoteAdmitted(c, ch.Name, ch.ChannelID)
 	raw, virtualID, err := d.Payload(sc, op, env.BDATA, dst)
 	if err != nil {
 		return nil, err

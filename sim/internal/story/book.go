@@ -80,6 +80,29 @@ func (b *Book) Clear(channel string) ([]string, *ClockBefore) {
 	return names, &cb
 }
 
+// Disarmed forgets the story whose rule id was disarmed (by `fault rm`,
+// a clear of the rules, the channel's deletion) once none of its rules
+// is left in armed: a story is applied while it shapes answers, so its
+// X-Rewardsim-Story header and its "applied" end with its last rule, and
+// it may be applied again.
+func (b *Book) Disarmed(id string, armed []fault.Status) {
+	name, ch, ok := ParseRuleID(id)
+	if !ok {
+		return
+	}
+	for _, st := range armed {
+		if n, c, ok := ParseRuleID(st.ID); ok && n == name && c == ch {
+			return
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.applied[ch] = slices.DeleteFunc(b.applied[ch], func(x string) bool { return x == name })
+	if len(b.applied[ch]) == 0 {
+		delete(b.applied, ch)
+	}
+}
+
 // All is every channel's applied stories.
 func (b *Book) All() map[string][]string {
 	b.mu.RLock()

@@ -67,7 +67,9 @@ func (c Check) Holds(n int) bool {
 }
 
 // Verify waits until every exchange answered before the call is stored
-// in j (Settle), then counts the channel's exchanges that pass c.
+// in j (Settle), then counts the channel's exchanges that pass c. An
+// exchange refused before any credentials of the channel admitted it
+// (journal.Entry.Unadmitted) is not counted: it is a near miss.
 func Verify(ctx context.Context, j *journal.Journal, c Check) (Verdict, error) {
 	var un *journal.Unsettled
 	if err := j.Settle(ctx); err != nil && !errors.As(err, &un) {
@@ -87,6 +89,11 @@ func Verify(ctx context.Context, j *journal.Journal, c Check) (Verdict, error) {
 		e := &es[i]
 		same := c.Endpoint == "" || e.Endpoint == c.Endpoint || e.Path == c.Endpoint
 		failed, passed := c.Where.Fails(match.Doc(e.Request.BDATA, e.Request.Body, e.Query))
+		if e.Unadmitted && failed == "" {
+			// Another's credentials naming the channel (a shared box's
+			// other job) do not make the call the channel's (issue 50).
+			failed = "not the channel's call: refused before its credentials admitted it (" + cmp.Or(e.Reason, "refused") + ")"
+		}
 		if same && failed == "" {
 			v.Matches = append(v.Matches, e.Seq)
 			continue

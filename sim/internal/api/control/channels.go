@@ -157,6 +157,7 @@ func (a *API) UnregisterChannel(c echo.Context) error {
 	if a.hooks != nil {
 		a.hooks.Forget(name)
 	}
+	a.stories.Clear(name) // a story of no rule (a clock move) too: the channel's clock is gone
 	if keep != "true" {
 		if err := a.journal.ResetChannel(c.Request().Context(), name); err != nil {
 			return internal(err)

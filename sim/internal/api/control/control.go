@@ -142,6 +142,9 @@ func (a *API) Auth(next echo.HandlerFunc) echo.HandlerFunc {
 		r := c.Request()
 		byCookie := false
 		if a.token != "" && !a.headerToken(r) {
+			if ch, ok := a.plane.TokenChannel(presentedToken(r)); ok {
+				return fail(http.StatusForbidden, "this control token acts on channel %s alone; %s %s is the box's (its control token)", ch, r.Method, c.Path())
+			}
 			if byCookie = a.sessionCookie(r); !byCookie {
 				return fail(http.StatusUnauthorized, "this control API needs its token: header %s or Authorization: Bearer", TokenHeader)
 			}

@@ -52,11 +52,18 @@ func (a *API) sessionCookie(r *http.Request) bool {
 }
 
 func (a *API) headerToken(r *http.Request) bool {
+	got := presentedToken(r)
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) == 1
+}
+
+// presentedToken is the control token a call presents, in TokenHeader
+// or as Authorization: Bearer.
+func presentedToken(r *http.Request) string {
 	got := r.Header.Get(TokenHeader)
 	if v, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && got == "" {
 		got = v
 	}
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) == 1
+	return got
 }
 
 func isWrite(method string) bool {

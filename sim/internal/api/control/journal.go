@@ -201,6 +201,13 @@ func (a *API) report(c echo.Context, html bool) error {
 		}
 		o.RefTokenPerHour = n
 	}
+	switch v := c.QueryParam("noCardsRendered"); v {
+	case "", "false":
+	case "true":
+		o.NoCardsRendered = true
+	default:
+		return badRequest(c, fmt.Sprintf("noCardsRendered: %q is not true or false", v))
+	}
 	// Only the time range narrows what is read: the channel is the
 	// report's own filter, because tracking GETs carry no channel.
 	f, err := filter(c, 0, 0)

@@ -145,6 +145,7 @@ func (h *handlers) open(c echo.Context, op contract.Op, body []byte, readErr err
 	if msg != "" {
 		return nil, failure(sc, CodeUnauthorized, msg)
 	}
+	httpx.NoteAdmitted(c, ch.Name, ch.ChannelID)
 	// A run-time channel's store keeps only a hash: a matching call is
 	// how its secKey is known again after a restart.
 	if h.KnownSecKey != nil {

@@ -83,6 +83,7 @@ func (h *handlers) openBearer(c echo.Context, op contract.Op) (*frontdoor.Call, 
 	if err != nil {
 		return nil, err
 	}
+	httpx.NoteAdmitted(c, ch.Name, ch.ChannelID)
 	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, Token: tok, VirtualID: tok.VirtualID}, nil
 }
 
