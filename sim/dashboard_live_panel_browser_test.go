@@ -104,7 +104,7 @@ return {Channel: p.dataset.channel, LiveBottom: live.getBoundingClientRect().bot
 
 	// A story's chip: its × disarms that rule and says what it did.
 	b.MustFind(`.panel[data-channel="CI-42"] .live .armed[data-story="stock-out"] button`).Click()
-	answeredOn(t, b, "CI-42", "the last rule of story stock-out on channel CI-42; story clear undoes the rest")
+	answeredOn(t, b, "CI-42", "the last rule of story stock-out on channel CI-42: the story is no longer applied")
 
 	// DEMOBANK: the spent rule is greyed and folded, not among the live.
 	b.Open(s.ControlURL + "/__sim/dashboard?channel=DEMOBANK")

@@ -58,7 +58,7 @@ func TestControl_storyChipRemovalSaysWhatItDoesToTheStory(t *testing.T) {
 	if err := controlSchemas().ValidateJSON("control.fault.removed", out); err != nil {
 		t.Errorf("answer outside control.fault.removed.json: %v: %s", err, out)
 	}
-	for _, want := range []string{`"removed":"` + id + `"`, `"story":"stock-out"`, `"channel":"DEMOBANK"`, "story clear undoes the rest"} {
+	for _, want := range []string{`"removed":"` + id + `"`, `"story":"stock-out"`, `"channel":"DEMOBANK"`, "the story is no longer applied"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the removal's answer does not say %s: %s", want, out)
 		}

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/simtest"
@@ -19,7 +20,10 @@ func TestStories_removedRuleEndsTheStory(t *testing.T) {
 		remove      func(t *testing.T, s *simtest.Server)
 	}{
 		{"fault rm of its rule", "uat-down", func(t *testing.T, s *simtest.Server) {
-			ctlOK(t, s, http.StatusNoContent, "DELETE", "/__sim/faults/story:uat-down:CI-S:1", nil)
+			got := ctlOK(t, s, http.StatusOK, "DELETE", "/__sim/faults/story:uat-down:CI-S:1", nil)
+			if got["rulesLeft"] != float64(0) || !strings.Contains(got["effect"].(string), "no longer applied") {
+				t.Fatalf("removing the story's last rule says %v; want rulesLeft 0 and that the story is no longer applied", got)
+			}
 		}},
 		{"every rule cleared", "uat-down", func(t *testing.T, s *simtest.Server) {
 			ctlOK(t, s, http.StatusNoContent, "DELETE", "/__sim/faults", nil)

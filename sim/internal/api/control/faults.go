@@ -57,8 +57,9 @@ func (a *API) AddFault(c echo.Context) error {
 
 // RemoveFault disarms one rule: 204. A rule a story armed answers 200
 // with what that does to the story (control.fault.removed.json): only
-// that rule is off; the story's other rules stay armed and its clock
-// stays moved until story clear.
+// that rule is off; the story's other rules stay armed (its last rule
+// gone, the story is no longer applied) and its clock stays moved until
+// story clear.
 func (a *API) RemoveFault(c echo.Context) error {
 	id := c.Param("id")
 	if err := a.plane.RemoveFault(id); err != nil {
@@ -74,11 +75,11 @@ func (a *API) RemoveFault(c echo.Context) error {
 			left++
 		}
 	}
-	effect := fmt.Sprintf("disarmed one rule of story %s on channel %s; its %d other rule(s) stay armed", name, ch, left)
+	effect := fmt.Sprintf("disarmed one rule of story %s on channel %s; its %d other rule(s) stay armed; story clear undoes the rest of the story (its clock move too)", name, ch, left)
 	if left == 0 {
-		effect = fmt.Sprintf("disarmed the last rule of story %s on channel %s", name, ch)
+		// The book forgot the story when its last rule went (OnRemove).
+		effect = fmt.Sprintf("disarmed the last rule of story %s on channel %s: the story is no longer applied; story clear still puts back a clock it moved", name, ch)
 	}
-	effect += "; story clear undoes the rest of the story (its clock move too)"
 	return c.JSON(http.StatusOK, map[string]any{"removed": id, "story": name, "channel": ch, "rulesLeft": left, "effect": effect})
 }
 
