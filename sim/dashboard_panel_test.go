@@ -93,3 +93,51 @@ func TestDashboard_tokenSessionCSRFAndPanel(t *testing.T) {
 		}
 	}
 }
+
+// Issue 55 item 4: the CSRF token is the session's own. The login page,
+// served to anyone without the control token, carries none; two logins
+// get two sessions with two tokens, and a token of one session is
+// refused with another session's cookie.
+func TestDashboard_csrfTokenIsPerSessionNeverBeforeLogin(t *testing.T) {
+	s := simtest.New(t, simtest.WithControl(sim.ControlOptions{Token: "s3cret"}))
+	dash := s.ControlURL + "/__sim/dashboard"
+	_, prompt := send(t, "GET", dash, "")
+	login := func() (cookie, csrf string) {
+		t.Helper()
+		res, _ := send(t, "POST", s.ControlURL+"/__sim/login", `{"token":"s3cret"}`)
+		if res.StatusCode != http.StatusOK || len(res.Cookies()) != 1 {
+			t.Fatalf("login: HTTP %d, cookies %v", res.StatusCode, res.Cookies())
+		}
+		cookie = res.Cookies()[0].Name + "=" + res.Cookies()[0].Value
+		res, page := send(t, "GET", dash, "", "Cookie", cookie)
+		m := csrfMeta.FindStringSubmatch(page)
+		if res.StatusCode != http.StatusOK || m == nil {
+			t.Fatalf("dashboard with the cookie: HTTP %d, CSRF meta %v", res.StatusCode, m)
+		}
+		return cookie, m[1]
+	}
+	cookieA, csrfA := login()
+	cookieB, csrfB := login()
+	if cookieA == cookieB || csrfA == csrfB {
+		t.Errorf("two sessions share their cookie (%v) or CSRF token (%v)", cookieA == cookieB, csrfA == csrfB)
+	}
+	if hex64 := regexp.MustCompile(`[0-9a-f]{64}`); hex64.MatchString(prompt) || strings.Contains(prompt, csrfA) {
+		t.Errorf("the login page carries a token:\n%s", prompt)
+	}
+	fault := `{"endpoint":"fetchCouponCode","channel":"DEMOBANK","times":1,"action":{"kind":"coupon-error","errorCode":"COUPON_EXHAUSTED"}}`
+	for _, c := range []struct {
+		name         string
+		cookie, csrf string
+		want         int
+	}{
+		{"A's token with B's cookie", cookieB, csrfA, http.StatusForbidden},
+		{"B's token with A's cookie", cookieA, csrfB, http.StatusForbidden},
+		{"A's own", cookieA, csrfA, http.StatusCreated},
+		{"B's own", cookieB, csrfB, http.StatusCreated},
+	} {
+		res, body := send(t, "POST", s.ControlURL+"/__sim/faults", fault, "Cookie", c.cookie, "X-Rewardsim-CSRF", c.csrf)
+		if res.StatusCode != c.want {
+			t.Errorf("%s: HTTP %d %s, want %d", c.name, res.StatusCode, body, c.want)
+		}
+	}
+}
