@@ -19,7 +19,8 @@ import (
 // The server knows which connections are idle; the gate uses that:
 //
 //   - At the cap, the oldest idle keep-alive connection is closed to
-//     admit the new one.
+//     admit the new one; a connection that has sent nothing yet counts
+//     as idle, spared for newConnGrace while another is idle.
 //   - With none idle (every connection mid-request), up to connReserve
 //     connections beyond the cap are admitted for health and small
 //     control calls only; anything else on them is answered 503 and
@@ -98,18 +99,25 @@ func (g *connGate) state(c net.Conn, st http.ConnState) {
 	}
 }
 
-// oldestIdle is the connection idle longest, or nil (a scan: the cap is
-// a few thousand at most, and it runs only at the cap).
+// oldestIdle is the connection to close to admit a new one, or nil when
+// every connection is mid-request (a scan: the cap is a few thousand at
+// most, and it runs only at the cap). It is the one idle longest, and a
+// connection accepted under newConnGrace ago (its first request may be on
+// its way) only when no other is idle: the oldest of those, never the new
+// one, so a flood of connections that send nothing cannot keep a new
+// client out (issue 55).
 func (g *connGate) oldestIdle() net.Conn {
 	var oldest net.Conn
 	var since time.Time
+	var oldestInGrace bool
 	fresh := time.Now().Add(-newConnGrace)
 	for c, info := range g.conns {
-		if info.fresh && info.idleSince.After(fresh) {
-			continue // just accepted: its first request may be on its way
+		if !info.idle || info.stream {
+			continue
 		}
-		if info.idle && !info.stream && (oldest == nil || info.idleSince.Before(since)) {
-			oldest, since = c, info.idleSince
+		inGrace := info.fresh && info.idleSince.After(fresh)
+		if oldest == nil || (oldestInGrace && !inGrace) || (inGrace == oldestInGrace && info.idleSince.Before(since)) {
+			oldest, since, oldestInGrace = c, info.idleSince, inGrace
 		}
 	}
 	return oldest

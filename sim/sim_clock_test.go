@@ -56,23 +56,45 @@ func TestServeClockIsTheJournalsClock_SIM3(t *testing.T) {
 
 // clause: SIM-3
 // The clock cannot be set or advanced where answers and the saved clock
-// would break: such a move is a 400, and the simulator keeps answering.
+// would break, the global clock or a channel's own: such a move is a 400
+// naming the range, the clock stays where it was, and the simulator keeps
+// answering. The zero time (0001-01-01T00:00:00Z) is a time like any
+// other, refused, not taken for "no time given".
 func TestClock_SIM3_rangeIsGuarded(t *testing.T) {
 	s := simtest.New(t)
-	for _, c := range []struct {
-		path string
-		body map[string]any
-	}{
-		{"/__sim/clock", map[string]any{"mode": "frozen", "time": "9999-12-31T23:00:00Z"}},
-		{"/__sim/clock", map[string]any{"time": "1900-01-01T00:00:00Z"}},
-		{"/__sim/clock/advance", map[string]any{"by": "2500000h"}},
-	} {
-		if st, out := ctl(t, s, "POST", c.path, c.body); st != http.StatusBadRequest {
-			t.Errorf("%s %v: HTTP %d %s, want 400", c.path, c.body, st, out)
+	clockNow := func(channel string) string {
+		t.Helper()
+		st, out := ctl(t, s, "GET", "/__sim/clock?channel="+channel, nil)
+		var c struct{ Now string }
+		if err := json.Unmarshal(out, &c); st != http.StatusOK || err != nil {
+			t.Fatalf("clock: HTTP %d %s", st, out)
 		}
+		return c.Now
 	}
-	if st, out := ctl(t, s, "GET", "/__sim/clock", nil); st != http.StatusOK {
-		t.Fatalf("clock after refused moves: HTTP %d %s", st, out)
+	for _, c := range []struct {
+		name, path string
+		body       map[string]any
+	}{
+		{"zero time", "/__sim/clock", map[string]any{"time": "0001-01-01T00:00:00Z"}},
+		{"zero time frozen", "/__sim/clock", map[string]any{"mode": "frozen", "time": "0001-01-01T00:00:00Z"}},
+		{"zero time, channel", "/__sim/clock", map[string]any{"time": "0001-01-01T00:00:00Z", "channel": "DEMOBANK"}},
+		{"far future", "/__sim/clock", map[string]any{"mode": "frozen", "time": "9999-12-31T23:00:00Z"}},
+		{"far future, channel", "/__sim/clock", map[string]any{"time": "9999-12-31T23:00:00Z", "channel": "DEMOBANK"}},
+		{"before 1970", "/__sim/clock", map[string]any{"time": "1900-01-01T00:00:00Z"}},
+		{"advance past the end", "/__sim/clock/advance", map[string]any{"by": "2500000h"}},
+		{"advance before the start, channel", "/__sim/clock/advance", map[string]any{"by": "-700000h", "channel": "DEMOBANK"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			channel, _ := c.body["channel"].(string)
+			before := clockNow(channel)
+			st, out := ctl(t, s, "POST", c.path, c.body)
+			if st != http.StatusBadRequest || !bytes.Contains(out, []byte("1970-01-01 to 2262-01-01 (UTC)")) {
+				t.Errorf("%s %v: HTTP %d %s, want 400 naming the range", c.path, c.body, st, out)
+			}
+			if after := clockNow(channel); after != before {
+				t.Errorf("clock moved by a refused call: %s, then %s", before, after)
+			}
+		})
 	}
 	if _, err := s.Client.ReferenceToken(bg); err != nil {
 		t.Fatalf("service after refused moves: %v", err)

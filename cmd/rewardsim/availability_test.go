@@ -90,6 +90,17 @@ func TestServe_liveStreamsCannotStarveControl(t *testing.T) {
 	t.Logf("100 live streams opened (%v); worst health latency %s", statuses, worst)
 }
 
+// dialHeld opens a raw connection to hostport, closed when the test ends.
+func dialHeld(t *testing.T, hostport string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", hostport, time.Second)
+	if err != nil {
+		t.Fatalf("dial %s: %v", hostport, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // Issue 23 done-when: with 1,100 idle keep-alive connections on the
 // public port (cap 1,024) a new client is served within 3 s: the oldest
 // idle connections are closed to admit it.
@@ -97,19 +108,8 @@ func TestServe_idleKeepAlivesAreEvictedAtTheCap(t *testing.T) {
 	cmd, urls := startServe(t, buildBinary(t), t.TempDir())
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	public := strings.TrimPrefix(urls["all"], "http://")
-	var conns []net.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
 	for range 1100 {
-		c, err := net.DialTimeout("tcp", public, time.Second)
-		if err != nil {
-			t.Fatalf("dial: %v", err)
-		}
-		conns = append(conns, c)
-		fmt.Fprintf(c, "GET /nothing-here HTTP/1.1\r\nHost: %s\r\n\r\n", public)
+		fmt.Fprintf(dialHeld(t, public), "GET /nothing-here HTTP/1.1\r\nHost: %s\r\n\r\n", public)
 	}
 	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	start := time.Now()
@@ -120,6 +120,83 @@ func TestServe_idleKeepAlivesAreEvictedAtTheCap(t *testing.T) {
 	res.Body.Close()
 	t.Logf("new public client served in %s beside 1,100 idle keep-alive connections", time.Since(start))
 	healthWithin(t, urls["control"], time.Second)
+}
+
+// Issue 55 item 3: at the connection cap a new client is served, its
+// first request, while idle connections are held: connections that have
+// sent nothing yet (the flood of a client that opens and waits) and
+// answered keep-alives alike; the oldest idle one is closed for it.
+// Connections mid-request are never the ones closed: each slow request
+// (held by a delay fault) still gets its answer.
+func TestServe_newClientServedAtTheCapWhileIdleConnsAreHeld(t *testing.T) {
+	bin := buildBinary(t)
+	const maxConns = 16
+	for _, c := range []struct {
+		name                   string
+		slow, silent, answered int // in flight, never sent a byte, idle after one answer
+	}{
+		{"silent connections", 0, 3 * maxConns, 0},
+		{"answered keep-alives", 0, 0, 3 * maxConns},
+		{"in flight beside silent", maxConns / 2, 3 * maxConns, 0},
+		{"in flight beside both", maxConns / 2, maxConns, maxConns},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd, urls := startServe(t, bin, t.TempDir(), "--max-connections", fmt.Sprint(maxConns))
+			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+			public := strings.TrimPrefix(urls["all"], "http://")
+
+			// The slow requests are in flight once their fault fired.
+			if st, out, _ := ctlCall(t, urls["control"], "POST", "/__sim/faults", map[string]any{"id": "slow",
+				"endpoint": "getCatalogue", "times": c.slow, "action": map[string]any{"kind": "delay", "delay": "3s"}}); c.slow > 0 && st != http.StatusCreated {
+				t.Fatalf("arm the delay: HTTP %d %s", st, out)
+			}
+			slow := make([]net.Conn, c.slow)
+			for i := range slow {
+				conn := dialHeld(t, public)
+				slow[i] = conn
+				body := `{"channelName":"DEMOBANK"}`
+				fmt.Fprintf(conn, "POST /api/getCatalogue HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nX-CHANNELID: DEMOBANK\r\n"+
+					"Authorization: ServiceAppKey DEMOAPPKEY:DEMOSECKEY\r\nContent-Length: %d\r\n\r\n%s", public, len(body), body)
+			}
+			for deadline := time.Now().Add(10 * time.Second); c.slow > 0; {
+				_, out, _ := ctlCall(t, urls["control"], "GET", "/__sim/faults", nil)
+				if strings.Contains(string(out), fmt.Sprintf(`"fired":%d`, c.slow)) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the slow requests did not reach their fault: %s", out)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+
+			for range c.answered {
+				fmt.Fprintf(dialHeld(t, public), "GET /nothing-here HTTP/1.1\r\nHost: %s\r\n\r\n", public)
+			}
+			for range c.silent {
+				dialHeld(t, public)
+			}
+			client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+			res, err := client.Post(urls["all"]+"/api/getSecuredReferenceToken", "application/json", strings.NewReader(`{}`))
+			if err != nil {
+				t.Fatalf("a new client at the cap (%d in flight, %d silent, %d answered): %v", c.slow, c.silent, c.answered, err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("a new client at the cap: HTTP %d, want 200", res.StatusCode)
+			}
+			for i, conn := range slow {
+				_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+				res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+				if err != nil {
+					t.Fatalf("slow request %d, in flight at the cap: %v (its connection was closed)", i, err)
+				}
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					t.Errorf("slow request %d: HTTP %d, want 200", i, res.StatusCode)
+				}
+			}
+		})
+	}
 }
 
 // Issue 23 small ones: a FIFO named by {"path"} is refused at once (it

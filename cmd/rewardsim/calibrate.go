@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -164,7 +163,7 @@ func (f calibrateFlags) target() (calibrate.Target, error) {
 	}
 	t := calibrate.Target{RewardsURL: strings.TrimRight(f.rewards, "/"), BankURL: strings.TrimRight(f.bank, "/"), HotdealsURL: strings.TrimRight(f.hotdeals, "/"),
 		Channel: f.channel, ChannelID: f.channelID, AppKey: f.appKey, SecKey: f.secKey, Offers: f.offers, Campaign: f.campaign,
-		Trigger: f.trigger, VirtualIDPrefix: f.prefix, Location: loc, HTTP: &http.Client{Timeout: 20 * time.Second}}
+		Trigger: f.trigger, VirtualIDPrefix: f.prefix, Location: loc}
 	data, err := os.ReadFile(f.key)
 	if err != nil {
 		return t, fmt.Errorf("--key: %w", err)

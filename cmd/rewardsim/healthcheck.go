@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 // newHealthcheckCmd probes /__sim/health of a running serve: the image's
@@ -30,15 +32,14 @@ func newHealthcheckCmd() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/__sim/health", nil)
-			res, err := http.DefaultClient.Do(req)
+			// The control API's client: no redirect to another host is followed.
+			ans, err := (&controlapi.Client{Base: base}).Send(ctx, http.MethodGet, "/__sim/health", nil, "", nil)
 			if err != nil {
 				return err
 			}
-			defer res.Body.Close()
 			var h struct{ Status, Version string }
-			if err := json.NewDecoder(res.Body).Decode(&h); err != nil || res.StatusCode != http.StatusOK || h.Status != "ok" {
-				return fmt.Errorf("health: HTTP %d, status %q", res.StatusCode, h.Status)
+			if err := json.Unmarshal(ans.Body, &h); err != nil || ans.Status != http.StatusOK || h.Status != "ok" {
+				return fmt.Errorf("health: HTTP %d, status %q", ans.Status, h.Status)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "ok %s\n", h.Version)
 			return nil

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/outbound"
 )
 
 // Target is the service calibrated and the publisher calibrate acts as.
@@ -251,7 +253,7 @@ func newRun(ctx context.Context, t Target, o Options) *run {
 		t.Location = time.FixedZone("+05:30", 5*3600+1800)
 	}
 	if t.HTTP == nil {
-		t.HTTP = &http.Client{Timeout: 20 * time.Second}
+		t.HTTP = outbound.Client(20 * time.Second) // no redirect to another host
 	}
 	r := &run{ctx: ctx, t: t, o: o, found: map[string]*Finding{}, userTokens: map[string]userToken{}}
 	r.secrets = append(r.secrets, t.AppKey, t.SecKey)

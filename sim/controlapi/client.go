@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/outbound"
 )
 
 // TokenHeader carries the control token (the simulator also takes it as
@@ -59,7 +61,7 @@ func (c *Client) Send(ctx context.Context, method, path string, q url.Values, co
 	}
 	hc := c.HTTP
 	if hc == nil {
-		hc = &http.Client{Timeout: time.Minute}
+		hc = outbound.Client(time.Minute) // the token goes to no other host
 	}
 	res, err := hc.Do(req)
 	if err != nil {

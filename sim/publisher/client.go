@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/outbound"
 )
 
 // Client calls the three hosts of the service as one publisher (channel).
@@ -73,8 +74,12 @@ func (c *Client) http() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return http.DefaultClient
+	return defaultHTTP
 }
+
+// defaultHTTP follows no redirect to another host: signed bodies and
+// credentials go only to the base URLs given.
+var defaultHTTP = &http.Client{CheckRedirect: outbound.SameOrigin}
 
 // Do sends a request and reads the whole answer.
 func (c *Client) Do(ctx context.Context, method, url string, header http.Header, body []byte) (*Response, error) {

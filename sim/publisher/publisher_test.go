@@ -250,3 +250,33 @@ func TestBearerCalls_AUTH1(t *testing.T) {
 		t.Fatalf("not eligible: %v %+v", err, ans)
 	}
 }
+
+// Issue 55 item 6: the publisher kit's default client follows no
+// redirect to another origin: a signed call redirected (307) to a second
+// server is refused, naming both hosts, and the second server receives
+// nothing.
+func TestCallSigned_refusesARedirectToAnotherOrigin(t *testing.T) {
+	var mu sync.Mutex
+	elsewhere := 0
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		elsewhere++
+		mu.Unlock()
+	}))
+	defer other.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	key, _ := keyPair(t, "publisher")
+	c := &publisher.Client{Key: key, ChannelID: "DEMOBANK"}
+	_, err := c.CallSigned(bg, redirector.URL+"/api/GetAuthToken", "", map[string]string{"virtualId": "VU-1"})
+	if err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(redirector.URL, "http://")) || !strings.Contains(err.Error(), strings.TrimPrefix(other.URL, "http://")) {
+		t.Fatalf("a signed call redirected to another origin: %v, want a refusal naming both hosts", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if elsewhere != 0 {
+		t.Fatalf("the other origin received %d request(s)", elsewhere)
+	}
+}

@@ -31,6 +31,14 @@ const clockRange = "1970-01-01 to 2262-01-01 (UTC)"
 
 func inClockRange(t time.Time) bool { return !t.Before(clockMin) && t.Before(clockMax) }
 
+// timeOrZero is t, or the zero time the clock's Move reads as "keep the time".
+func timeOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
 // ClockView is the clock as the control API shows it.
 type ClockView struct {
 	Now    time.Time
@@ -53,27 +61,37 @@ func (p *Plane) ClockView() ClockView {
 	return v
 }
 
-// SetClock switches the mode ("" keeps it) and/or puts the clock at t
-// (zero t keeps the time), as one change.
-func (p *Plane) SetClock(mode string, t time.Time) error {
-	if !t.IsZero() && !inClockRange(t) {
+// checkClockTime refuses a time the clock may not be put at. A time is
+// a pointer so that one given as the zero time (0001-01-01T00:00:00Z) is
+// refused, not taken for no time at all.
+func checkClockTime(t *time.Time) error {
+	if t != nil && !inClockRange(*t) {
 		return refuse(refusal.Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
+	}
+	return nil
+}
+
+// SetClock switches the mode ("" keeps it) and/or puts the clock at t
+// (nil keeps the time), as one change.
+func (p *Plane) SetClock(mode string, t *time.Time) error {
+	if err := checkClockTime(t); err != nil {
+		return err
 	}
 	switch c := p.clock.(type) {
 	case *clock.Sim:
-		if mode == "" && t.IsZero() {
+		if mode == "" && t == nil {
 			return nil // nothing to change, nothing to save
 		}
 		if mode != "" && mode != clock.ModeReal && mode != clock.ModeOffset && mode != clock.ModeFrozen {
 			return refuse(refusal.Invalid, "clock mode %q is not one of real, offset, frozen", mode)
 		}
-		return c.Move(mode, t)
+		return c.Move(mode, timeOrZero(t))
 	case clock.Controller:
 		if mode != "" && mode != clock.ModeFrozen {
 			return refuse(refusal.Conflict, "this simulator runs on a test clock that is always frozen")
 		}
-		if !t.IsZero() {
-			c.Set(t)
+		if t != nil {
+			c.Set(*t)
 		}
 	default:
 		return refuse(refusal.Conflict, "this simulator runs on a clock that cannot be moved")
@@ -172,9 +190,9 @@ func (p *Plane) ChannelClockView(channel string) (ClockView, bool, error) {
 }
 
 // SetChannelClock is SetClock for channel's own clock (made on first use).
-func (p *Plane) SetChannelClock(channel, mode string, t time.Time) error {
-	if !t.IsZero() && !inClockRange(t) {
-		return refuse(refusal.Invalid, "time %s is outside %s", t.Format(time.RFC3339), clockRange)
+func (p *Plane) SetChannelClock(channel, mode string, t *time.Time) error {
+	if err := checkClockTime(t); err != nil {
+		return err
 	}
 	if mode != "" && mode != clock.ModeReal && mode != clock.ModeOffset && mode != clock.ModeFrozen {
 		return refuse(refusal.Invalid, "clock mode %q is not one of real, offset, frozen", mode)
@@ -183,10 +201,7 @@ func (p *Plane) SetChannelClock(channel, mode string, t time.Time) error {
 	if err != nil {
 		return err
 	}
-	if mode == "" && t.IsZero() {
-		return s.Move("", time.Time{}) // saves the new clock
-	}
-	return s.Move(mode, t)
+	return s.Move(mode, timeOrZero(t)) // with neither, saves the new clock
 }
 
 // AdvanceChannelClock is AdvanceClock for channel's own clock.

@@ -84,7 +84,8 @@ type View struct {
 	Pushes              []webhook.Push
 	// PushGroups are Pushes grouped by referenceId: a storm is one row.
 	PushGroups []PushGroup
-	// CSRF goes with every write the page sends (header X-Rewardsim-CSRF).
+	// CSRF goes with every write the page sends (header X-Rewardsim-CSRF):
+	// the browser session's own, empty for a page opened without one.
 	CSRF string
 	// LastSweep is the last sweep reported to the simulator, if any.
 	LastSweep *LastSweep

@@ -17,7 +17,7 @@ const SeqHeader = "X-Rewardsim-Seq"
 // call could race the journal's hand-off.
 type answered struct {
 	mu      sync.Mutex
-	pending map[uint64]struct{}
+	pending map[uint64]caller
 	// waiters counts Settle calls waiting on changed, so a hand-off wakes
 	// no one when no one waits. (A channel per exchange was an
 	// allocation on every request's goroutine.)
@@ -25,14 +25,25 @@ type answered struct {
 	changed sync.Cond
 }
 
+// caller is whom a pending exchange was for, as noted when its answer
+// started: the way in notes it before any answer (httpx.Outcome), so it
+// is the channel its entry will have.
+type caller struct{ channel, channelID string }
+
+// counts reports whether a reader of channel ("" every channel) could
+// count the exchange: Filter's own test of a channel.
+func (w caller) counts(channel string) bool {
+	return channel == "" || w.channel == channel || w.channelID == channel
+}
+
 // pend marks a numbered exchange whose answer has started as pending.
-func (j *Journal) pend(seq uint64) {
+func (j *Journal) pend(seq uint64, who caller) {
 	a := &j.answered
 	a.mu.Lock()
 	if a.pending == nil {
-		a.pending = map[uint64]struct{}{}
+		a.pending = map[uint64]caller{}
 	}
-	a.pending[seq] = struct{}{}
+	a.pending[seq] = who
 	a.mu.Unlock()
 }
 
@@ -47,9 +58,13 @@ func (j *Journal) queued(seq uint64) {
 	a.mu.Unlock()
 }
 
-// Settle waits until every exchange answered before the call is stored,
-// at most SettleWait: then it stores what it can and returns *Unsettled.
-func (j *Journal) Settle(ctx context.Context) error {
+// Settle waits until every exchange answered before the call that a
+// reader of channel ("" every channel) could count is stored, at most
+// SettleWait: then it stores what it can and returns *Unsettled. An
+// exchange of another channel (or of none) is not waited for: a client
+// that stops reading holds up the readers of its own channel only
+// (issue 55).
+func (j *Journal) Settle(ctx context.Context, channel string) error {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(parent, SettleWait)
 	defer cancel()
@@ -59,8 +74,10 @@ func (j *Journal) Settle(ctx context.Context) error {
 		a.changed.L = &a.mu
 	}
 	waits := make([]uint64, 0, len(a.pending))
-	for seq := range a.pending {
-		waits = append(waits, seq)
+	for seq, who := range a.pending {
+		if who.counts(channel) {
+			waits = append(waits, seq)
+		}
 	}
 	stop := context.AfterFunc(ctx, func() {
 		a.mu.Lock()

@@ -30,7 +30,7 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 			}
 			// Numbered as it arrives: the journal's order is the order
 			// requests came in, and the answer says its number.
-			rec := &recorder{ResponseWriter: c.Response().Writer, j: j, seq: j.next.Add(1)}
+			rec := &recorder{ResponseWriter: c.Response().Writer, j: j, seq: j.next.Add(1), out: httpx.OutcomeOf(c)}
 			c.Response().Header().Set(SeqHeader, formatSeq(rec.seq))
 			c.Response().Writer = rec
 			defer func() {
@@ -88,13 +88,14 @@ type recorder struct {
 	j        *Journal
 	seq      uint64 // the exchange's number (SeqHeader)
 	answered bool   // its answer has started: pending until handed over
+	out      *httpx.Outcome
 }
 
 // WriteHeader marks the exchange pending as its answer starts (Settle).
 func (w *recorder) WriteHeader(code int) {
 	if !w.answered {
 		w.answered = true
-		w.j.pend(w.seq)
+		w.j.pend(w.seq, caller{w.out.Channel, w.out.ChannelID})
 	}
 	w.ResponseWriter.WriteHeader(code)
 }

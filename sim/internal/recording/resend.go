@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/match"
+	"github.com/rewardsim/rewardsim/sim/internal/outbound"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -124,7 +125,7 @@ func (r *ResendResult) OK() bool { return len(r.Differences) == 0 }
 func NoRedirectClient() *http.Client {
 	return &http.Client{
 		Timeout:       time.Minute,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		CheckRedirect: outbound.Never,
 	}
 }
 

@@ -66,13 +66,13 @@ func (c Check) Holds(n int) bool {
 	return true
 }
 
-// Verify waits until every exchange answered before the call is stored
-// in j (Settle), then counts the channel's exchanges that pass c. An
-// exchange refused before any credentials of the channel admitted it
-// (journal.Entry.Unadmitted) is not counted: it is a near miss.
+// Verify waits until every exchange of the channel answered before the
+// call is stored in j (Settle), then counts the channel's exchanges that
+// pass c. An exchange refused before any credentials of the channel
+// admitted it (journal.Entry.Unadmitted) is not counted: it is a near miss.
 func Verify(ctx context.Context, j *journal.Journal, c Check) (Verdict, error) {
 	var un *journal.Unsettled
-	if err := j.Settle(ctx); err != nil && !errors.As(err, &un) {
+	if err := j.Settle(ctx, c.Channel); err != nil && !errors.As(err, &un) {
 		return Verdict{}, err
 	}
 	f := journal.Filter{Channel: c.Channel, Kind: journal.KindExchange}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/outbound"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
 
@@ -180,7 +181,7 @@ type Scheduler struct {
 func New(o Options) *Scheduler {
 	if o.Client == nil {
 		// Redirects are not followed: a push goes to the registered URL only.
-		o.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		o.Client = &http.Client{CheckRedirect: outbound.Never}
 	}
 	if o.Wall == nil {
 		o.Wall = time.Now

@@ -49,10 +49,10 @@ func (a *API) ShowClock(c echo.Context) error {
 // global clock or, with "channel", of that channel's own.
 func (a *API) SetClock(c echo.Context) error {
 	var req struct {
-		Mode    string    `json:"mode"`
-		Time    time.Time `json:"time"`
-		By      string    `json:"by"`
-		Channel string    `json:"channel"`
+		Mode    string     `json:"mode"`
+		Time    *time.Time `json:"time"` // nil: absent (the zero time is a time, refused)
+		By      string     `json:"by"`
+		Channel string     `json:"channel"`
 	}
 	wait, err := waitParam(c)
 	if err != nil {

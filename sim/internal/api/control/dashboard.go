@@ -26,21 +26,16 @@ var dashboardTmpl = template.Must(template.New("dashboard").Funcs(template.FuncM
 //go:embed dashboard_login.html
 var loginHTML string
 
-var loginTmpl = template.Must(template.New("login").Parse(loginHTML))
-
-// LoginGate serves the token prompt in place of the dashboard when the
+// LoginGate serves the token prompt (a fixed page: no CSRF token before
+// a session) in place of the dashboard when the
 // simulator has a control token and the browser no session yet.
 func (a *API) LoginGate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if a.authorized(c.Request()) {
 			return next(c)
 		}
-		var b strings.Builder
-		if err := loginTmpl.Execute(&b, map[string]string{"CSRF": a.CSRF(), "Header": CSRFHeader}); err != nil {
-			return err
-		}
 		c.Response().Header().Set("Cache-Control", "no-store")
-		return c.HTML(http.StatusUnauthorized, b.String())
+		return c.HTML(http.StatusUnauthorized, loginHTML)
 	}
 }
 
@@ -58,7 +53,7 @@ func (a *API) Dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v.CSRF = a.CSRF()
+	v.CSRF = a.pageCSRF(c.Request())
 	v.LastSweep = a.sweeps.summary()
 	var b strings.Builder
 	if err := dashboardTmpl.Execute(&b, v); err != nil {

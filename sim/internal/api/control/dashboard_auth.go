@@ -14,12 +14,15 @@ import (
 
 // The dashboard's session: with --control-token the page asks for the
 // token once (POST /__sim/login) and the browser then keeps a cookie,
-// SameSite=Strict and HttpOnly, whose value is a MAC of the token (never
-// the token). Every write the page sends carries the CSRF token in
-// CSRFHeader, and a write on the cookie's authority without it is
-// refused: the guard's checks (guard.go) already refuse a page of another
-// origin, the CSRF token is the second lock. A caller that sends the
-// token itself (a script, a test library) needs no CSRF token, as before.
+// SameSite=Strict and HttpOnly, whose value is a random session id with
+// its MAC (never the token). Every write the page sends carries the
+// session's CSRF token, a MAC of its id, in CSRFHeader, and a write on the
+// cookie's authority without it is refused: the guard's checks (guard.go)
+// already refuse a page of another origin, the CSRF token is the second
+// lock. The CSRF token is in the dashboard only, never in the login page
+// (served to anyone), and one session's is refused with another's cookie.
+// A caller that sends the token itself (a script, a test library) needs
+// no CSRF token, as before.
 const (
 	SessionCookie = "rewardsim_control"
 	CSRFHeader    = "X-Rewardsim-CSRF"
@@ -43,12 +46,41 @@ func (a *API) mac(purpose string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// CSRF is the token the dashboard sends with every write.
-func (a *API) CSRF() string { return a.mac("csrf") }
+// newSession is a session cookie's value: a random id, a dot, its MAC.
+func (a *API) newSession() string {
+	id := hex.EncodeToString(newSecret()[:16])
+	return id + "." + a.mac("session "+id)
+}
+
+// session is the id of the request's valid session cookie, if any.
+func (a *API) session(r *http.Request) (string, bool) {
+	ck, err := r.Cookie(SessionCookie)
+	if err != nil || a.token == "" {
+		return "", false
+	}
+	id, sum, ok := strings.Cut(ck.Value, ".")
+	if !ok || id == "" || subtle.ConstantTimeCompare([]byte(sum), []byte(a.mac("session "+id))) != 1 {
+		return "", false
+	}
+	return id, true
+}
+
+// csrf is the CSRF token of session id.
+func (a *API) csrf(id string) string { return a.mac("csrf " + id) }
+
+// pageCSRF is the CSRF token a dashboard page carries: its session's, or
+// none when the page was opened without one (no control token, or the
+// token itself), where writes need none.
+func (a *API) pageCSRF(r *http.Request) string {
+	if id, ok := a.session(r); ok {
+		return a.csrf(id)
+	}
+	return ""
+}
 
 func (a *API) sessionCookie(r *http.Request) bool {
-	ck, err := r.Cookie(SessionCookie)
-	return err == nil && a.token != "" && subtle.ConstantTimeCompare([]byte(ck.Value), []byte(a.mac("session"))) == 1
+	_, ok := a.session(r)
+	return ok
 }
 
 func (a *API) headerToken(r *http.Request) bool {
@@ -71,12 +103,13 @@ func isWrite(method string) bool {
 }
 
 // csrfOK reports whether a write may go on: one on the cookie's
-// authority must carry the page's CSRF token.
+// authority must carry that session's CSRF token.
 func (a *API) csrfOK(r *http.Request, byCookie bool) bool {
 	if !isWrite(r.Method) || !byCookie {
 		return true
 	}
-	return subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(a.CSRF())) == 1
+	id, ok := a.session(r)
+	return ok && subtle.ConstantTimeCompare([]byte(r.Header.Get(CSRFHeader)), []byte(a.csrf(id))) == 1
 }
 
 // Login is POST /__sim/login {"token": T}: with the right token, the
@@ -94,6 +127,6 @@ func (a *API) Login(c echo.Context) error {
 	if subtle.ConstantTimeCompare([]byte(req.Token), []byte(a.token)) != 1 {
 		return fail(http.StatusUnauthorized, "that is not this simulator's control token")
 	}
-	c.SetCookie(&http.Cookie{Name: SessionCookie, Value: a.mac("session"), Path: "/__sim", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	c.SetCookie(&http.Cookie{Name: SessionCookie, Value: a.newSession(), Path: "/__sim", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	return c.JSON(http.StatusOK, map[string]any{"session": true})
 }

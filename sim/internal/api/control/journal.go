@@ -95,9 +95,10 @@ func (a *API) Journal(c echo.Context) error {
 		return badRequest(c, err.Error())
 	}
 	// Every exchange answered before this call is in the page, but for
-	// one whose client stopped reading: named in a header, not waited for.
+	// one whose client stopped reading: named in a header, not waited for
+	// (nor one of another channel than the page's).
 	var un *journal.Unsettled
-	if err := a.journal.Settle(c.Request().Context()); errors.As(err, &un) {
+	if err := a.journal.Settle(c.Request().Context(), f.Channel); errors.As(err, &un) {
 		c.Response().Header().Set(UnsettledHeader, strconv.FormatUint(un.Seq, 10))
 	} else if err != nil {
 		return err
