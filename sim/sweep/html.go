@@ -37,6 +37,8 @@ small a{color:#555}
 <p>Each cell: one mark per row ({{.Whens}}){{if .Linked}}; the mark links to the sequence diagram of the faulted exchange, <em>j</em> to the run's journal slice{{end}}.
 Columns: {{range $i, $c := .Columns}}{{if $i}}, {{end}}<b>{{$c.Short}}</b> {{$c.Full}}{{end}}.<br>
 {{range .Legend}}<a class="m {{.Grade}}">{{.Mark}}</a> {{.Grade}} {{end}}</p>
+{{range .Baseline}}<p class="baseline">{{.}}</p>
+{{end}}
 </body></html>
 `))
 
@@ -72,7 +74,8 @@ func HTML(w io.Writer, r *Report) error {
 		legend = append(legend, htmlCell{Mark: Marks[g], Grade: g})
 	}
 	return page.Execute(w, map[string]any{"Command": strings.Join(r.Command, " "), "Like": r.Like, "Summary": Summary(r),
-		"Columns": columns, "Linked": len(r.Rows) > 0 && r.Rows[0].Diagram != "", "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend})
+		"Columns": columns, "Linked": len(r.Rows) > 0 && r.Rows[0].Diagram != "", "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend,
+		"Baseline": BaselineLines(r)})
 }
 
 // HTMLFromJSON renders a sweep.json as the page, without the links to

@@ -109,7 +109,24 @@ func Terminal(w io.Writer, r *Report, colour bool) {
 			fmt.Fprintln(w)
 		}
 	}
+	for _, line := range BaselineLines(r) {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w, Summary(r))
+}
+
+// BaselineLines say what the baseline runs broke: flaky in the
+// baseline, graded in no row, with the tests or flows it came from.
+func BaselineLines(r *Report) []string {
+	var out []string
+	for _, b := range r.BaselineFindings {
+		line := fmt.Sprintf("flaky in the baseline, not graded: %s (%s) in %d of %d baseline runs", b.Rule, b.Clause, b.Runs, r.BaselineRuns)
+		if len(b.From) > 0 {
+			line += ", from " + strings.Join(b.From, "; ")
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 func colWidth(col string) int { return max(len(label(col)), 2) }

@@ -33,11 +33,18 @@ type Options struct {
 	Kinds     []string           // matrix columns or kinds (empty: all)
 	When      string
 	Parallel  int
-	Timeout   time.Duration // per run
-	Delay     time.Duration // of the delay and commit-then-delay rows
-	Out       string        // folder of the outputs ("" : none written)
-	FailOn    string
-	Command   []string
+	// BaselineRuns is how often the baseline runs (at least once): a
+	// finding of any of them is not graded in a row.
+	BaselineRuns int
+	Timeout      time.Duration // per run
+	Delay        time.Duration // of the delay and commit-then-delay rows
+	Out          string        // folder of the outputs ("" : none written)
+	FailOn       string
+	Command      []string
+	// Scratch is a folder for each run's files (runs/NAME/ under it: the
+	// channels the tests named, their reports), removed after the run
+	// unless it is Out; "" makes a temporary one per run.
+	Scratch string
 	// Prefix starts every channel name the sweep makes, so two sweeps on
 	// one simulator do not meet.
 	Prefix string
@@ -88,8 +95,8 @@ type sweeper struct {
 // run makes a channel like o.Like, arms the row's fault there (none for
 // the baseline), runs the command with its environment, reads what it
 // left and cleans up.
-func (s *sweeper) run(ctx context.Context, row Row, n int, baseline bool) (Result, evidence, error) {
-	ch := fmt.Sprintf("%s-%03d", s.o.Prefix, n)
+func (s *sweeper) run(ctx context.Context, row Row, name string, baseline bool) (Result, evidence, error) {
+	ch := s.o.Prefix + "-" + name
 	res := Result{Row: row, Channel: ch}
 	if err := s.makeChannel(ctx, ch); err != nil {
 		return res, evidence{}, err
@@ -105,10 +112,21 @@ func (s *sweeper) run(ctx context.Context, row Row, n int, baseline bool) (Resul
 	if _, err := s.o.Control.PostJSON(ctx, "/__sim/faults", r); err != nil {
 		return res, evidence{}, err
 	}
+	// The run's own folder: where the libraries name the channels they
+	// make after their tests (REWARDSIM_SWEEP_CHANNELS).
+	dir, err := s.runFolder(name)
+	if err != nil {
+		return res, evidence{}, err
+	}
+	if s.o.Out == "" || s.o.Scratch != s.o.Out {
+		defer os.RemoveAll(dir)
+	}
+	names := filepath.Join(dir, "channels.tsv")
 	env, err := s.env(ch, row, baseline)
 	if err != nil {
 		return res, evidence{}, err
 	}
+	env = append(env, "REWARDSIM_SWEEP_CHANNELS="+names)
 	start := time.Now()
 	ev := evidence{}
 	res.output, ev.exit, ev.timedOut, err = execute(ctx, s.o.Command, env, s.o.Timeout)
@@ -116,11 +134,22 @@ func (s *sweeper) run(ctx context.Context, row Row, n int, baseline bool) (Resul
 	if err != nil {
 		return res, ev, err
 	}
+	ev.tests = readChannelTests(names)
 	if err := s.collect(ctx, ch, &ev); err != nil {
 		return res, ev, err
 	}
 	res.Exit, res.Fired, res.entries, res.Exchanges = ev.exit, ev.fired, ev.entries, len(ev.entries)
 	return res, ev, nil
+}
+
+// runFolder makes the folder of run name's files: runs/NAME under
+// Scratch, or a temporary one.
+func (s *sweeper) runFolder(name string) (string, error) {
+	if s.o.Scratch == "" {
+		return os.MkdirTemp("", "rewardsim-sweep-run-")
+	}
+	dir := filepath.Join(s.o.Scratch, "runs", name)
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 func (s *sweeper) env(ch string, row Row, baseline bool) ([]string, error) {
@@ -301,13 +330,30 @@ func called(es []journal.Entry) []string {
 	return out
 }
 
+// readChannelTests reads REWARDSIM_SWEEP_CHANNELS, where the libraries
+// append "CHANNEL<TAB>TEST" for each channel they make for a test: which
+// test each channel of the run belongs to (none when no library wrote).
+func readChannelTests(path string) map[string]string {
+	out := map[string]string{}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if ch, test, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok && ch != "" && test != "" {
+			out[ch] = test
+		}
+	}
+	return out
+}
+
 // writeRun keeps a run's output, journal slice and the sequence diagram
-// of its faulted exchange under dir/runs/<n>.
-func writeRun(dir string, n int, r *Result) error {
+// of its faulted exchange under dir/runs/<name>.
+func writeRun(dir string, name string, r *Result) error {
 	if dir == "" {
 		return nil
 	}
-	rel := filepath.Join("runs", fmt.Sprintf("%03d", n))
+	rel := filepath.Join("runs", name)
 	if err := os.MkdirAll(filepath.Join(dir, rel), 0o755); err != nil {
 		return err
 	}
