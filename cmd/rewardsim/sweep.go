@@ -41,6 +41,7 @@ func (errSweepInterrupted) ExitCode() int { return 130 }
 
 type sweepFlags struct {
 	control, token, url, like, when, out, failOn string
+	reports                                      string
 	only, kinds                                  []string
 	parallel, baselineRuns                       int
 	timeout, delay                               time.Duration
@@ -74,6 +75,7 @@ fails), 2 when the sweep's own input is wrong.`,
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "per run; a run past it is graded timed-out")
 	fl.DurationVar(&f.delay, "delay", 10*time.Second, "how long the delay and commit-then-delay rows hold the answer (longer than your service waits)")
 	fl.StringVar(&f.out, "out", "", "folder for sweep.json, sweep.html, junit.xml and each run's output, journal slice and diagram")
+	fl.StringVar(&f.reports, "reports", "", "a glob of the JUnit XML or TAP files the command writes (as target/surefire-reports/*.xml), read after each run; REWARDSIM_SWEEP_REPORTS and TAP on the output are read anyway")
 	fl.StringVar(&f.failOn, "fail-on", sweep.Unsafe, "exit 1 when a row is graded this or worse: unsafe or surfaced")
 	return cmd
 }
@@ -85,6 +87,12 @@ func (f sweepFlags) check(cmd *cobra.Command, args []string) ([]string, error) {
 	}
 	if f.parallel < 1 {
 		return nil, errSweepUsage{fmt.Sprintf("--parallel %d: give 1 or more runs at once", f.parallel)}
+	}
+	if f.reports != "" && f.parallel > 1 {
+		return nil, errSweepUsage{"--reports with --parallel: runs at once would write over each other's reports; have the command write them to $REWARDSIM_SWEEP_REPORTS, a folder of each run's own"}
+	}
+	if _, err := filepath.Match(f.reports, ""); err != nil {
+		return nil, errSweepUsage{fmt.Sprintf("--reports %q: %v", f.reports, err)}
 	}
 	if f.baselineRuns < 1 {
 		return nil, errSweepUsage{fmt.Sprintf("--baseline-runs %d: give 1 or more", f.baselineRuns)}
@@ -108,7 +116,7 @@ func runSweep(cmd *cobra.Command, args []string, f sweepFlags) error {
 	}
 	ctx := cmd.Context()
 	o := sweep.Options{Like: f.like, Only: f.only, Kinds: f.kinds, When: f.when, Parallel: f.parallel, BaselineRuns: f.baselineRuns, Timeout: f.timeout,
-		Delay: f.delay, Out: f.out, FailOn: f.failOn, Command: command, PublicURL: f.url,
+		Delay: f.delay, Out: f.out, Reports: f.reports, FailOn: f.failOn, Command: command, PublicURL: f.url,
 		Control: &controlapi.Client{Base: f.control, Token: f.token}, Prefix: fmt.Sprintf("SWEEP-%d", time.Now().UnixNano()%1e9)}
 	if f.control == "" {
 		exe, err := os.Executable()

@@ -30,6 +30,7 @@ type sweepRun struct {
 	grades         map[string]string // row id -> grade
 	report         map[string]any
 	junitFailures  int
+	out            string // the --out folder
 }
 
 // runSweepBin runs the built binary's sweep with env added, reading
@@ -42,7 +43,7 @@ func runSweepBin(t *testing.T, bin string, env []string, args ...string) sweepRu
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
-	r := sweepRun{stdout: so.String(), stderr: se.String(), grades: map[string]string{}}
+	r := sweepRun{stdout: so.String(), stderr: se.String(), grades: map[string]string{}, out: out}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		r.code = ee.ExitCode()
@@ -223,6 +224,9 @@ func TestSweep_edges(t *testing.T) {
 		{[]string{"--when", "sometimes", "--", "true"}, `--when: "sometimes" is not first, every or both`},
 		{[]string{"--fail-on", "handled", "--", "true"}, `--fail-on "handled": give unsafe or surfaced`},
 		{[]string{"--like", "NOBANK", "--", "true"}, "--like NOBANK: the simulator has no channel of that name"},
+		{[]string{"--baseline-runs", "0", "--", "true"}, "--baseline-runs 0: give 1 or more"},
+		{[]string{"--reports", "target/*.xml", "--parallel", "2", "--", "true"}, "--reports with --parallel: runs at once would write over each other's reports"},
+		{[]string{"--reports", "[", "--", "true"}, `--reports "[": syntax error in pattern`},
 	} {
 		r := runSweepBin(t, bin, nil, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
@@ -470,5 +474,82 @@ func TestSweep_raceIsNotChargedToTheFault(t *testing.T) {
 				t.Errorf("row %s does not say the race was not graded: %q", row["id"], note)
 			}
 		}
+	}
+}
+
+// strictScript is a suite that prints TAP (as node --test
+// --test-reporter=tap does): "claims a coupon" retries a failed claim
+// under the same extTransactionId and passes when one comes back;
+// "calls fetchCouponCode exactly once" asserts the count, so it fails
+// under every fault that reaches it. With $JUNIT_FIXTURE set it also
+// leaves that JUnit XML report in $REWARDSIM_SWEEP_REPORTS.
+const strictScript = `K="$REWARDSIM_CHANNEL"
+[ -z "$JUNIT_FIXTURE" ] || cp "$JUNIT_FIXTURE" "$REWARDSIM_SWEEP_REPORTS/"
+claim() {
+  curl -sS -m 2 "$REWARDSIM_URL/api/fetchCouponCode" -H 'Content-Type: application/json' -H "X-CHANNELID: $K" \
+    -H 'Authorization: ServiceAppKey DEMOAPPKEY:DEMOSECKEY' \
+    -d "{\"offerId\":\"OFFER-DEMO\",\"virtualId\":\"VU-1\",\"channelName\":\"$K\",\"extTransactionId\":\"T-1\",\"coinsUsed\":\"100\"}" | grep -q coupon_code
+}
+echo "TAP version 13"
+calls=1
+claim || { calls=2; claim; } || { calls=3; claim; }
+ok=$?
+[ $ok = 0 ] && echo "ok 1 - claims a coupon" || echo "not ok 1 - claims a coupon"
+[ $calls = 1 ] && echo "ok 2 - calls fetchCouponCode exactly once" || echo "not ok 2 - calls fetchCouponCode exactly once"
+echo "1..2"
+[ $ok = 0 ] && [ $calls = 1 ]`
+
+// TestSweep_perTest (issue 50): each row says which tests failed under
+// its fault, read from the TAP the command printed and from JUnit XML
+// it left in REWARDSIM_SWEEP_REPORTS (a report junit-platform-console
+// wrote: sim/sweep/testdata/reports); the page links them; a test that
+// fails under every fault is named strict, and a row where only it
+// failed says so: the test asserted the count, the service did not
+// break.
+func TestSweep_perTest(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatal("this test drives the simulator with curl (make test installs it: doc-deps)")
+	}
+	bin := issue20Binary(t)
+	fixture, _ := filepath.Abs("../../sim/sweep/testdata/reports/junit-console.xml")
+	kinds := []string{"--only", "fetchCouponCode", "--kinds", "internal-error,http-status,drop-connection,malformed-body", "--when", "first"}
+	for _, c := range []struct {
+		name   string
+		env    []string
+		failed []any
+		link   string
+	}{
+		{"TAP on the output", nil, []any{"calls fetchCouponCode exactly once"}, `href="runs/001/output.txt">calls fetchCouponCode exactly once</a> <small>(strict)</small>`},
+		{"and JUnit XML in REWARDSIM_SWEEP_REPORTS", []string{"JUNIT_FIXTURE=" + fixture}, []any{"shop.ClaimTest.errors()", "shop.ClaimTest.countedExactly()"},
+			`href="runs/001/reports/junit-console.xml">shop.ClaimTest.errors()</a> <small>(strict)</small>`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runSweepBin(t, bin, c.env, append(kinds, "--", "sh", "-c", strictScript)...)
+			if r.code != 0 || len(r.grades) != 4 {
+				t.Fatalf("exit %d, grades %v\n%s%s", r.code, r.grades, r.stdout, r.stderr)
+			}
+			checkSweepSchema(t, r.report)
+			for _, row := range r.report["rows"].([]any) {
+				row := row.(map[string]any)
+				tests, _ := row["tests"].(map[string]any)
+				var names []any
+				for _, f := range tests["failed"].([]any) {
+					names = append(names, f.(map[string]any)["name"])
+				}
+				if row["grade"] != "surfaced" || !slices.Equal(names, c.failed) || !strings.Contains(row["note"].(string), "only strict tests failed") {
+					t.Errorf("row %s: grade %s, failed %v, note %q; want surfaced, %v, only strict tests", row["id"], row["grade"], names, row["note"], c.failed)
+				}
+			}
+			if want := "strict test: " + c.failed[0].(string) + " failed under 4 of 4 faults"; !strings.Contains(r.stdout, want) {
+				t.Errorf("the terminal does not say %q:\n%s", want, r.stdout)
+			}
+			page, err := os.ReadFile(filepath.Join(r.out, "sweep.html"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(page), c.link) || !strings.Contains(string(page), `href="#tests-fetchCouponCode-internal-error-first"`) {
+				t.Errorf("sweep.html does not link the failed tests (%s):\n%s", c.link, page)
+			}
+		})
 	}
 }

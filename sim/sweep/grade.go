@@ -118,7 +118,7 @@ func gradeRun(ev evidence, endpoint string, base baseline) verdict {
 		v.grade = Surfaced
 	}
 	if len(ungraded) > 0 && v.grade != NotReached {
-		v.note = strings.TrimPrefix(v.note+"; not graded: "+strings.Join(ungraded, "; "), "; ")
+		v.note = joinNote(v.note, "not graded: "+strings.Join(ungraded, "; "))
 	}
 	return v
 }

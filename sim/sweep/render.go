@@ -109,10 +109,19 @@ func Terminal(w io.Writer, r *Report, colour bool) {
 			fmt.Fprintln(w)
 		}
 	}
-	for _, line := range BaselineLines(r) {
+	for _, line := range append(BaselineLines(r), StrictLines(r)...) {
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintln(w, Summary(r))
+}
+
+// StrictLines name the tests that fail under nearly every fault.
+func StrictLines(r *Report) []string {
+	var out []string
+	for _, s := range r.Strict {
+		out = append(out, fmt.Sprintf("strict test: %s failed under %d of %d faults that reached its run: it asserts exact calls or answers, so its failure alone does not say the service broke", s.Name, s.Failed, s.Of))
+	}
+	return out
 }
 
 // BaselineLines say what the baseline runs broke: flaky in the

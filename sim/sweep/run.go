@@ -39,8 +39,11 @@ type Options struct {
 	Timeout      time.Duration // per run
 	Delay        time.Duration // of the delay and commit-then-delay rows
 	Out          string        // folder of the outputs ("" : none written)
-	FailOn       string
-	Command      []string
+	// Reports is a glob of the JUnit XML or TAP files the command writes
+	// (--reports), read after each run besides REWARDSIM_SWEEP_REPORTS.
+	Reports string
+	FailOn  string
+	Command []string
 	// Scratch is a folder for each run's files (runs/NAME/ under it: the
 	// channels the tests named, their reports), removed after the run
 	// unless it is Out; "" makes a temporary one per run.
@@ -69,6 +72,8 @@ type Result struct {
 	Output  string `json:"output,omitempty"`
 	Journal string `json:"journal,omitempty"`
 	Diagram string `json:"diagram,omitempty"`
+	// Tests are the run's tests, when it wrote JUnit XML or TAP.
+	Tests   *Tests `json:"tests,omitempty"`
 	output  []byte
 	entries []journal.Entry
 	verdict verdict
@@ -126,7 +131,11 @@ func (s *sweeper) run(ctx context.Context, row Row, name string, baseline bool) 
 	if err != nil {
 		return res, evidence{}, err
 	}
-	env = append(env, "REWARDSIM_SWEEP_CHANNELS="+names)
+	reports := filepath.Join(dir, "reports")
+	if err := os.MkdirAll(reports, 0o755); err != nil {
+		return res, evidence{}, err
+	}
+	env = append(env, "REWARDSIM_SWEEP_CHANNELS="+names, "REWARDSIM_SWEEP_REPORTS="+reports)
 	start := time.Now()
 	ev := evidence{}
 	res.output, ev.exit, ev.timedOut, err = execute(ctx, s.o.Command, env, s.o.Timeout)
@@ -135,6 +144,9 @@ func (s *sweeper) run(ctx context.Context, row Row, name string, baseline bool) 
 		return res, ev, err
 	}
 	ev.tests = readChannelTests(names)
+	if t, ok := readTests(reports, s.o.Reports, start, res.output, s.reportLink(name, reports)); ok {
+		res.Tests = &t
+	}
 	if err := s.collect(ctx, ch, &ev); err != nil {
 		return res, ev, err
 	}
@@ -328,6 +340,29 @@ func called(es []journal.Entry) []string {
 		}
 	}
 	return out
+}
+
+// reportLink names a report file as the result links it: its path under
+// --out (a file of --reports is copied into the run's reports folder
+// there; TAP read from the output is output.txt), or "" without --out.
+func (s *sweeper) reportLink(name, reports string) func(string) string {
+	return func(p string) string {
+		if s.o.Out == "" {
+			return ""
+		}
+		run := filepath.Join("runs", name)
+		if p == "" {
+			return filepath.ToSlash(filepath.Join(run, "output.txt"))
+		}
+		if rel, err := filepath.Rel(s.o.Out, p); err == nil && s.o.Scratch == s.o.Out && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+		dst := filepath.Join(reports, filepath.Base(p))
+		if raw, err := os.ReadFile(p); err != nil || os.WriteFile(dst, raw, 0o644) != nil {
+			return ""
+		}
+		return filepath.ToSlash(filepath.Join(run, "reports", filepath.Base(p)))
+	}
 }
 
 // readChannelTests reads REWARDSIM_SWEEP_CHANNELS, where the libraries

@@ -35,6 +35,9 @@ type Report struct {
 	// any of those runs broke (none of it graded in a row).
 	BaselineRuns     int               `json:"baselineRuns"`
 	BaselineFindings []BaselineFinding `json:"baselineFindings"`
+	// Strict are the tests that failed under nearly every fault that
+	// reached them (from the runs' JUnit XML or TAP).
+	Strict []StrictTest `json:"strict,omitempty"`
 }
 
 // BaselineFinding is a finding of a baseline run: never graded, since
@@ -91,6 +94,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Seconds = time.Since(rep.Started).Seconds()
+	rep.Strict = strictTests(rep.Rows)
+	for i := range rep.Rows {
+		rep.Rows[i].Note = joinNote(rep.Rows[i].Note, failedNote(rep.Rows[i]))
+	}
 	for _, r := range rep.Rows {
 		rep.Totals[r.Grade]++
 		rep.Failed = rep.Failed || AtLeast(r.Grade, o.FailOn)
@@ -219,6 +226,33 @@ func (s *sweeper) cleanup() {
 	for _, ch := range left {
 		s.dropChannel(ch)
 	}
+}
+
+// failedNote names the tests a run failed, or says only strict ones did:
+// the test asserted a count, the service did not break.
+func failedNote(r Result) string {
+	if r.Tests == nil || len(r.Tests.Failed) == 0 {
+		return ""
+	}
+	var names []string
+	strict := 0
+	for _, f := range r.Tests.Failed {
+		names = append(names, f.Name)
+		if f.Strict {
+			strict++
+		}
+	}
+	if strict == len(names) {
+		return "only strict tests failed (they fail under nearly every fault): " + strings.Join(names, ", ")
+	}
+	return "failed: " + strings.Join(names, ", ")
+}
+
+func joinNote(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // note explains a sweep whose rows all went unreached, or that had none.
