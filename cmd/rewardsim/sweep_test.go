@@ -553,3 +553,55 @@ func TestSweep_perTest(t *testing.T) {
 		})
 	}
 }
+
+// twoTestsScript is a suite of two tests, each on a channel of its own
+// named after it in $REWARDSIM_SWEEP_CHANNELS (as the libraries do):
+// "claims" calls fetchCouponCode, "catalogue" getCatalogue. It runs the
+// tests named in its arguments ({tests}), and says which it ran, and
+// which REWARDSIM_SWEEP_TESTS named.
+const twoTestsScript = `echo "REWARDSIM_SWEEP_TESTS=$REWARDSIM_SWEEP_TESTS"
+for test in "$@"; do
+  echo "running $test"
+  K="$REWARDSIM_CHANNEL-$test"
+  curl -fsS "$REWARDSIM_CONTROL_URL/__sim/channels" -H 'Content-Type: application/json' -d "{\"name\":\"$K\",\"like\":\"$REWARDSIM_LIKE\"}" > /dev/null
+  printf '%s\t%s\n' "$K" "$test" >> "$REWARDSIM_SWEEP_CHANNELS"
+  case $test in
+  claims) curl -sS "$REWARDSIM_URL/api/fetchCouponCode" -H 'Content-Type: application/json' -H "X-CHANNELID: $K" -H 'Authorization: ServiceAppKey DEMOAPPKEY:DEMOSECKEY' \
+      -d "{\"offerId\":\"OFFER-DEMO\",\"virtualId\":\"VU-1\",\"channelName\":\"$K\",\"extTransactionId\":\"T-1\",\"coinsUsed\":\"100\"}" ;;
+  catalogue) curl -sS "$REWARDSIM_URL/api/getCatalogue" -H 'Content-Type: application/json' -H "X-CHANNELID: $K" -H 'Authorization: ServiceAppKey DEMOAPPKEY:DEMOSECKEY' \
+      -d "{\"channelName\":\"$K\"}" ;;
+  esac > /dev/null
+done`
+
+// TestSweep_onlyTheTestsThatCalledIt (issue 50): from the baseline's
+// journal and the channels the tests named, each row runs only the tests
+// that called its endpoint ({tests}, REWARDSIM_SWEEP_TESTS), and says so;
+// the baseline runs them all (the placeholder's own list).
+func TestSweep_onlyTheTestsThatCalledIt(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatal("this test drives the simulator with curl (make test installs it: doc-deps)")
+	}
+	bin := issue20Binary(t)
+	r := runSweepBin(t, bin, nil, "--kinds", "internal-error", "--when", "first", "--", "sh", "-c", twoTestsScript, "suite", "{tests|claims catalogue}")
+	if r.code != 0 || len(r.grades) != 2 {
+		t.Fatalf("exit %d, grades %v\n%s%s", r.code, r.grades, r.stdout, r.stderr)
+	}
+	checkSweepSchema(t, r.report)
+	base, _ := os.ReadFile(filepath.Join(r.out, "runs", "000", "output.txt"))
+	if !strings.Contains(string(base), "REWARDSIM_SWEEP_TESTS=\nrunning claims\nrunning catalogue") {
+		t.Errorf("the baseline did not run every test:\n%s", base)
+	}
+	want := map[string]string{"fetchCouponCode": "claims", "getCatalogue": "catalogue"}
+	for i, row := range r.report["rows"].([]any) {
+		row := row.(map[string]any)
+		test := want[row["endpoint"].(string)]
+		if only, _ := row["only"].([]any); len(only) != 1 || only[0] != test ||
+			!strings.Contains(row["note"].(string), "ran only the tests that called "+row["endpoint"].(string)+" in the baseline: "+test) {
+			t.Errorf("row %s: only %v, note %q; want %s", row["id"], row["only"], row["note"], test)
+		}
+		out, _ := os.ReadFile(filepath.Join(r.out, "runs", fmt.Sprintf("%03d", i+1), "output.txt"))
+		if string(out) != "REWARDSIM_SWEEP_TESTS="+test+"\nrunning "+test+"\n" {
+			t.Errorf("row %s ran:\n%s", row["id"], out)
+		}
+	}
+}

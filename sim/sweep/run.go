@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,7 +74,11 @@ type Result struct {
 	Journal string `json:"journal,omitempty"`
 	Diagram string `json:"diagram,omitempty"`
 	// Tests are the run's tests, when it wrote JUnit XML or TAP.
-	Tests   *Tests `json:"tests,omitempty"`
+	Tests *Tests `json:"tests,omitempty"`
+	// Only are the tests the run was told to run (REWARDSIM_SWEEP_TESTS,
+	// {tests}): those whose channels called the faulted endpoint in the
+	// baseline; nil when every test ran.
+	Only    []string `json:"only,omitempty"`
 	output  []byte
 	entries []journal.Entry
 	verdict verdict
@@ -95,6 +100,9 @@ type sweeper struct {
 	o    Options
 	mu   sync.Mutex
 	made []string // channels made and not yet deleted
+	// callers are the tests that called each endpoint in the baseline
+	// (an endpoint absent: every test runs in its rows).
+	callers map[string][]string
 }
 
 // run makes a channel like o.Like, arms the row's fault there (none for
@@ -135,10 +143,13 @@ func (s *sweeper) run(ctx context.Context, row Row, name string, baseline bool) 
 	if err := os.MkdirAll(reports, 0o755); err != nil {
 		return res, evidence{}, err
 	}
-	env = append(env, "REWARDSIM_SWEEP_CHANNELS="+names, "REWARDSIM_SWEEP_REPORTS="+reports)
+	if !baseline {
+		res.Only = s.callers[row.Endpoint]
+	}
+	env = append(env, "REWARDSIM_SWEEP_CHANNELS="+names, "REWARDSIM_SWEEP_REPORTS="+reports, "REWARDSIM_SWEEP_TESTS="+strings.Join(res.Only, ","))
 	start := time.Now()
 	ev := evidence{}
-	res.output, ev.exit, ev.timedOut, err = execute(ctx, s.o.Command, env, s.o.Timeout)
+	res.output, ev.exit, ev.timedOut, err = execute(ctx, expandTests(s.o.Command, res.Only), env, s.o.Timeout)
 	res.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		return res, ev, err
@@ -182,6 +193,7 @@ func (s *sweeper) env(ch string, row Row, baseline bool) ([]string, error) {
 		"REWARDSIM_CHANNEL="+ch,
 		"REWARDSIM_CHANNEL_ID="+ch,
 		"REWARDSIM_LIKE="+ch,
+		"REWARDSIM_SWEEP_LIKE="+s.o.Like,
 		"REWARDSIM_SWEEP_ROW="+string(rowJSON),
 	), nil
 }
@@ -363,6 +375,63 @@ func (s *sweeper) reportLink(name, reports string) func(string) string {
 		}
 		return filepath.ToSlash(filepath.Join(run, "reports", filepath.Base(p)))
 	}
+}
+
+// testsArg is the command's placeholder of the tests to run: {tests}, or
+// {tests|A B} with the tests of a run of them all.
+var testsArg = regexp.MustCompile(`^\{tests(?:\|(.*))?\}$`)
+
+// expandTests replaces the {tests} argument of command with the tests to
+// run, one argument each; when every test runs (only is nil), with the
+// placeholder's own list, else nothing.
+func expandTests(command, only []string) []string {
+	var out []string
+	for _, a := range command {
+		m := testsArg.FindStringSubmatch(a)
+		switch {
+		case m == nil:
+			out = append(out, a)
+		case only != nil:
+			out = append(out, only...)
+		default:
+			out = append(out, strings.Fields(m[1])...)
+		}
+	}
+	return out
+}
+
+// callers maps each endpoint the baseline called to the tests whose
+// channels called it (REWARDSIM_SWEEP_CHANNELS), sorted. An endpoint
+// called on a channel no test named is left out (its rows run every
+// test), and so is every one when a baseline run named no channel.
+func callers(runs []evidence) map[string][]string {
+	out := map[string][]string{}
+	unnamed := map[string]bool{}
+	for _, ev := range runs {
+		if len(ev.tests) == 0 {
+			return nil
+		}
+		for _, e := range ev.entries {
+			if e.Kind != journal.KindExchange || e.Endpoint == "" {
+				continue
+			}
+			t := ev.tests[e.Channel]
+			switch {
+			case t == "":
+				unnamed[e.Endpoint] = true
+			case !slices.Contains(out[e.Endpoint], t):
+				out[e.Endpoint] = append(out[e.Endpoint], t)
+			}
+		}
+	}
+	for ep := range out {
+		if unnamed[ep] {
+			delete(out, ep)
+		} else {
+			slices.Sort(out[ep])
+		}
+	}
+	return out
 }
 
 // readChannelTests reads REWARDSIM_SWEEP_CHANNELS, where the libraries

@@ -89,14 +89,22 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		bases[i] = b
 	}
 	rep.Baseline = bases[0].res
+	evs := make([]evidence, len(bases))
+	for i, b := range bases {
+		evs[i] = b.ev
+	}
+	s.callers = callers(evs)
 	rows := Plan(rep.Called, o.Only, KindFilter(o.Kinds), o.When, o.Delay)
 	if rep.Rows, err = s.runRows(ctx, rows, base); err != nil {
 		return nil, err
 	}
 	rep.Seconds = time.Since(rep.Started).Seconds()
 	rep.Strict = strictTests(rep.Rows)
-	for i := range rep.Rows {
-		rep.Rows[i].Note = joinNote(rep.Rows[i].Note, failedNote(rep.Rows[i]))
+	for i, r := range rep.Rows {
+		if r.Only != nil {
+			r.Note = joinNote(r.Note, fmt.Sprintf("ran only the tests that called %s in the baseline: %s", r.Endpoint, strings.Join(r.Only, ", ")))
+		}
+		rep.Rows[i].Note = joinNote(r.Note, failedNote(r))
 	}
 	for _, r := range rep.Rows {
 		rep.Totals[r.Grade]++
@@ -133,10 +141,16 @@ func (s *sweeper) baselines(ctx context.Context) ([]baselineRun, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	passed := 0
+	for _, b := range out {
+		if !b.ev.timedOut && b.ev.exit == 0 {
+			passed++
+		}
+	}
 	for i, b := range out {
 		which := ""
-		if n > 1 {
-			which = fmt.Sprintf(" (run %d of %d: a suite that passes only sometimes is flaky)", i+1, n)
+		if passed > 0 {
+			which = fmt.Sprintf(" (run %d of %d; %d passed: the suite is flaky)", i+1, n, passed)
 		}
 		switch {
 		case b.ev.timedOut:

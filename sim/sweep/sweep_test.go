@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,53 @@ func TestReport_followsItsSchema(t *testing.T) {
 	}
 	if err := HTML(&page, rep); err != nil || !strings.Contains(page.String(), `href="runs/001/sequence.svg"`) {
 		t.Errorf("page: %v\n%s", err, page.String())
+	}
+}
+
+func TestCallers(t *testing.T) {
+	at := func(ch, endpoint string) journal.Entry {
+		return journal.Entry{Kind: journal.KindExchange, Channel: ch, Endpoint: endpoint}
+	}
+	named := map[string]string{"A": "ClaimTest", "B": "CardTest", "B2": "CardTest"}
+	for _, c := range []struct {
+		name string
+		runs []evidence
+		want map[string][]string
+	}{
+		{"each endpoint's tests", []evidence{{tests: named, entries: []journal.Entry{at("A", "fetchCouponCode"), at("B", "GetReward"), at("B2", "fetchCouponCode")}}},
+			map[string][]string{"fetchCouponCode": {"CardTest", "ClaimTest"}, "GetReward": {"CardTest"}}},
+		{"the union of the baseline runs", []evidence{{tests: named, entries: []journal.Entry{at("A", "fetchCouponCode")}}, {tests: named, entries: []journal.Entry{at("B", "fetchCouponCode")}}},
+			map[string][]string{"fetchCouponCode": {"CardTest", "ClaimTest"}}},
+		{"a channel no test named runs every test", []evidence{{tests: named, entries: []journal.Entry{at("A", "fetchCouponCode"), at("RUN", "fetchCouponCode"), at("B", "GetReward")}}},
+			map[string][]string{"GetReward": {"CardTest"}}},
+		{"no library named a channel", []evidence{{entries: []journal.Entry{at("A", "fetchCouponCode")}}}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := callers(c.runs)
+			if len(got) != len(c.want) {
+				t.Fatalf("callers %v, want %v", got, c.want)
+			}
+			for ep, tests := range c.want {
+				if !slices.Equal(got[ep], tests) {
+					t.Errorf("%s: %v, want %v", ep, got[ep], tests)
+				}
+			}
+		})
+	}
+}
+
+func TestExpandTests(t *testing.T) {
+	for _, c := range []struct {
+		command, only, want []string
+	}{
+		{[]string{"node", "--test", "{tests}"}, []string{"test/a.test.mjs", "test/b.test.mjs"}, []string{"node", "--test", "test/a.test.mjs", "test/b.test.mjs"}},
+		{[]string{"node", "--test", "{tests}"}, nil, []string{"node", "--test"}},
+		{[]string{"node", "--test", "{tests|test/a.test.mjs test/b.test.mjs}"}, nil, []string{"node", "--test", "test/a.test.mjs", "test/b.test.mjs"}},
+		{[]string{"node", "--test", "{tests|test/a.test.mjs test/b.test.mjs}"}, []string{"test/b.test.mjs"}, []string{"node", "--test", "test/b.test.mjs"}},
+		{[]string{"mvn", "test"}, []string{"X"}, []string{"mvn", "test"}},
+	} {
+		if got := expandTests(c.command, c.only); !slices.Equal(got, c.want) {
+			t.Errorf("expandTests(%q, %q) = %q, want %q", c.command, c.only, got, c.want)
+		}
 	}
 }

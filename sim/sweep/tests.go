@@ -20,9 +20,6 @@ type Tests struct {
 	Ran int `json:"ran"`
 	// Failed are those that failed or errored, in report order.
 	Failed []FailedTest `json:"failed"`
-	// Only are the tests the run was told to run (REWARDSIM_SWEEP_TESTS):
-	// those whose channels called the faulted endpoint in the baseline.
-	Only []string `json:"only,omitempty"`
 	// names are every test that ran, for Report.Strict.
 	names []string
 }
