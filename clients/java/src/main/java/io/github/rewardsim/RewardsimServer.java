@@ -15,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.KeyPair;
 import java.security.PrivateKey;
 import java.security.PublicKey;
@@ -174,6 +175,33 @@ public final class RewardsimServer implements AutoCloseable {
         return urls;
     }
 
+    private static final ThreadLocal<String> RUNNING_TEST = new ThreadLocal<>();
+
+    /**
+     * Names the test running on this thread (null: none), for {@code rewardsim sweep}: a channel
+     * made on this thread is named after it in REWARDSIM_SWEEP_CHANNELS, so a sweep row runs only
+     * the tests that called its endpoint. The JUnit extension calls it around each test.
+     *
+     * @param test such as {@code com.example.ClaimTest#retries}, or null
+     */
+    public static void runningTest(String test) {
+        if (test == null) RUNNING_TEST.remove();
+        else RUNNING_TEST.set(test);
+    }
+
+    // Tells rewardsim sweep which test a channel is for: a line
+    // "CHANNEL<TAB>TEST" appended to REWARDSIM_SWEEP_CHANNELS.
+    private static void noteSweepChannel(String channel, String test) {
+        String file = env("REWARDSIM_SWEEP_CHANNELS", null);
+        if (file == null || test == null) return;
+        try {
+            Files.writeString(Path.of(file), channel + "\t" + test + "\n", StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write REWARDSIM_SWEEP_CHANNELS " + file, e);
+        }
+    }
+
     /**
      * Whether this JVM runs under {@code rewardsim sweep}: its variables name the sweep's
      * simulator (docs/sweep.md).
@@ -308,6 +336,7 @@ public final class RewardsimServer implements AutoCloseable {
             }
         }
         Channel ch = new Channel(this, body, key, serviceKey());
+        noteSweepChannel(n, spec.testOrNull() != null ? spec.testOrNull() : RUNNING_TEST.get());
         channels.add(ch);
         return ch;
     }

@@ -3,16 +3,14 @@ package io.github.rewardsim.junit;
 import io.github.rewardsim.Channel;
 import io.github.rewardsim.ChannelSpec;
 import io.github.rewardsim.RewardsimServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -40,7 +38,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * row's faulted endpoint in the sweep's baseline): with Surefire, Gradle or the console launcher
  * alike, nothing to configure.
  */
-public final class RewardsimExtension implements ParameterResolver, ExecutionCondition {
+public final class RewardsimExtension implements ParameterResolver, ExecutionCondition, BeforeAllCallback, BeforeEachCallback, AfterEachCallback {
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(RewardsimExtension.class);
 
     private final Builder config;
@@ -101,8 +99,7 @@ public final class RewardsimExtension implements ParameterResolver, ExecutionCon
         String like = config.like != null ? config.like
                 : owner.getTestClass().map(k -> k.getAnnotation(RewardsimTest.class)).map(RewardsimTest::like).filter(s -> !s.isEmpty()).orElse(null);
         Held<?> held = owner.getStore(NS).getOrComputeIfAbsent("channel:" + owner.getUniqueId(), k -> {
-            Channel ch = server(owner).newChannel(ChannelSpec.like(like));
-            noteSweepChannel(ch.name(), testName(owner));
+            Channel ch = server(owner).newChannel(ChannelSpec.like(like).test(testName(owner)));
             return new Held<>(ch, ch::closeInbox);
         }, Held.class);
         return (Channel) held.value();
@@ -129,23 +126,41 @@ public final class RewardsimExtension implements ParameterResolver, ExecutionCon
                 : ConditionEvaluationResult.disabled("rewardsim sweep: it did not call the row's faulted endpoint in the baseline (REWARDSIM_SWEEP_TESTS)");
     }
 
+    /**
+     * Names the running test class to {@code rewardsim sweep}: a channel a test makes itself
+     * ({@code server.newChannel()}) belongs to it.
+     *
+     * @param context the test class's context
+     */
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        RewardsimServer.runningTest(context.getRequiredTestClass().getName());
+    }
+
+    /**
+     * Names the running test method to {@code rewardsim sweep}.
+     *
+     * @param context the test method's context
+     */
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        RewardsimServer.runningTest(testName(context));
+    }
+
+    /**
+     * The test method ended: its class runs on.
+     *
+     * @param context the test method's context
+     */
+    @Override
+    public void afterEach(ExtensionContext context) {
+        RewardsimServer.runningTest(context.getRequiredTestClass().getName());
+    }
+
     // The test a channel is for, as REWARDSIM_SWEEP_TESTS names it.
     private static String testName(ExtensionContext owner) {
         String cls = owner.getRequiredTestClass().getName();
         return owner.getTestMethod().map(m -> cls + "#" + m.getName()).orElse(cls);
-    }
-
-    // Tells the sweep which test a channel belongs to: a line
-    // "CHANNEL<TAB>TEST" appended to REWARDSIM_SWEEP_CHANNELS.
-    private static void noteSweepChannel(String channel, String test) {
-        String file = System.getenv("REWARDSIM_SWEEP_CHANNELS");
-        if (file == null || file.isEmpty()) return;
-        try {
-            Files.writeString(Path.of(file), channel + "\t" + test + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write REWARDSIM_SWEEP_CHANNELS " + file, e);
-        }
     }
 
     /** The configuration of a {@link RewardsimExtension}. */
