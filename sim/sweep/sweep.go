@@ -59,9 +59,9 @@ type BaselineFinding struct {
 // interrupted sweep (ctx ended) deletes the channels it made and returns
 // ctx's error.
 func Run(ctx context.Context, o Options) (*Report, error) {
+	o.BaselineRuns = max(o.BaselineRuns, 1)
 	s := &sweeper{o: o}
 	defer s.cleanup()
-	o.BaselineRuns = max(o.BaselineRuns, 1)
 	rep := &Report{Version: SchemaVersion, Command: o.Command, Like: o.Like, When: o.When, Parallel: o.Parallel,
 		FailOn: o.FailOn, Started: time.Now().UTC(), Totals: map[string]int{}, Rows: []Result{}, Called: []string{}, BaselineRuns: o.BaselineRuns,
 		BaselineFindings: []BaselineFinding{}}

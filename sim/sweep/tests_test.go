@@ -52,3 +52,38 @@ func TestReadTests(t *testing.T) {
 		t.Error("tests found where no report was written")
 	}
 }
+
+// TestStrictTests: a test failing in three quarters of the first rows
+// that ran it (four at least) is strict; every rows do not count.
+func TestStrictTests(t *testing.T) {
+	row := func(when string, failed ...string) Result {
+		tests := &Tests{names: []string{"counts", "claims"}}
+		for _, f := range failed {
+			tests.Failed = append(tests.Failed, FailedTest{Name: f})
+		}
+		return Result{Row: Row{When: when}, Fired: 1, Tests: tests}
+	}
+	for _, c := range []struct {
+		name string
+		rows []Result
+		want []string
+	}{
+		{"fails in 3 of 4", []Result{row(First, "counts"), row(First, "counts"), row(First, "counts", "claims"), row(First)}, []string{"counts"}},
+		{"fails in 2 of 4", []Result{row(First, "counts"), row(First, "counts"), row(First), row(First)}, nil},
+		{"too few rows", []Result{row(First, "counts"), row(First, "counts"), row(First, "counts")}, nil},
+		{"every rows only", []Result{row(Every, "counts"), row(Every, "counts"), row(Every, "counts"), row(Every, "counts")}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, s := range strictTests(c.rows) {
+				got = append(got, s.Name)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("strict %v, want %v", got, c.want)
+			}
+			if len(c.want) > 0 && !c.rows[0].Tests.Failed[0].Strict {
+				t.Error("a strict test's failure is not marked strict")
+			}
+		})
+	}
+}
