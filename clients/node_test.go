@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -631,7 +632,8 @@ func TestNodeServiceSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rep struct {
-			Rows []struct {
+			Called []string
+			Rows   []struct {
 				ID, Grade string
 				Only      []string
 				Tests     *struct{ Ran int }
@@ -639,6 +641,11 @@ func TestNodeServiceSweep(t *testing.T) {
 		}
 		if err := json.Unmarshal(raw, &rep); err != nil {
 			t.Fatal(err)
+		}
+		// cards.test.mjs makes its channel like "DEMOBANK", the sweep's
+		// --like: made like the run's channel, its calls are the run's.
+		if !slices.Contains(rep.Called, "GetReward") {
+			t.Errorf("sweep %d: the baseline called %v: not cards.test.mjs's GetReward", i+1, rep.Called)
 		}
 		grades := map[string]string{}
 		for _, r := range rep.Rows {
