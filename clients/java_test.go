@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -238,14 +239,12 @@ func (p javaProject) junit(t *testing.T, classes string, min int, selectors ...s
 	return string(out)
 }
 
-// The example publisher service (examples/java-service), tested as its
-// team would: its two test classes in parallel, from the packed jars only;
-// the simulator comes out of the platform jar into the project's cache.
-func TestJavaServiceExample(t *testing.T) {
-	t.Parallel()
-	p := newJavaProject(t)
-	main := p.compile(t, "main", javaSources(t, "../examples/java-service/src/main/java"))
-	tests := p.compile(t, "test", javaSources(t, "../examples/java-service/src/test/java"), main)
+// exampleService compiles examples/java-service against the packed jars:
+// its test classes (with their junit-platform.properties) and its main ones.
+func (p javaProject) exampleService(t *testing.T) (tests, main string) {
+	t.Helper()
+	main = p.compile(t, "main", javaSources(t, "../examples/java-service/src/main/java"))
+	tests = p.compile(t, "test", javaSources(t, "../examples/java-service/src/test/java"), main)
 	props, err := os.ReadFile("../examples/java-service/src/test/resources/junit-platform.properties")
 	if err != nil {
 		t.Fatal(err)
@@ -253,6 +252,16 @@ func TestJavaServiceExample(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tests, "junit-platform.properties"), props, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return tests, main
+}
+
+// The example publisher service (examples/java-service), tested as its
+// team would: its two test classes in parallel, from the packed jars only;
+// the simulator comes out of the platform jar into the project's cache.
+func TestJavaServiceExample(t *testing.T) {
+	t.Parallel()
+	p := newJavaProject(t)
+	tests, main := p.exampleService(t)
 	p.junit(t, tests+":"+main, 9, "--select-package", "rewards.service")
 	if entries, _ := os.ReadDir(filepath.Join(p.dir, "tmp")); len(entries) != 0 {
 		t.Errorf("the run left %d entries in its temp folder: %v", len(entries), entries)
@@ -520,4 +529,71 @@ public class OwnKey {
 	public, control, stop = startServe(t, data)
 	defer stop()
 	run(t, dir, nil, time.Minute, "java", "-cp", dir+":"+jar, "OwnKey", "check", public, control, key)
+}
+
+// The example service's JUnit 5 suite under a real `rewardsim sweep`,
+// unchanged, from the packed jars (issue 50): the extension attaches to
+// the sweep's simulator, names each channel after its test class or
+// method (a channel a test makes itself after that test), and in each
+// row runs only the tests that called the row's endpoint in the baseline
+// (REWARDSIM_SWEEP_TESTS, an execution condition); the console
+// launcher's JUnit XML in REWARDSIM_SWEEP_REPORTS names the tests that
+// failed.
+func TestJavaServiceSweep(t *testing.T) {
+	t.Parallel()
+	p := newJavaProject(t)
+	tests, main := p.exampleService(t)
+	out := t.TempDir()
+	suite := `exec java -jar /usr/share/java/junit-platform-console-standalone.jar -cp "$0" --select-package rewards.service ` +
+		`--disable-banner --disable-ansi-colors --reports-dir "$REWARDSIM_SWEEP_REPORTS"`
+	cmd := exec.Command(rewardsimBin, "sweep", "--parallel", "2", "--out", out, "--only", "fetchCouponCode,GetReward", "--kinds", "internal-error",
+		"--when", "every", "--", "/bin/sh", "-c", suite, tests+":"+main+":"+p.classpath)
+	cmd.Dir, cmd.Env = p.dir, p.env
+	timer := time.AfterFunc(4*time.Minute, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	stdout, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sweep: %v\n%s", err, stdout)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Rows []struct {
+			ID, Endpoint, Grade string
+			Only                []string
+			Tests               *struct {
+				Failed []struct{ Name, Report string }
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	claims := "rewards.service.CouponClaimTest#"
+	want := map[string]string{
+		"fetchCouponCode": claims + "aClaimCommittedThenDroppedIsSentAgainWithTheSameId " + claims + "aClaimThatTimesOutIsSentAgainWithTheSameId " +
+			claims + "stockOutIsFinalAndRefunds " + claims + "theLibrarysOwnPublisherStillWorksOnAnotherChannel " + claims + "theUsersLimitIsFinalAndRefunds",
+		"GetReward": "rewards.service.PaymentFlowTest",
+	}
+	for _, r := range rep.Rows {
+		if got := strings.Join(r.Only, " "); r.Grade != "surfaced" || got != want[r.Endpoint] {
+			t.Errorf("row %s: %s, ran only %s; want surfaced, %s", r.ID, r.Grade, got, want[r.Endpoint])
+		}
+		if r.Tests == nil || len(r.Tests.Failed) == 0 || !strings.HasPrefix(r.Tests.Failed[0].Report, "runs/") {
+			t.Errorf("row %s: failed tests %+v; want them named from the launcher's XML", r.ID, r.Tests)
+		}
+		for _, f := range r.Tests.Failed {
+			// classname.method(params): the class must be one the row ran.
+			method, _, _ := strings.Cut(f.Name, "(")
+			if i := strings.LastIndex(method, "."); i < 0 || !strings.Contains(want[r.Endpoint], method[:i]) {
+				t.Errorf("row %s: %s failed, not one of the tests it ran", r.ID, f.Name)
+			}
+		}
+	}
+	if len(rep.Rows) != 2 {
+		t.Fatalf("%d rows\n%s", len(rep.Rows), stdout)
+	}
+	t.Logf("%s", stdout)
 }

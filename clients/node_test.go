@@ -17,11 +17,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -370,25 +372,34 @@ func startHolding(t *testing.T, dir, node, file string) (int, string, *exec.Cmd)
 func TestNodeServiceExample(t *testing.T) {
 	t.Parallel()
 	needTool(t, "npm")
-	dir := npmProject(t, []string{"../examples/node-service/service.mjs"}, nil)
-	if err := os.MkdirAll(filepath.Join(dir, "test"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"helpers.mjs", "claim.test.mjs", "cards.test.mjs"} {
-		b, err := os.ReadFile(filepath.Join("../examples/node-service/test", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "test", f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := nodeServiceProject(t)
 	node := nodeOf(t, "22")
 	out := runIn(t, dir, hermeticEnv(t, node, "REWARDSIM_EXPECT_PACKAGED=1"), 4*time.Minute, node, "--test", "--test-reporter=tap", "test/claim.test.mjs", "test/cards.test.mjs")
 	passed(t, "examples/node-service", out, nodeCount)
 	if !strings.Contains(out, "# skipped 0") {
 		t.Fatalf("a test was skipped:\n%s", out)
 	}
+}
+
+// nodeServiceProject is a project that installed only the packed
+// tarballs, holding examples/node-service's service and its test folder,
+// with the extra test files added to it.
+func nodeServiceProject(t *testing.T, extra ...string) string {
+	dir := npmProject(t, []string{"../examples/node-service/service.mjs"}, nil)
+	if err := os.MkdirAll(filepath.Join(dir, "test"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append([]string{"../examples/node-service/test/helpers.mjs", "../examples/node-service/test/claim.test.mjs",
+		"../examples/node-service/test/cards.test.mjs"}, extra...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "test", filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // docExample is one ```js or ```ts block of docs/node.md: its first line
@@ -614,5 +625,72 @@ func TestNodeTarballs(t *testing.T) {
 		if sum := sha256.Sum256(bin); pins.SHA256[platform] != hex.EncodeToString(sum[:]) {
 			t.Errorf("binaries.json pins %s to %q, its tarball's binary is %x", platform, pins.SHA256[platform], sum)
 		}
+	}
+}
+
+// examples/node-service's suite, with a test that races its own teardown
+// added (testdata/race.test.mjs), swept twice by a real `rewardsim sweep`
+// as its docs teach (docs/node.md): the suite starts its own simulator and
+// makes its own channels, and under the sweep attaches to the sweep's
+// (issue 50, item 4); each row runs only the test files whose channels
+// called fetchCouponCode in the baseline ({tests}); the TAP output names
+// the failed tests; and the two sweeps grade alike, no row unsafe.
+func TestNodeServiceSweep(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm")
+	dir := nodeServiceProject(t, "testdata/race.test.mjs")
+	node := nodeOf(t, "22")
+	var first map[string]string
+	for i := range 2 {
+		out := t.TempDir()
+		cmd := exec.Command(rewardsimBin, "sweep", "--parallel", "2", "--out", out, "--only", "fetchCouponCode",
+			"--kinds", "internal-error,coupon-error:COUPON_EXHAUSTED,drop-connection", "--when", "every", "--",
+			node, "--test", "--test-reporter=tap", "{tests|test/claim.test.mjs test/cards.test.mjs test/race.test.mjs}")
+		cmd.Dir, cmd.Env = dir, hermeticEnv(t, node)
+		timer := time.AfterFunc(4*time.Minute, func() { _ = cmd.Process.Kill() })
+		stdout, err := cmd.Output()
+		timer.Stop()
+		if err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("sweep %d: %v\n%s%s", i+1, err, stdout, stderr)
+		}
+		raw, err := os.ReadFile(filepath.Join(out, "sweep.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Called []string
+			Rows   []struct {
+				ID, Grade string
+				Only      []string
+				Tests     *struct{ Ran int }
+			}
+		}
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			t.Fatal(err)
+		}
+		// cards.test.mjs makes its channel like "DEMOBANK", the sweep's
+		// --like: made like the run's channel, its calls are the run's.
+		if !slices.Contains(rep.Called, "GetReward") {
+			t.Errorf("sweep %d: the baseline called %v: not cards.test.mjs's GetReward", i+1, rep.Called)
+		}
+		grades := map[string]string{}
+		for _, r := range rep.Rows {
+			grades[r.ID] = r.Grade
+			if r.Grade == "unsafe" || r.Grade == "not-reached" || r.Grade == "timed-out" {
+				t.Errorf("sweep %d: row %s graded %s\n%s", i+1, r.ID, r.Grade, stdout)
+			}
+			if strings.Join(r.Only, " ") != "test/claim.test.mjs test/race.test.mjs" || r.Tests == nil || r.Tests.Ran == 0 {
+				t.Errorf("sweep %d: row %s ran only %v (tests %+v); want the two files that claim, their TAP read", i+1, r.ID, r.Only, r.Tests)
+			}
+		}
+		if len(grades) != 3 || i == 1 && !maps.Equal(grades, first) {
+			t.Errorf("sweep %d graded %v; the first %v\n%s", i+1, grades, first, stdout)
+		}
+		first = grades
+		t.Logf("sweep %d:\n%s", i+1, stdout)
 	}
 }

@@ -10,7 +10,8 @@ const { createPrivateKey, createPublicKey, generateKeyPair, randomBytes, sign, v
 const { mkdtemp, rm } = require("node:fs/promises");
 const { createServer } = require("node:http");
 const { tmpdir } = require("node:os");
-const { join } = require("node:path");
+const { appendFileSync } = require("node:fs");
+const { join, relative, sep } = require("node:path");
 const { createInterface } = require("node:readline");
 const { promisify } = require("node:util");
 const { resolveBinary } = require("./binary.cjs");
@@ -91,6 +92,9 @@ function listeners(child, bin, timeout, stderr) {
  * temporary data folder (--remove-data-on-exit). A failed start leaves no folder.
  */
 async function startRewardsim(options = {}) {
+  // Under rewardsim sweep: the sweep's simulator, whose run's channel
+  // (REWARDSIM_LIKE) new channels copy, so a suite runs there unchanged.
+  if (underSweep()) return attachRewardsim();
   const binary = resolveBinary(options.bin);
   const bin = binary.path;
   const ownData = options.dataDir === undefined;
@@ -134,6 +138,28 @@ async function startRewardsim(options = {}) {
       if (ownData) await rm(dataDir, { recursive: true, force: true });
     },
   });
+}
+
+/** Whether this process runs under rewardsim sweep, whose variables name its simulator (docs/sweep.md). */
+function underSweep() {
+  return process.env.REWARDSIM_SWEEP_ROW !== undefined && !!env("REWARDSIM_URL", undefined) && !!env("REWARDSIM_CONTROL_URL", undefined);
+}
+
+// Under rewardsim sweep, a channel like the sweep's --like is made like
+// the run's channel instead, which is like it too and carries the run's fault.
+function sweepLike(like) {
+  return underSweep() && like === env("REWARDSIM_SWEEP_LIKE", undefined) && env("REWARDSIM_LIKE", undefined) ? env("REWARDSIM_LIKE") : like;
+}
+
+// Tells rewardsim sweep which test a channel is for: a line
+// "CHANNEL<TAB>TEST" appended to REWARDSIM_SWEEP_CHANNELS. The test is
+// the test file (node --test runs each in a process of its own), relative
+// to the working folder, unless named.
+function noteSweepChannel(name, test) {
+  const file = env("REWARDSIM_SWEEP_CHANNELS", undefined);
+  if (!file) return;
+  const t = test ?? (process.argv[1] ? relative(process.cwd(), process.argv[1]).split(sep).join("/") : undefined);
+  if (t) appendFileSync(file, `${name}\t${t}\n`);
 }
 
 /**
@@ -229,7 +255,8 @@ class Rewardsim {
   /**
    * A fresh run-time channel like DEMOBANK (its campaigns, offers with their
    * own stock, switches): { name, prefix = "T", like, privateKey, certificate,
-   * webhookUrl, appKey, secKey }. like defaults to REWARDSIM_LIKE, else
+   * webhookUrl, appKey, secKey, test }. test names the test the channel is for
+   * to rewardsim sweep (default: the test file). like defaults to REWARDSIM_LIKE, else
    * DEMOBANK; the simulator copies the like channel's run-time fault rules. With neither
    * privateKey nor certificate the library makes an RSA key and registers it
    * with keyOrigin "library"; with a certificate only, ch.publisher is absent.
@@ -240,7 +267,7 @@ class Rewardsim {
     const key = await channelKey(options, name);
     const spec = {
       name,
-      like: options.like ?? likeEnv ?? "DEMOBANK",
+      like: sweepLike(options.like ?? likeEnv ?? "DEMOBANK"),
       certificate: key.certificate,
       appKey: options.appKey ?? `APP${randomBytes(6).toString("hex").toUpperCase()}`,
       secKey: options.secKey ?? randomBytes(12).toString("hex"),
@@ -254,6 +281,7 @@ class Rewardsim {
       return this.control("POST", "/__sim/channels", spec);
     });
     const ch = new Channel(this, { spec, info, privateKey: key.privateKey, servicePem: await this.serviceCertificatePem() });
+    noteSweepChannel(name, options.test);
     this.#channels.add(ch);
     return ch;
   }

@@ -44,6 +44,7 @@ export interface AttachOptions {
   controlToken?: string;
 }
 
+/** Under rewardsim sweep (REWARDSIM_SWEEP_ROW, REWARDSIM_URL and REWARDSIM_CONTROL_URL set), attaches to the sweep's simulator instead, and options are not used. */
 export function startRewardsim(options?: StartOptions): Promise<Rewardsim>;
 /** A fresh temporary folder, removed when the node:test test of t ends (t.after); without t, remove it yourself. */
 export function tempDir(t?: { after(fn: () => unknown): void }): Promise<string>;
@@ -60,6 +61,8 @@ interface NewChannelCommon {
   prefix?: string;
   /** The channel's webhookUrl (coupon-status pushes). */
   webhookUrl?: string;
+  /** The test the channel is for, as rewardsim sweep names it (REWARDSIM_SWEEP_CHANNELS); default the test file, relative to the working folder. */
+  test?: string;
   /** Default: fresh random ones. */
   appKey?: string;
   secKey?: string;

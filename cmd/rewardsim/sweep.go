@@ -41,8 +41,9 @@ func (errSweepInterrupted) ExitCode() int { return 130 }
 
 type sweepFlags struct {
 	control, token, url, like, when, out, failOn string
+	reports                                      string
 	only, kinds                                  []string
-	parallel                                     int
+	parallel, baselineRuns                       int
 	timeout, delay                               time.Duration
 }
 
@@ -70,9 +71,11 @@ fails), 2 when the sweep's own input is wrong.`,
 	fl.StringSliceVar(&f.kinds, "kinds", nil, "limit the fault kinds (comma-separated; coupon-error:CODE for one code)")
 	fl.StringVar(&f.when, "when", sweep.Both, "the fault fires on the first matching call, on every one, or both rows: first, every or both")
 	fl.IntVar(&f.parallel, "parallel", 1, "runs at once, each on channels of its own")
+	fl.IntVar(&f.baselineRuns, "baseline-runs", 2, "how often the baseline runs: a finding of any of them is flaky in the baseline and graded in no row")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "per run; a run past it is graded timed-out")
 	fl.DurationVar(&f.delay, "delay", 10*time.Second, "how long the delay and commit-then-delay rows hold the answer (longer than your service waits)")
 	fl.StringVar(&f.out, "out", "", "folder for sweep.json, sweep.html, junit.xml and each run's output, journal slice and diagram")
+	fl.StringVar(&f.reports, "reports", "", "a glob of the JUnit XML or TAP files the command writes (as target/surefire-reports/*.xml), read after each run; REWARDSIM_SWEEP_REPORTS and TAP on the output are read anyway")
 	fl.StringVar(&f.failOn, "fail-on", sweep.Unsafe, "exit 1 when a row is graded this or worse: unsafe or surfaced")
 	return cmd
 }
@@ -84,6 +87,15 @@ func (f sweepFlags) check(cmd *cobra.Command, args []string) ([]string, error) {
 	}
 	if f.parallel < 1 {
 		return nil, errSweepUsage{fmt.Sprintf("--parallel %d: give 1 or more runs at once", f.parallel)}
+	}
+	if f.reports != "" && f.parallel > 1 {
+		return nil, errSweepUsage{"--reports with --parallel: runs at once would write over each other's reports; have the command write them to $REWARDSIM_SWEEP_REPORTS, a folder of each run's own"}
+	}
+	if _, err := filepath.Match(f.reports, ""); err != nil {
+		return nil, errSweepUsage{fmt.Sprintf("--reports %q: %v", f.reports, err)}
+	}
+	if f.baselineRuns < 1 {
+		return nil, errSweepUsage{fmt.Sprintf("--baseline-runs %d: give 1 or more", f.baselineRuns)}
 	}
 	if f.failOn != sweep.Unsafe && f.failOn != sweep.Surfaced {
 		return nil, errSweepUsage{fmt.Sprintf("--fail-on %q: give unsafe or surfaced", f.failOn)}
@@ -103,8 +115,8 @@ func runSweep(cmd *cobra.Command, args []string, f sweepFlags) error {
 		return err
 	}
 	ctx := cmd.Context()
-	o := sweep.Options{Like: f.like, Only: f.only, Kinds: f.kinds, When: f.when, Parallel: f.parallel, Timeout: f.timeout,
-		Delay: f.delay, Out: f.out, FailOn: f.failOn, Command: command, PublicURL: f.url,
+	o := sweep.Options{Like: f.like, Only: f.only, Kinds: f.kinds, When: f.when, Parallel: f.parallel, BaselineRuns: f.baselineRuns, Timeout: f.timeout,
+		Delay: f.delay, Out: f.out, Reports: f.reports, FailOn: f.failOn, Command: command, PublicURL: f.url,
 		Control: &controlapi.Client{Base: f.control, Token: f.token}, Prefix: fmt.Sprintf("SWEEP-%d", time.Now().UnixNano()%1e9)}
 	if f.control == "" {
 		exe, err := os.Executable()
@@ -117,6 +129,10 @@ func runSweep(cmd *cobra.Command, args []string, f sweepFlags) error {
 		}
 		defer srv.Stop()
 		o.PublicURL, o.Control.Base, o.Control.Token = srv.PublicURL, srv.ControlURL, ""
+		o.Scratch = srv.Scratch()
+	}
+	if f.out != "" {
+		o.Scratch = f.out // each run's files stay beside its output
 	}
 	if a, err := o.Control.Send(ctx, http.MethodGet, "/__sim/channels/"+url.PathEscape(f.like), nil, "", nil); err != nil {
 		return err

@@ -9,7 +9,13 @@ import (
 
 // htmlCell is one result as the page shows it.
 type htmlCell struct {
-	Mark, Grade, When, Title, Journal, Diagram string
+	Mark, Grade, When, Title, Journal, Diagram, Tests string
+}
+
+// htmlFailed is a row whose run failed tests, as the page lists it.
+type htmlFailed struct {
+	Anchor, ID string
+	Tests      []FailedTest
 }
 
 type htmlRow struct {
@@ -32,11 +38,15 @@ small a{color:#555}
 <h1>What does our service do when ...?</h1>
 <p><code>{{.Command}}</code>, channels like {{.Like}}, {{.Summary}}</p>
 <table><tr><th>endpoint</th>{{range .Columns}}<th class="kind" title="{{.Full}}">{{.Short}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td class="ep">{{.Endpoint}}</td>{{range .Cells}}<td>{{range .}}<a class="m {{.Grade}}"{{if .Diagram}} href="{{.Diagram}}"{{end}} title="{{.Title}}">{{.Mark}}</a>{{if .Journal}}<small><a href="{{.Journal}}" title="journal slice">j</a></small>{{end}}{{end}}</td>{{end}}</tr>
+{{range .Rows}}<tr><td class="ep">{{.Endpoint}}</td>{{range .Cells}}<td>{{range .}}<a class="m {{.Grade}}"{{if .Diagram}} href="{{.Diagram}}"{{end}} title="{{.Title}}">{{.Mark}}</a>{{if .Journal}}<small><a href="{{.Journal}}" title="journal slice">j</a></small>{{end}}{{if .Tests}}<small><a href="#{{.Tests}}" title="tests that failed">t</a></small>{{end}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
 <p>Each cell: one mark per row ({{.Whens}}){{if .Linked}}; the mark links to the sequence diagram of the faulted exchange, <em>j</em> to the run's journal slice{{end}}.
 Columns: {{range $i, $c := .Columns}}{{if $i}}, {{end}}<b>{{$c.Short}}</b> {{$c.Full}}{{end}}.<br>
 {{range .Legend}}<a class="m {{.Grade}}">{{.Mark}}</a> {{.Grade}} {{end}}</p>
+{{range .Baseline}}<p class="baseline">{{.}}</p>
+{{end}}{{if .Failed}}<h2>Tests that failed under a fault</h2>
+<table class="tests">{{range .Failed}}<tr id="{{.Anchor}}"><td class="ep">{{.ID}}</td><td>{{range $i, $t := .Tests}}{{if $i}}, {{end}}{{if $t.Report}}<a href="{{$t.Report}}">{{$t.Name}}</a>{{else}}{{$t.Name}}{{end}}{{if $t.Strict}} <small>(strict)</small>{{end}}{{end}}</td></tr>
+{{end}}</table>{{end}}
 </body></html>
 `))
 
@@ -45,6 +55,7 @@ Columns: {{range $i, $c := .Columns}}{{if $i}}, {{end}}<b>{{$c.Short}}</b> {{$c.
 func HTML(w io.Writer, r *Report) error {
 	m := arrange(r.Rows)
 	var rows []htmlRow
+	var failed []htmlFailed
 	for _, e := range m.endpoints {
 		hr := htmlRow{Endpoint: e}
 		for _, c := range m.columns {
@@ -56,7 +67,12 @@ func HTML(w io.Writer, r *Report) error {
 						title += "; " + s
 					}
 				}
-				cell = append(cell, htmlCell{Mark: Marks[res.Grade], Grade: res.Grade, When: res.When, Title: title, Journal: res.Journal, Diagram: res.Diagram})
+				hc := htmlCell{Mark: Marks[res.Grade], Grade: res.Grade, When: res.When, Title: title, Journal: res.Journal, Diagram: res.Diagram}
+				if res.Tests != nil && len(res.Tests.Failed) > 0 {
+					hc.Tests = "tests-" + strings.NewReplacer("/", "-", ":", "-", " ", "-").Replace(res.ID)
+					failed = append(failed, htmlFailed{Anchor: hc.Tests, ID: res.ID, Tests: res.Tests.Failed})
+				}
+				cell = append(cell, hc)
 			}
 			hr.Cells = append(hr.Cells, cell)
 		}
@@ -72,7 +88,16 @@ func HTML(w io.Writer, r *Report) error {
 		legend = append(legend, htmlCell{Mark: Marks[g], Grade: g})
 	}
 	return page.Execute(w, map[string]any{"Command": strings.Join(r.Command, " "), "Like": r.Like, "Summary": Summary(r),
-		"Columns": columns, "Linked": len(r.Rows) > 0 && r.Rows[0].Diagram != "", "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend})
+		"Columns": columns, "Linked": len(r.Rows) > 0 && r.Rows[0].Diagram != "", "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend,
+		"Baseline": append(BaselineLines(r), StrictLines(r)...), "Failed": failed})
+}
+
+// tests are the failed tests of a result (none without reports).
+func (r Result) tests() []FailedTest {
+	if r.Tests == nil {
+		return nil
+	}
+	return r.Tests.Failed
 }
 
 // HTMLFromJSON renders a sweep.json as the page, without the links to
@@ -85,6 +110,9 @@ func HTMLFromJSON(w io.Writer, raw []byte) error {
 	}
 	for i := range r.Rows {
 		r.Rows[i].Output, r.Rows[i].Journal, r.Rows[i].Diagram = "", "", ""
+		for j := range r.Rows[i].tests() {
+			r.Rows[i].Tests.Failed[j].Report = ""
+		}
 	}
 	return HTML(w, &r)
 }

@@ -109,7 +109,33 @@ func Terminal(w io.Writer, r *Report, colour bool) {
 			fmt.Fprintln(w)
 		}
 	}
+	for _, line := range append(BaselineLines(r), StrictLines(r)...) {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w, Summary(r))
+}
+
+// StrictLines name the tests that fail under nearly every fault.
+func StrictLines(r *Report) []string {
+	var out []string
+	for _, s := range r.Strict {
+		out = append(out, fmt.Sprintf("strict test: %s failed under %d of %d faults that reached its run: it asserts exact calls or answers, so its failure alone does not say the service broke", s.Name, s.Failed, s.Of))
+	}
+	return out
+}
+
+// BaselineLines say what the baseline runs broke: flaky in the
+// baseline, graded in no row, with the tests or flows it came from.
+func BaselineLines(r *Report) []string {
+	var out []string
+	for _, b := range r.BaselineFindings {
+		line := fmt.Sprintf("flaky in the baseline, not graded: %s (%s) in %d of %d baseline runs", b.Rule, b.Clause, b.Runs, r.BaselineRuns)
+		if len(b.From) > 0 {
+			line += ", from " + strings.Join(b.From, "; ")
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 func colWidth(col string) int { return max(len(label(col)), 2) }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,11 +34,21 @@ type Options struct {
 	Kinds     []string           // matrix columns or kinds (empty: all)
 	When      string
 	Parallel  int
-	Timeout   time.Duration // per run
-	Delay     time.Duration // of the delay and commit-then-delay rows
-	Out       string        // folder of the outputs ("" : none written)
-	FailOn    string
-	Command   []string
+	// BaselineRuns is how often the baseline runs (at least once): a
+	// finding of any of them is not graded in a row.
+	BaselineRuns int
+	Timeout      time.Duration // per run
+	Delay        time.Duration // of the delay and commit-then-delay rows
+	Out          string        // folder of the outputs ("" : none written)
+	// Reports is a glob of the JUnit XML or TAP files the command writes
+	// (--reports), read after each run besides REWARDSIM_SWEEP_REPORTS.
+	Reports string
+	FailOn  string
+	Command []string
+	// Scratch is a folder for each run's files (runs/NAME/ under it: the
+	// channels the tests named, their reports), removed after the run
+	// unless it is Out; "" makes a temporary one per run.
+	Scratch string
 	// Prefix starts every channel name the sweep makes, so two sweeps on
 	// one simulator do not meet.
 	Prefix string
@@ -62,6 +73,12 @@ type Result struct {
 	Output  string `json:"output,omitempty"`
 	Journal string `json:"journal,omitempty"`
 	Diagram string `json:"diagram,omitempty"`
+	// Tests are the run's tests, when it wrote JUnit XML or TAP.
+	Tests *Tests `json:"tests,omitempty"`
+	// Only are the tests the run was told to run (REWARDSIM_SWEEP_TESTS,
+	// {tests}): those whose channels called the faulted endpoint in the
+	// baseline; nil when every test ran.
+	Only    []string `json:"only,omitempty"`
 	output  []byte
 	entries []journal.Entry
 	verdict verdict
@@ -83,13 +100,16 @@ type sweeper struct {
 	o    Options
 	mu   sync.Mutex
 	made []string // channels made and not yet deleted
+	// callers are the tests that called each endpoint in the baseline
+	// (an endpoint absent: every test runs in its rows).
+	callers map[string][]string
 }
 
 // run makes a channel like o.Like, arms the row's fault there (none for
 // the baseline), runs the command with its environment, reads what it
 // left and cleans up.
-func (s *sweeper) run(ctx context.Context, row Row, n int, baseline bool) (Result, evidence, error) {
-	ch := fmt.Sprintf("%s-%03d", s.o.Prefix, n)
+func (s *sweeper) run(ctx context.Context, row Row, name string, baseline bool) (Result, evidence, error) {
+	ch := s.o.Prefix + "-" + name
 	res := Result{Row: row, Channel: ch}
 	if err := s.makeChannel(ctx, ch); err != nil {
 		return res, evidence{}, err
@@ -105,22 +125,54 @@ func (s *sweeper) run(ctx context.Context, row Row, n int, baseline bool) (Resul
 	if _, err := s.o.Control.PostJSON(ctx, "/__sim/faults", r); err != nil {
 		return res, evidence{}, err
 	}
+	// The run's own folder: where the libraries name the channels they
+	// make after their tests (REWARDSIM_SWEEP_CHANNELS).
+	dir, err := s.runFolder(name)
+	if err != nil {
+		return res, evidence{}, err
+	}
+	if s.o.Out == "" || s.o.Scratch != s.o.Out {
+		defer os.RemoveAll(dir)
+	}
+	names := filepath.Join(dir, "channels.tsv")
 	env, err := s.env(ch, row, baseline)
 	if err != nil {
 		return res, evidence{}, err
 	}
+	reports := filepath.Join(dir, "reports")
+	if err := os.MkdirAll(reports, 0o755); err != nil {
+		return res, evidence{}, err
+	}
+	if !baseline {
+		res.Only = s.callers[row.Endpoint]
+	}
+	env = append(env, "REWARDSIM_SWEEP_CHANNELS="+names, "REWARDSIM_SWEEP_REPORTS="+reports, "REWARDSIM_SWEEP_TESTS="+strings.Join(res.Only, ","))
 	start := time.Now()
 	ev := evidence{}
-	res.output, ev.exit, ev.timedOut, err = execute(ctx, s.o.Command, env, s.o.Timeout)
+	res.output, ev.exit, ev.timedOut, err = execute(ctx, expandTests(s.o.Command, res.Only), env, s.o.Timeout)
 	res.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		return res, ev, err
+	}
+	ev.tests = readChannelTests(names)
+	if t, ok := readTests(reports, s.o.Reports, start, res.output, s.reportLink(name, reports)); ok {
+		res.Tests = &t
 	}
 	if err := s.collect(ctx, ch, &ev); err != nil {
 		return res, ev, err
 	}
 	res.Exit, res.Fired, res.entries, res.Exchanges = ev.exit, ev.fired, ev.entries, len(ev.entries)
 	return res, ev, nil
+}
+
+// runFolder makes the folder of run name's files: runs/NAME under
+// Scratch, or a temporary one.
+func (s *sweeper) runFolder(name string) (string, error) {
+	if s.o.Scratch == "" {
+		return os.MkdirTemp("", "rewardsim-sweep-run-")
+	}
+	dir := filepath.Join(s.o.Scratch, "runs", name)
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 func (s *sweeper) env(ch string, row Row, baseline bool) ([]string, error) {
@@ -141,6 +193,7 @@ func (s *sweeper) env(ch string, row Row, baseline bool) ([]string, error) {
 		"REWARDSIM_CHANNEL="+ch,
 		"REWARDSIM_CHANNEL_ID="+ch,
 		"REWARDSIM_LIKE="+ch,
+		"REWARDSIM_SWEEP_LIKE="+s.o.Like,
 		"REWARDSIM_SWEEP_ROW="+string(rowJSON),
 	), nil
 }
@@ -301,13 +354,110 @@ func called(es []journal.Entry) []string {
 	return out
 }
 
+// reportLink names a report file as the result links it: its path under
+// --out (a file of --reports is copied into the run's reports folder
+// there; TAP read from the output is output.txt), or "" without --out.
+func (s *sweeper) reportLink(name, reports string) func(string) string {
+	return func(p string) string {
+		if s.o.Out == "" {
+			return ""
+		}
+		run := filepath.Join("runs", name)
+		if p == "" {
+			return filepath.ToSlash(filepath.Join(run, "output.txt"))
+		}
+		if rel, err := filepath.Rel(s.o.Out, p); err == nil && s.o.Scratch == s.o.Out && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+		dst := filepath.Join(reports, filepath.Base(p))
+		if raw, err := os.ReadFile(p); err != nil || os.WriteFile(dst, raw, 0o644) != nil {
+			return ""
+		}
+		return filepath.ToSlash(filepath.Join(run, "reports", filepath.Base(p)))
+	}
+}
+
+// testsArg is the command's placeholder of the tests to run: {tests}, or
+// {tests|A B} with the tests of a run of them all.
+var testsArg = regexp.MustCompile(`^\{tests(?:\|(.*))?\}$`)
+
+// expandTests replaces the {tests} argument of command with the tests to
+// run, one argument each; when every test runs (only is nil), with the
+// placeholder's own list, else nothing.
+func expandTests(command, only []string) []string {
+	var out []string
+	for _, a := range command {
+		m := testsArg.FindStringSubmatch(a)
+		switch {
+		case m == nil:
+			out = append(out, a)
+		case only != nil:
+			out = append(out, only...)
+		default:
+			out = append(out, strings.Fields(m[1])...)
+		}
+	}
+	return out
+}
+
+// callers maps each endpoint the baseline called to the tests whose
+// channels called it (REWARDSIM_SWEEP_CHANNELS), sorted. An endpoint
+// called on a channel no test named is left out (its rows run every
+// test), and so is every one when a baseline run named no channel.
+func callers(runs []evidence) map[string][]string {
+	out := map[string][]string{}
+	unnamed := map[string]bool{}
+	for _, ev := range runs {
+		if len(ev.tests) == 0 {
+			return nil
+		}
+		for _, e := range ev.entries {
+			if e.Kind != journal.KindExchange || e.Endpoint == "" {
+				continue
+			}
+			t := ev.tests[e.Channel]
+			switch {
+			case t == "":
+				unnamed[e.Endpoint] = true
+			case !slices.Contains(out[e.Endpoint], t):
+				out[e.Endpoint] = append(out[e.Endpoint], t)
+			}
+		}
+	}
+	for ep := range out {
+		if unnamed[ep] {
+			delete(out, ep)
+		} else {
+			slices.Sort(out[ep])
+		}
+	}
+	return out
+}
+
+// readChannelTests reads REWARDSIM_SWEEP_CHANNELS, where the libraries
+// append "CHANNEL<TAB>TEST" for each channel they make for a test: which
+// test each channel of the run belongs to (none when no library wrote).
+func readChannelTests(path string) map[string]string {
+	out := map[string]string{}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if ch, test, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok && ch != "" && test != "" {
+			out[ch] = test
+		}
+	}
+	return out
+}
+
 // writeRun keeps a run's output, journal slice and the sequence diagram
-// of its faulted exchange under dir/runs/<n>.
-func writeRun(dir string, n int, r *Result) error {
+// of its faulted exchange under dir/runs/<name>.
+func writeRun(dir string, name string, r *Result) error {
 	if dir == "" {
 		return nil
 	}
-	rel := filepath.Join("runs", fmt.Sprintf("%03d", n))
+	rel := filepath.Join("runs", name)
 	if err := os.MkdirAll(filepath.Join(dir, rel), 0o755); err != nil {
 		return err
 	}

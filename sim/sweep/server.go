@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -65,6 +66,11 @@ func StartServer(ctx context.Context, exe string) (*Server, error) {
 	}
 	return s, nil
 }
+
+// Scratch is a folder the sweep may keep its runs' files in: inside the
+// simulator's data folder, so it goes with it, even when the sweep is
+// killed outright.
+func (s *Server) Scratch() string { return filepath.Join(s.data, "sweep") }
 
 // readListeners reads "rewardsim: NAME listening on URL" lines until it
 // knows the combined public listener and the control one, then drains.

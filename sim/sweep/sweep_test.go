@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,29 +88,64 @@ func TestGradeRun(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		ev          evidence
-		base        verdict
+		base        baseline
 		grade, next string
 	}{
-		{"never fired", evidence{fired: 0, entries: []journal.Entry{ok}}, verdict{}, NotReached, ""},
-		{"retried the same id and passed", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "internal-error", "INTERNAL_ERROR"), ok}}, verdict{}, Handled, "retried same id ×1"},
-		{"failed the tests", evidence{exit: 1, fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "not-eligible", "NON_ELIGIBLE")}}, verdict{}, Surfaced, "gave up"},
-		{"timed out", evidence{timedOut: true, exit: -1, fired: 1}, verdict{}, TimedOut, ""},
+		{"never fired", evidence{fired: 0, entries: []journal.Entry{ok}}, baseline{}, NotReached, ""},
+		{"retried the same id and passed", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "internal-error", "INTERNAL_ERROR"), ok}}, baseline{}, Handled, "retried same id ×1"},
+		{"failed the tests", evidence{exit: 1, fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "not-eligible", "NON_ELIGIBLE")}}, baseline{}, Surfaced, "gave up"},
+		{"timed out", evidence{timedOut: true, exit: -1, fired: 1}, baseline{}, TimedOut, ""},
 		// CPN-4: a new extTransactionId after a committed, dropped claim
 		// (two deliveries and the report's finding).
-		{"new id after commit-then-drop", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 0, "commit-then-drop", ""), claimEntry(2, "T-2", 200, "", "")}}, verdict{}, Unsafe, "retried new id"},
+		{"new id after commit-then-drop", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 0, "commit-then-drop", ""), claimEntry(2, "T-2", 200, "", "")}}, baseline{}, Unsafe, "retried new id"},
 		// CPN-3: a claim after COUPON_EXHAUSTED, under a new id.
-		{"claim after exhausted", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "coupon-error COUPON_EXHAUSTED", "COUPON_EXHAUSTED"), claimEntry(2, "T-2", 200, "", "")}}, verdict{}, Unsafe, "retried new id"},
-		{"reconciled a withheld claim", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 499, "commit-then-delay", ""), listEntry(2)}}, verdict{}, Handled, "reconciled (getUserCoupons)"},
+		{"claim after exhausted", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "coupon-error COUPON_EXHAUSTED", "COUPON_EXHAUSTED"), claimEntry(2, "T-2", 200, "", "")}}, baseline{}, Unsafe, "retried new id"},
+		{"reconciled a withheld claim", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 499, "commit-then-delay", ""), listEntry(2)}}, baseline{}, Handled, "reconciled (getUserCoupons)"},
 		{"a finding the baseline had too", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "coupon-error COUPON_EXHAUSTED", "COUPON_EXHAUSTED"), claimEntry(2, "T-2", 200, "", "")}},
-			verdict{findings: []Finding{{Rule: "claim-after-terminal-error"}}}, Handled, "retried new id"},
+			baseline{rules: map[string]bool{"claim-after-terminal-error": true}}, Handled, "retried new id"},
+		// The fault could not have caused what another user did (a claim
+		// after a terminal error of the fault's doing is only the faulted
+		// user's), nor what happened on another channel or before it
+		// fired, nor a webhook receiver's answer (WH-2).
+		{"another user's finding", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "internal-error", "INTERNAL_ERROR"), ok,
+			user(claimEntry(3, "T-3", 200, "", "COUPON_EXHAUSTED"), "U-2"), user(claimEntry(4, "T-4", 200, "", ""), "U-2")}}, baseline{}, Handled, "retried same id ×1"},
+		{"another channel's finding", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "internal-error", "INTERNAL_ERROR"), ok,
+			on(claimEntry(3, "T-3", 200, "", "COUPON_EXHAUSTED"), "D"), on(claimEntry(4, "T-4", 200, "", ""), "D")}}, baseline{}, Handled, "retried same id ×1"},
+		{"a finding before the fault fired", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "", "COUPON_EXHAUSTED"), claimEntry(2, "T-2", 200, "", ""),
+			claimEntry(3, "T-3", 200, "internal-error", "INTERNAL_ERROR"), claimEntry(4, "T-3", 200, "", "")}}, baseline{}, Handled, "retried same id ×1"},
+		{"a webhook receiver that did not answer OK", evidence{fired: 1, entries: []journal.Entry{claimEntry(1, "T-1", 200, "internal-error", "INTERNAL_ERROR"), ok, pushEntry(3)}},
+			baseline{}, Handled, "retried same id ×1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := gradeRun(c.ev, "fetchCouponCode", c.base)
+			if v.grade != Unsafe && len(v.findings) > 0 && !strings.Contains(v.note, "not graded") {
+				t.Errorf("a finding not graded is not said so: %q", v.note)
+			}
 			if v.grade != c.grade || v.next != c.next {
 				t.Fatalf("grade %s, next %q (%s); want %s, %q", v.grade, v.next, v.note, c.grade, c.next)
 			}
 		})
 	}
+}
+
+func user(e journal.Entry, virtualID string) journal.Entry {
+	e.VirtualID = virtualID
+	e.Request.Body = json.RawMessage(strings.ReplaceAll(string(e.Request.Body), `"U-1"`, `"`+virtualID+`"`))
+	return e
+}
+
+func on(e journal.Entry, channel string) journal.Entry {
+	e.Channel, e.ChannelID = channel, channel
+	e.Request.Body = json.RawMessage(strings.ReplaceAll(string(e.Request.Body), `"channelName":"C"`, `"channelName":"`+channel+`"`))
+	return e
+}
+
+// pushEntry is a coupon-status push to channel C that the receiver did
+// not answer: its server closed while answering (WH-2).
+func pushEntry(seq uint64) journal.Entry {
+	e := journal.Entry{Seq: seq, Kind: journal.KindWebhook, Method: "POST", Path: "http://127.0.0.1:9/hooks", Channel: "C", Error: "connection reset by peer"}
+	e.Request.Body = json.RawMessage(`{"channelName":"C","offerId":"OFFER-DEMO","eventType":"COUPON_STATUS"}`)
+	return e
 }
 
 func TestNextMove_hammered(t *testing.T) {
@@ -130,7 +166,8 @@ func TestReport_followsItsSchema(t *testing.T) {
 	rows := Plan([]string{"fetchCouponCode"}, nil, KindFilter([]string{"commit-then-drop", "coupon-error:COUPON_EXHAUSTED"}), Both, time.Second)
 	rep := &Report{Version: SchemaVersion, Command: []string{"go", "test"}, Like: "DEMOBANK", When: Both, Parallel: 2, FailOn: Unsafe,
 		Started: time.Now().UTC(), Called: []string{"fetchCouponCode"}, Totals: map[string]int{},
-		Baseline: Result{Row: Row{ID: "baseline"}, Channel: "S-000", Grade: Handled, Findings: []Finding{}}}
+		Baseline: Result{Row: Row{ID: "baseline"}, Channel: "S-000", Grade: Handled, Findings: []Finding{}}, BaselineRuns: 2,
+		BaselineFindings: []BaselineFinding{{Rule: "webhook-not-ok", Clause: "WH-2", Severity: "error", Title: "t", Runs: 1, From: []string{"a webhook push of test claim.test.mjs"}}}}
 	for i, r := range rows {
 		g := []string{Handled, Surfaced, Unsafe, NotReached}[i]
 		rep.Rows = append(rep.Rows, Result{Row: r, Channel: "S-001", Grade: g, Findings: []Finding{}, Journal: "runs/001/journal.json", Diagram: "runs/001/sequence.svg"})
@@ -154,5 +191,53 @@ func TestReport_followsItsSchema(t *testing.T) {
 	}
 	if err := HTML(&page, rep); err != nil || !strings.Contains(page.String(), `href="runs/001/sequence.svg"`) {
 		t.Errorf("page: %v\n%s", err, page.String())
+	}
+}
+
+func TestCallers(t *testing.T) {
+	at := func(ch, endpoint string) journal.Entry {
+		return journal.Entry{Kind: journal.KindExchange, Channel: ch, Endpoint: endpoint}
+	}
+	named := map[string]string{"A": "ClaimTest", "B": "CardTest", "B2": "CardTest"}
+	for _, c := range []struct {
+		name string
+		runs []evidence
+		want map[string][]string
+	}{
+		{"each endpoint's tests", []evidence{{tests: named, entries: []journal.Entry{at("A", "fetchCouponCode"), at("B", "GetReward"), at("B2", "fetchCouponCode")}}},
+			map[string][]string{"fetchCouponCode": {"CardTest", "ClaimTest"}, "GetReward": {"CardTest"}}},
+		{"the union of the baseline runs", []evidence{{tests: named, entries: []journal.Entry{at("A", "fetchCouponCode")}}, {tests: named, entries: []journal.Entry{at("B", "fetchCouponCode")}}},
+			map[string][]string{"fetchCouponCode": {"CardTest", "ClaimTest"}}},
+		{"a channel no test named runs every test", []evidence{{tests: named, entries: []journal.Entry{at("A", "fetchCouponCode"), at("RUN", "fetchCouponCode"), at("B", "GetReward")}}},
+			map[string][]string{"GetReward": {"CardTest"}}},
+		{"no library named a channel", []evidence{{entries: []journal.Entry{at("A", "fetchCouponCode")}}}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := callers(c.runs)
+			if len(got) != len(c.want) {
+				t.Fatalf("callers %v, want %v", got, c.want)
+			}
+			for ep, tests := range c.want {
+				if !slices.Equal(got[ep], tests) {
+					t.Errorf("%s: %v, want %v", ep, got[ep], tests)
+				}
+			}
+		})
+	}
+}
+
+func TestExpandTests(t *testing.T) {
+	for _, c := range []struct {
+		command, only, want []string
+	}{
+		{[]string{"node", "--test", "{tests}"}, []string{"test/a.test.mjs", "test/b.test.mjs"}, []string{"node", "--test", "test/a.test.mjs", "test/b.test.mjs"}},
+		{[]string{"node", "--test", "{tests}"}, nil, []string{"node", "--test"}},
+		{[]string{"node", "--test", "{tests|test/a.test.mjs test/b.test.mjs}"}, nil, []string{"node", "--test", "test/a.test.mjs", "test/b.test.mjs"}},
+		{[]string{"node", "--test", "{tests|test/a.test.mjs test/b.test.mjs}"}, []string{"test/b.test.mjs"}, []string{"node", "--test", "test/b.test.mjs"}},
+		{[]string{"mvn", "test"}, []string{"X"}, []string{"mvn", "test"}},
+	} {
+		if got := expandTests(c.command, c.only); !slices.Equal(got, c.want) {
+			t.Errorf("expandTests(%q, %q) = %q, want %q", c.command, c.only, got, c.want)
+		}
 	}
 }

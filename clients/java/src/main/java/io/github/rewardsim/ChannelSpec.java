@@ -18,6 +18,7 @@ public final class ChannelSpec {
     private String webhookUrl;
     private String appKey;
     private String secKey;
+    private String test;
 
     private ChannelSpec(String like) {
         this.like = like;
@@ -101,6 +102,21 @@ public final class ChannelSpec {
         this.secKey = secKey;
         return this;
     }
+
+    /**
+     * The test this channel is for, as {@code rewardsim sweep} names it (REWARDSIM_SWEEP_CHANNELS);
+     * default: the test {@link RewardsimServer#runningTest(String)} named on this thread, which the
+     * JUnit extension does.
+     *
+     * @param test such as {@code com.example.ClaimTest} or {@code com.example.ClaimTest#retries}
+     * @return this spec
+     */
+    public ChannelSpec test(String test) {
+        this.test = test;
+        return this;
+    }
+
+    String testOrNull() { return test; }
 
     String likeName() { return like; }
 

@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.KeyPair;
 import java.security.PrivateKey;
 import java.security.PublicKey;
@@ -91,13 +92,17 @@ public final class RewardsimServer implements AutoCloseable {
      * bin when not null; else {@code -Drewardsim.bin}, else REWARDSIM_BIN; else the platform
      * artefact on the class path (extracted once to a cache folder named by its SHA-256); else
      * {@code rewardsim} on PATH. The simulator stops with this JVM however it ends (it watches a
-     * pipe on its standard input) and removes its data folder.
+     * pipe on its standard input) and removes its data folder. Under {@code rewardsim sweep}
+     * (REWARDSIM_SWEEP_ROW, REWARDSIM_URL and REWARDSIM_CONTROL_URL set) it starts nothing and
+     * attaches to the sweep's simulator instead, whose run's channel new channels copy: a suite
+     * runs under the sweep unchanged (bin and extraArgs are then not used).
      *
      * @param bin the binary, or null to find one
      * @param extraArgs more flags of serve
      * @return the running simulator
      */
     public static RewardsimServer start(String bin, List<String> extraArgs) {
+        if (underSweep()) return attach(System.getenv("REWARDSIM_URL"), System.getenv("REWARDSIM_CONTROL_URL"));
         String exe = Binary.resolve(bin);
         Path data;
         try {
@@ -169,6 +174,43 @@ public final class RewardsimServer implements AutoCloseable {
         ready.set(true);
         watchdog.interrupt();
         return urls;
+    }
+
+    private static final ThreadLocal<String> RUNNING_TEST = new ThreadLocal<>();
+
+    /**
+     * Names the test running on this thread (null: none), for {@code rewardsim sweep}: a channel
+     * made on this thread is named after it in REWARDSIM_SWEEP_CHANNELS, so a sweep row runs only
+     * the tests that called its endpoint. The JUnit extension calls it around each test.
+     *
+     * @param test such as {@code com.example.ClaimTest#retries}, or null
+     */
+    public static void runningTest(String test) {
+        if (test == null) RUNNING_TEST.remove();
+        else RUNNING_TEST.set(test);
+    }
+
+    // Tells rewardsim sweep which test a channel is for: a line
+    // "CHANNEL<TAB>TEST" appended to REWARDSIM_SWEEP_CHANNELS.
+    private static void noteSweepChannel(String channel, String test) {
+        String file = env("REWARDSIM_SWEEP_CHANNELS", null);
+        if (file == null || test == null) return;
+        try {
+            Files.writeString(Path.of(file), channel + "\t" + test + "\n", StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write REWARDSIM_SWEEP_CHANNELS " + file, e);
+        }
+    }
+
+    /**
+     * Whether this JVM runs under {@code rewardsim sweep}: its variables name the sweep's
+     * simulator (docs/sweep.md).
+     *
+     * @return true when REWARDSIM_SWEEP_ROW, REWARDSIM_URL and REWARDSIM_CONTROL_URL are set
+     */
+    public static boolean underSweep() {
+        return System.getenv("REWARDSIM_SWEEP_ROW") != null && env("REWARDSIM_URL", null) != null && env("REWARDSIM_CONTROL_URL", null) != null;
     }
 
     /**
@@ -259,6 +301,9 @@ public final class RewardsimServer implements AutoCloseable {
         String n = spec.nameOrNull() != null ? spec.nameOrNull() : "T-" + HexFormat.of().withUpperCase().formatHex(id);
         String like = spec.likeName();
         if (like == null) like = Objects.requireNonNullElse(Binary.setting("rewardsim.like", "REWARDSIM_LIKE"), "DEMOBANK");
+        // Under a sweep, a channel like the sweep's --like is made like the run's channel instead,
+        // which is like it too and carries the run's fault.
+        if (underSweep() && like.equals(env("REWARDSIM_SWEEP_LIKE", null)) && env("REWARDSIM_LIKE", null) != null) like = env("REWARDSIM_LIKE", null);
         PrivateKey key = null;
         String cert = spec.certificate();
         boolean libraryKey = false;
@@ -292,6 +337,7 @@ public final class RewardsimServer implements AutoCloseable {
             }
         }
         Channel ch = new Channel(this, body, key, serviceKey());
+        noteSweepChannel(n, spec.testOrNull() != null ? spec.testOrNull() : RUNNING_TEST.get());
         channels.add(ch);
         return ch;
     }

@@ -8,6 +8,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -26,8 +31,14 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *     .channelPerMethod()
  *     .build();
  * }</pre>
+ *
+ * <p>Under {@code rewardsim sweep} it attaches to the sweep's simulator, names each channel it
+ * makes after its test class (or {@code Class#method}) in REWARDSIM_SWEEP_CHANNELS, and runs only
+ * the classes and methods REWARDSIM_SWEEP_TESTS lists when that is set (those that called the
+ * row's faulted endpoint in the sweep's baseline): with Surefire, Gradle or the console launcher
+ * alike, nothing to configure.
  */
-public final class RewardsimExtension implements ParameterResolver {
+public final class RewardsimExtension implements ParameterResolver, ExecutionCondition, BeforeAllCallback, BeforeEachCallback, AfterEachCallback {
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(RewardsimExtension.class);
 
     private final Builder config;
@@ -88,10 +99,68 @@ public final class RewardsimExtension implements ParameterResolver {
         String like = config.like != null ? config.like
                 : owner.getTestClass().map(k -> k.getAnnotation(RewardsimTest.class)).map(RewardsimTest::like).filter(s -> !s.isEmpty()).orElse(null);
         Held<?> held = owner.getStore(NS).getOrComputeIfAbsent("channel:" + owner.getUniqueId(), k -> {
-            Channel ch = server(owner).newChannel(ChannelSpec.like(like));
+            Channel ch = server(owner).newChannel(ChannelSpec.like(like).test(testName(owner)));
             return new Held<>(ch, ch::closeInbox);
         }, Held.class);
         return (Channel) held.value();
+    }
+
+    /**
+     * Under {@code rewardsim sweep} with REWARDSIM_SWEEP_TESTS set, runs only the test classes
+     * and methods it lists (comma-separated: a class's binary name runs all of it,
+     * {@code Class#method} that method); otherwise every test.
+     *
+     * @param context the test class's or method's context
+     * @return enabled or disabled, and why
+     */
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        String only = System.getenv("REWARDSIM_SWEEP_TESTS");
+        if (only == null || only.isBlank() || context.getTestClass().isEmpty()) return ConditionEvaluationResult.enabled("every test runs");
+        List<String> tests = Arrays.stream(only.split(",")).map(String::trim).toList();
+        String cls = context.getRequiredTestClass().getName();
+        boolean run = tests.contains(cls) || context.getTestMethod()
+                .map(m -> tests.contains(cls + "#" + m.getName()))
+                .orElseGet(() -> tests.stream().anyMatch(t -> t.startsWith(cls + "#") || t.startsWith(cls + "$")));
+        return run ? ConditionEvaluationResult.enabled("REWARDSIM_SWEEP_TESTS lists it")
+                : ConditionEvaluationResult.disabled("rewardsim sweep: it did not call the row's faulted endpoint in the baseline (REWARDSIM_SWEEP_TESTS)");
+    }
+
+    /**
+     * Names the running test class to {@code rewardsim sweep}: a channel a test makes itself
+     * ({@code server.newChannel()}) belongs to it.
+     *
+     * @param context the test class's context
+     */
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        RewardsimServer.runningTest(context.getRequiredTestClass().getName());
+    }
+
+    /**
+     * Names the running test method to {@code rewardsim sweep}.
+     *
+     * @param context the test method's context
+     */
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        RewardsimServer.runningTest(testName(context));
+    }
+
+    /**
+     * The test method ended: its class runs on.
+     *
+     * @param context the test method's context
+     */
+    @Override
+    public void afterEach(ExtensionContext context) {
+        RewardsimServer.runningTest(context.getRequiredTestClass().getName());
+    }
+
+    // The test a channel is for, as REWARDSIM_SWEEP_TESTS names it.
+    private static String testName(ExtensionContext owner) {
+        String cls = owner.getRequiredTestClass().getName();
+        return owner.getTestMethod().map(m -> cls + "#" + m.getName()).orElse(cls);
     }
 
     /** The configuration of a {@link RewardsimExtension}. */
