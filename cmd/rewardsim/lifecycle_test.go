@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,7 +19,7 @@ import (
 )
 
 // The Java and Node libraries start serve with a pipe on its standard
-// input that they never close and a data folder they made: whatever ends
+// input that they never close and a fresh data folder serve makes: whatever ends
 // the test process (SIGKILL included), the OS closes the pipe, and the
 // simulator must then stop and take its folder with it (issue 40).
 func TestServe_diesWithItsParentsPipeAndRemovesItsData(t *testing.T) {
@@ -178,4 +180,147 @@ func TestServe_removeDataOnExitKeepsAFolderItDidNotCreate(t *testing.T) {
 			tc.left(t, data)
 		})
 	}
+}
+
+// parentEnv names the serve binary and the data folder when this test
+// binary runs as TestHelperParent.
+const parentEnv = "REWARDSIM_TEST_PARENT"
+
+// TestHelperParent is not a test: run by TestServe_diesWithAKilledParent
+// (REWARDSIM_TEST_PARENT="bin data"), it is a parent as the libraries
+// are: it starts serve with pipes on its standard input, output and error,
+// reads both, prints "ready SERVE-PID PUBLIC-URL CONTROL-URL" and waits
+// to be killed.
+func TestHelperParent(t *testing.T) {
+	bin, data, ok := strings.Cut(os.Getenv(parentEnv), " ")
+	if !ok {
+		t.Skip("a helper process of TestServe_diesWithAKilledParent")
+	}
+	cmd := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0",
+		"--log-level", "info", "--exit-on-stdin-eof", "--remove-data-on-exit")
+	_, _ = cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	urls := map[string]string{}
+	sc := bufio.NewScanner(stdout)
+	for len(urls) < 2 && sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 5 && f[2] == "listening" {
+			urls[f[1]] = f[4]
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	fmt.Printf("ready %d %s %s\n", cmd.Process.Pid, urls["all"], urls["control"])
+	time.Sleep(2 * time.Minute)
+}
+
+// Issue 55 item 2: when the process holding serve's pipes (a library's
+// test process, the sweep) dies by SIGKILL with a request in flight,
+// serve stops and removes the folder it created, every time: its log
+// writes to the closed pipes (EPIPE, SIGPIPE on fd 1 and 2) killed it
+// before the clean-up in 2 of 3 runs.
+func TestServe_diesWithAKilledParent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	bin := buildBinary(t)
+	for i := range 5 {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "made-by-serve")
+			parent := exec.Command(os.Args[0], "-test.run=^TestHelperParent$", "-test.timeout=3m")
+			parent.Env = append(os.Environ(), parentEnv+"="+bin+" "+data)
+			out, _ := parent.StdoutPipe()
+			if err := parent.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = parent.Process.Kill(); _ = parent.Wait() }()
+			ready := make(chan []string, 1)
+			go func() {
+				sc := bufio.NewScanner(out)
+				for sc.Scan() {
+					if f := strings.Fields(sc.Text()); len(f) == 4 && f[0] == "ready" {
+						ready <- f[1:]
+					}
+				}
+				close(ready)
+			}()
+			var said []string
+			select {
+			case said = <-ready:
+			case <-time.After(60 * time.Second):
+			}
+			if len(said) == 0 {
+				t.Fatal("the parent never said where serve listens")
+			}
+			pid, _ := strconv.Atoi(said[0])
+			serve, _ := os.FindProcess(pid)
+			holdARequest(t, said[1], said[2])
+			_ = parent.Process.Kill()
+			_ = parent.Wait()
+			// The shutdown waits up to --shutdown-timeout (5 s) for the
+			// held request; 20 s is a generous bound.
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				_, statErr := os.Stat(data)
+				gone := errors.Is(statErr, os.ErrNotExist)
+				alive := serve.Signal(syscall.Signal(0)) == nil && !zombie(pid)
+				if !alive {
+					if !gone {
+						t.Fatal("serve ended after its parent's SIGKILL and left its data folder")
+					}
+					return
+				}
+				if time.Now().After(deadline) {
+					if alive {
+						_ = serve.Kill()
+					}
+					t.Fatalf("20 s after its parent's SIGKILL: serve running %v, data folder left %v", alive, !gone)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// zombie says whether pid has exited but is not yet reaped (its parent,
+// here killed, leaves it to init).
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(rest, "Z")
+}
+
+// holdARequest sends a call that a delay fault holds for a minute, and
+// returns once serve holds it; the channel gets the call's error (one
+// that says "answered" if it was).
+func holdARequest(t *testing.T, public, control string) <-chan error {
+	t.Helper()
+	rule := `{"endpoint":"getSecuredReferenceToken","action":{"kind":"delay","delay":"1m"}}`
+	res, err := http.Post(control+"/__sim/faults", "application/json", strings.NewReader(rule))
+	if err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("add the delay rule: %v %v", res, err)
+	}
+	res.Body.Close()
+	c := demoPublisher(t, public)
+	held := make(chan error, 1)
+	go func() {
+		_, err := c.ReferenceToken(context.Background())
+		if err == nil {
+			err = errors.New("answered")
+		}
+		held <- err
+	}()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(get(t, control+"/__sim/faults"), `"seen":1`); {
+		if time.Now().After(deadline) {
+			t.Fatal("the held request never reached the fault rule")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return held
 }

@@ -8,10 +8,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -91,6 +93,10 @@ func removeDataDir(cmd *cobra.Command, dir string) {
 const gcPercent = 400
 
 func serve(cmd *cobra.Command, cfg serveConfig) error {
+	// A write to a closed standard output or error (the parent that held
+	// the pipes is dead) fails with EPIPE instead of killing the process
+	// by SIGPIPE before it stops and removes its data folder (issue 55).
+	signal.Ignore(syscall.SIGPIPE)
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
