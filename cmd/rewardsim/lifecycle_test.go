@@ -69,17 +69,22 @@ func TestServe_diesWithItsParentsPipeAndRemovesItsData(t *testing.T) {
 	}
 }
 
-// A start that fails leaves no folder either.
+// A start that fails leaves no folder either, however the path is
+// written (a trailing separator names the same folder serve made).
 func TestServe_failedStartRemovesTheDataFolder(t *testing.T) {
 	bin := buildBinary(t)
-	data := filepath.Join(t.TempDir(), "made-by-a-library")
-	out, err := exec.Command(bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0",
-		"--scenario", filepath.Join(t.TempDir(), "missing.yaml"), "--remove-data-on-exit").CombinedOutput()
-	if err == nil {
-		t.Fatalf("serve started on a missing scenario: %s", out)
-	}
-	if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("data folder left behind after a failed start (%s): %v", out, err)
+	for _, name := range []string{"made-by-serve", "made-by-serve" + string(filepath.Separator)} {
+		t.Run(name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "made-by-serve")
+			out, err := runServe(t, bin, "--data", filepath.Dir(data)+string(filepath.Separator)+name,
+				"--scenario", filepath.Join(t.TempDir(), "missing.yaml"), "--remove-data-on-exit")
+			if err == nil {
+				t.Fatalf("serve started on a missing scenario: %s", out)
+			}
+			if _, err := os.Stat(data); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("data folder left behind after a failed start (%s): %v", out, err)
+			}
+		})
 	}
 }
 

@@ -65,6 +65,8 @@ func untilEOF(ctx context.Context, in io.Reader) context.Context {
 // version, was deleted under its owner). An existing folder is used and
 // kept, with a line on standard error saying so.
 func claimDataDir(cmd *cobra.Command, dir string) (bool, error) {
+	// Clean: the parent of "d/" is the parent of d, not d.
+	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return false, err
 	}
