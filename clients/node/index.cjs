@@ -7,7 +7,7 @@
 const { spawn } = require("node:child_process");
 const { AssertionError } = require("node:assert");
 const { createPrivateKey, createPublicKey, generateKeyPair, randomBytes, sign, verify: verifySignature } = require("node:crypto");
-const { mkdtemp, rm } = require("node:fs/promises");
+const { rm } = require("node:fs/promises");
 const { createServer } = require("node:http");
 const { tmpdir } = require("node:os");
 const { appendFileSync } = require("node:fs");
@@ -89,7 +89,8 @@ function listeners(child, bin, timeout, stderr) {
  * package, PATH. Its standard input is a pipe this process holds open and
  * never writes: when this process ends in any way (kill -9 included), the
  * pipe closes and serve (--exit-on-stdin-eof) stops and removes the
- * temporary data folder (--remove-data-on-exit). A failed start leaves no folder.
+ * temporary data folder it created (--remove-data-on-exit); a dataDir given
+ * here is kept. A failed start leaves no folder.
  */
 async function startRewardsim(options = {}) {
   // Under rewardsim sweep: the sweep's simulator, whose run's channel
@@ -98,7 +99,9 @@ async function startRewardsim(options = {}) {
   const binary = resolveBinary(options.bin);
   const bin = binary.path;
   const ownData = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "rewardsim-")));
+  // A path that does not exist yet: serve --remove-data-on-exit creates the
+  // folder and removes only a folder it created.
+  const dataDir = options.dataDir ?? join(tmpdir(), `rewardsim-${randomBytes(12).toString("hex")}`);
   const args = ["serve", "--data", dataDir, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0",
     "--log-level", "error", "--exit-on-stdin-eof", ...(ownData ? ["--remove-data-on-exit"] : []),
     ...(options.scenario ? ["--scenario", options.scenario] : []), ...(options.flags ?? []), ...(options.args ?? [])];

@@ -71,7 +71,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 	{"debug-pprof", "false", "serve Go's profiler (net/http/pprof) under /__sim/debug/pprof/ on the control listener, behind the control token: for performance work, not for shared use"},
 	{"exit-on-stdin-eof", "false", "stop when standard input reaches end of file: a parent that starts serve with a pipe it never closes takes the simulator with it when it dies, however it dies"},
-	{"remove-data-on-exit", "false", "remove the --data folder when serve stops (after a signal, end of standard input, or a failed start): for a folder a test library made"},
+	{"remove-data-on-exit", "false", "create the --data folder and remove it when serve stops (after a signal, end of standard input, or a failed start): for a library's throw-away folder; a folder that already exists is used and never removed, nor one another process holds"},
 	{"shared-box", "false", "one box for several teams' CI jobs: a channel made like another gets fresh credentials and key pair, and the credential-less routes act only on what the channel's credentialed calls issued (docs/security.md)"},
 	{"state-retention", "24h", "delete tokens and sessions expired longer than this simulated duration (until then they answer as expired, after it as unknown; -1: never)"},
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -16,9 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/rewardsim/rewardsim/certs"
-	"github.com/rewardsim/rewardsim/sim/publisher"
 )
 
 // underFDLimit wraps bin in a script that lowers the open-file limit, so
@@ -106,37 +101,9 @@ func TestServe_connectionFloodLeavesControlAnswering(t *testing.T) {
 func TestServe_shutdownSaysWhatItCut(t *testing.T) {
 	bin := buildBinary(t)
 	cmd, urls, stderr := startServeLogged(t, bin, t.TempDir(), "--shutdown-timeout", "500ms")
-	rule := `{"endpoint":"getSecuredReferenceToken","action":{"kind":"delay","delay":"1m"}}`
-	res, err := http.Post(urls["control"]+"/__sim/faults", "application/json", strings.NewReader(rule))
-	if err != nil || res.StatusCode != http.StatusCreated {
-		t.Fatalf("add the delay rule: %v %v", res, err)
-	}
-	res.Body.Close()
-	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
-	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &publisher.Client{HTTP: http.DefaultClient, RewardsURL: urls["all"], BankURL: urls["all"], HotdealsURL: urls["all"],
-		ChannelID: "DEMOBANK", Channel: "DEMOBANK", Key: key}
-	held := make(chan error, 1)
-	go func() {
-		_, err := c.ReferenceToken(context.Background())
-		if err == nil {
-			err = errors.New("answered")
-		}
-		held <- err
-	}()
-	// Wait until the request is certainly held: the rule has seen it.
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(get(t, urls["control"]+"/__sim/faults"), `"seen":1`) {
-		if time.Now().After(deadline) {
-			t.Fatal("the held request never reached the fault rule")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	held := holdARequest(t, urls["all"], urls["control"])
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 		t.Fatalf("serve exited %v after cutting a request, want a non-zero status", err)

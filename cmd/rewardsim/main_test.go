@@ -44,13 +44,16 @@ func startServe(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, ma
 func startServeLogged(tb testing.TB, bin, data string, extra ...string) (*exec.Cmd, map[string]string, *bytes.Buffer) {
 	tb.Helper()
 	args := append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, extra...)
-	cmd := exec.Command(bin, args...)
+	cmd := boundedServe(tb, bin, args...)
 	stdout, _ := cmd.StdoutPipe()
 	stderr := &bytes.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
+	// A serve that neither listens nor exits is killed, which ends the read.
+	slow := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() })
+	defer slow.Stop()
 	urls := map[string]string{}
 	sc := bufio.NewScanner(stdout)
 	for len(urls) < 2 && sc.Scan() {
@@ -63,10 +66,39 @@ func startServeLogged(tb testing.TB, bin, data string, extra ...string) (*exec.C
 	if len(urls) < 2 {
 		cmd.Process.Kill()
 		cmd.Wait()
-		tb.Fatalf("serve did not report its listeners; stderr: %s", stderr.String())
+		tb.Fatalf("serve did not report its listeners within a minute; stderr: %s", stderr.String())
 	}
 	go func() { _, _ = bufio.NewReader(stdout).WriteTo(nopWriter{}) }()
 	return cmd, urls, stderr
+}
+
+// boundedServe is the command of a serve process that is killed, failing
+// the test, should it outlive serveLifetime: a test stuck on it (a wait
+// for its exit or its listeners, a call it never answers) then ends with
+// a clear failure instead of the package's timeout (issue 55 item 7).
+func boundedServe(tb testing.TB, bin string, args ...string) *exec.Cmd {
+	life := serveLifetime(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), life)
+	tb.Cleanup(func() {
+		if ctx.Err() == context.DeadlineExceeded {
+			tb.Errorf("serve %v killed after %s: the test was stuck on it", args, life.Round(time.Second))
+		}
+		cancel()
+	})
+	return exec.CommandContext(ctx, bin, args...)
+}
+
+// serveLifetime bounds a test's serve process: 5 minutes beyond the
+// longest phases the environment may set, and never past 30 s before the
+// test binary's own deadline.
+func serveLifetime(tb testing.TB) time.Duration {
+	life := 5*time.Minute + soakSeconds() + pagingSeconds()
+	if t, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := t.Deadline(); ok {
+			life = min(life, time.Until(end)-30*time.Second)
+		}
+	}
+	return max(life, time.Second)
 }
 
 type nopWriter struct{}

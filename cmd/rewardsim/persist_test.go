@@ -29,7 +29,7 @@ type served struct {
 func startBinary(t *testing.T, bin, data string, extra ...string) *served {
 	t.Helper()
 	args := append([]string{"serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}, extra...)
-	cmd := exec.Command(bin, args...)
+	cmd := boundedServe(t, bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -23,14 +23,7 @@ func TestServe_refusesAnotherVersionsDataUntilReset(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	data := t.TempDir()
-	db, err := bolt.Open(filepath.Join(data, "rewardsim.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("cards")); return err }); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	writeOldState(t, data)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -50,4 +43,18 @@ func TestServe_refusesAnotherVersionsDataUntilReset(t *testing.T) {
 	if res, err := http.Get(urls["control"] + "/__sim/health"); err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("health after --reset-data: %v %v", res, err)
 	}
+}
+
+// writeOldState writes a state file with no format version into data, as
+// every build before versions wrote.
+func writeOldState(t *testing.T, data string) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(data, "rewardsim.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("cards")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 }

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,11 +59,35 @@ func untilEOF(ctx context.Context, in io.Reader) context.Context {
 	return ctx
 }
 
-// removeDataDir removes the data folder of --remove-data-on-exit, saying
-// so on standard error when it cannot.
+// claimDataDir makes the --data folder of --remove-data-on-exit and says
+// whether serve made it: serve removes only a folder it created (issue
+// 55: a second instance refused by the lock, or a folder of another
+// version, was deleted under its owner). An existing folder is used and
+// kept, with a line on standard error saying so.
+func claimDataDir(cmd *cobra.Command, dir string) (bool, error) {
+	// Clean: the parent of "d/" is the parent of d, not d.
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return false, err
+	}
+	err := os.Mkdir(dir, 0o700)
+	if errors.Is(err, fs.ErrExist) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "rewardsim: --remove-data-on-exit: %s already exists: serve did not create it and will not remove it\n", dir)
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// removeDataDir removes the data folder serve created, once its store is
+// closed, unless another process has opened the folder since (the store's
+// lock says so): saying on standard error why when it does not.
 func removeDataDir(cmd *cobra.Command, dir string) {
-	if err := os.RemoveAll(dir); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "rewardsim: --remove-data-on-exit: %v\n", err)
+	err := sim.ResetData(dir)
+	if err == nil {
+		err = os.RemoveAll(dir)
+	}
+	if err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "rewardsim: --remove-data-on-exit: %s not removed: %v\n", dir, err)
 	}
 }
 
@@ -67,6 +95,10 @@ func removeDataDir(cmd *cobra.Command, dir string) {
 const gcPercent = 400
 
 func serve(cmd *cobra.Command, cfg serveConfig) error {
+	// A write to a closed standard output or error (the parent that held
+	// the pipes is dead) fails with EPIPE instead of killing the process
+	// by SIGPIPE before it stops and removes its data folder (issue 55).
+	signal.Ignore(syscall.SIGPIPE)
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
@@ -93,10 +125,17 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if l.Split() && (l.Rewards == "" || l.Bank == "" || l.Hotdeals == "") {
 		return errors.New("split mode needs all three of --rewards-listen, --bank-listen and --hotdeals-listen")
 	}
-	// The data folder goes last, after the store is closed, and also when
-	// the start fails: a library that made the folder leaves nothing behind.
+	// The folder serve made goes last, after the store is closed, and also
+	// when the start fails: a library that asks for a fresh folder leaves
+	// nothing behind.
 	if cfg.RemoveDataOnExit {
-		defer removeDataDir(cmd, cfg.Data)
+		made, err := claimDataDir(cmd, cfg.Data)
+		if err != nil {
+			return fmt.Errorf("--data: %w", err)
+		}
+		if made {
+			defer removeDataDir(cmd, cfg.Data)
+		}
 	}
 	s, err := openSim(cmd, opts)
 	if err != nil {

@@ -309,8 +309,8 @@ func (s *sweeper) journal(ctx context.Context, ch string) ([]journal.Entry, erro
 }
 
 // execute runs the command in a process group of its own, killed whole
-// at the timeout or when ctx ends; the output is stdout and stderr
-// interleaved.
+// at the timeout, when ctx ends or when the sweep dies; the output is
+// stdout and stderr interleaved.
 func execute(ctx context.Context, command, env []string, timeout time.Duration) (out []byte, exit int, timedOut bool, err error) {
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -318,10 +318,11 @@ func execute(ctx context.Context, command, env []string, timeout time.Duration) 
 	cmd.Env = env
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	ownGroup(cmd)
+	runGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, 0, false, fmt.Errorf("cannot run %s: %w", command[0], err)
 	}
+	defer watchGroup(cmd)()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {

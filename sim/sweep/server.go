@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -28,10 +30,11 @@ type Server struct {
 // StartServer runs exe (the rewardsim binary) as `serve` on free loopback
 // ports and waits until it has said where it listens.
 func StartServer(ctx context.Context, exe string) (*Server, error) {
-	data, err := os.MkdirTemp("", "rewardsim-sweep-")
-	if err != nil {
-		return nil, err
-	}
+	// A path that does not exist yet: serve --remove-data-on-exit creates
+	// the folder and removes only a folder it created.
+	id := make([]byte, 12)
+	_, _ = rand.Read(id)
+	data := filepath.Join(os.TempDir(), "rewardsim-sweep-"+hex.EncodeToString(id))
 	s := &Server{data: data, stderr: &lockedBuffer{}, done: make(chan struct{})}
 	// Should the sweep die unannounced (SIGKILL), the end of the
 	// simulator's standard input stops it and removes its data folder.

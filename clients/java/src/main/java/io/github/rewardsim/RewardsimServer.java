@@ -104,12 +104,11 @@ public final class RewardsimServer implements AutoCloseable {
     public static RewardsimServer start(String bin, List<String> extraArgs) {
         if (underSweep()) return attach(System.getenv("REWARDSIM_URL"), System.getenv("REWARDSIM_CONTROL_URL"));
         String exe = Binary.resolve(bin);
-        Path data;
-        try {
-            data = Files.createTempDirectory("rewardsim-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        // A path that does not exist yet: serve --remove-data-on-exit creates
+        // the folder and removes only a folder it created.
+        byte[] id = new byte[12];
+        RANDOM.nextBytes(id);
+        Path data = Path.of(System.getProperty("java.io.tmpdir"), "rewardsim-" + HexFormat.of().formatHex(id));
         List<String> cmd = new ArrayList<>(List.of(exe, "serve", "--data", data.toString(), "--listen", "127.0.0.1:0",
                 "--control-listen", "127.0.0.1:0", "--log-level", "error", "--exit-on-stdin-eof", "--remove-data-on-exit"));
         cmd.addAll(extraArgs);
