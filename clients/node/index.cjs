@@ -305,6 +305,32 @@ class Rewardsim {
     return this.control("DELETE", `${path}${channel ? `?channel=${encodeURIComponent(channel)}` : ""}`);
   }
 
+  /**
+   * The conformance report (GET /__sim/report, schemas/report.json): { channel, failOn, refTokenPerHour }.
+   * channel: a name, CHANNELID or Channel; absent, every channel. failOn ("error", "warning",
+   * "info" or "none"; absent, "none"): rejects with node:assert's AssertionError listing the
+   * findings of that severity or worse, as `rewardsim report --fail-on` exits 1 on them.
+   */
+  async report({ channel, failOn = "none", refTokenPerHour } = {}) {
+    const min = failRank(failOn);
+    const name = typeof channel === "object" && channel !== null ? channel.name : channel;
+    const q = new URLSearchParams({
+      ...(name ? { channel: name } : {}), ...(refTokenPerHour !== undefined ? { refTokenPerHour: String(refTokenPerHour) } : {}),
+    }).toString();
+    const report = await this.control("GET", `/__sim/report${q ? `?${q}` : ""}`);
+    const failing = (report.findings ?? []).filter((f) => severityRank[f.severity] >= min);
+    if (failing.length) {
+      throw new AssertionError({
+        message: `conformance report${name ? ` of channel ${name}` : ""}: ${failing.length} finding(s) of severity ${failOn} or worse` +
+          `\n${failing.map(describeFinding).join("\n")}`,
+        actual: failing,
+        expected: [],
+        operator: "report",
+      });
+    }
+    return report;
+  }
+
   /** Closes every channel's webhook inbox and stops the simulator if this process started it. */
   async close() {
     await Promise.all([...this.#channels].map((ch) => ch.closeInbox()));
@@ -324,6 +350,26 @@ function describeMiss(m) {
   const why = m.failed ?? m.mismatch ?? m.reason;
   const head = [m.seq !== undefined ? `#${m.seq}` : null, m.endpoint].filter(Boolean).join(" ");
   return why !== undefined ? `${head}: ${typeof why === "string" ? why : JSON.stringify(why)}` : JSON.stringify(m);
+}
+
+// The report's severities, least first, as rewardsim report --fail-on ranks them.
+const severityRank = { info: 1, warning: 2, error: 3 };
+
+// report's failOn: the least severity that fails; "none" fails on nothing.
+function failRank(failOn) {
+  if (failOn === "none") return Infinity;
+  const r = severityRank[failOn];
+  if (r === undefined) throw new TypeError(`report: failOn ${JSON.stringify(failOn)}: want "error", "warning", "info" or "none"`);
+  return r;
+}
+
+// A finding as `rewardsim report` prints it: rule, clause, count, its
+// example exchange and the advice.
+function describeFinding(f) {
+  const e = f.example ?? {};
+  return `  ${f.severity} ${f.clause} ${f.id} x${f.count}: ${f.title}\n` +
+    `    e.g. #${e.seq} ${e.method} ${e.path}: ${e.detail}\n    advice: ${f.advice}` +
+    (f.reading ? `\n    the simulator's reading: ${f.reading}` : "");
 }
 
 // verify's count: exactly one of times, never, or a range (atLeast and/or atMost).
@@ -537,6 +583,11 @@ class Channel {
       if (f.channel === this.name && f.id) await this.sim.control("DELETE", `/__sim/faults/${encodeURIComponent(f.id)}`);
     }
     await this.sim.control("DELETE", `/__sim/journal?channel=${encodeURIComponent(this.name)}`);
+  }
+
+  /** The conformance report of this channel: sim.report({ ...options, channel: this }). */
+  report(options = {}) {
+    return this.sim.report({ ...options, channel: this });
   }
 
   /** This channel's journal entries (GET /__sim/journal?channel=), with more filters in query. */

@@ -76,6 +76,48 @@ export interface CertificateOnlyChannelOptions extends NewChannelCommon { certif
 export interface LibraryKeyChannelOptions extends NewChannelCommon { privateKey?: undefined; certificate?: undefined }
 export type NewChannelOptions = OwnKeyChannelOptions | CertificateOnlyChannelOptions | LibraryKeyChannelOptions;
 
+/** A finding's severity; failOn also takes "none" (fails on nothing). */
+export type Severity = "error" | "warning" | "info";
+
+/** A rule the report checked (schemas/report.json#/$defs/rule). */
+export interface ReportRule {
+  id: string;
+  /** The contract clause, such as "GR-4" or "CPN-4". */
+  clause: string;
+  severity: Severity;
+  title: string;
+  advice: string;
+  /** Set when the rule checks the simulator's own reading of a point the contract leaves open. */
+  reading?: string;
+}
+
+/** One rule that fired: how often, and one exchange that shows it. */
+export interface ReportFinding extends ReportRule {
+  count: number;
+  example: { seq: number; at: string; method: string; path: string; endpoint?: string; status: number; reason?: string; detail: string };
+}
+
+/** GET /__sim/report: the conformance report (schemas/report.json). */
+export interface Report {
+  channel?: string;
+  exchanges: number;
+  findings: ReportFinding[];
+  /** Findings per severity. */
+  totals: Partial<Record<Severity, number>>;
+  checked: ReportRule[];
+  /** Exchanges the journal dropped under overload: the report may miss findings. */
+  journalDropped?: number;
+  /** What no rule can see from the journal: a report without findings says nothing about these. */
+  notCheckable?: { id: string; title: string; how: string }[];
+}
+
+export interface ReportOptions {
+  /** Rejects with node:assert's AssertionError listing the findings of this severity or worse; default "none". */
+  failOn?: Severity | "none";
+  /** The TOK-5 threshold: reference tokens per 60 minutes (default 4). */
+  refTokenPerHour?: number;
+}
+
 export class Rewardsim {
   readonly publicUrl: string;
   readonly controlUrl: string;
@@ -98,6 +140,8 @@ export class Rewardsim {
   setSwitch<N extends SwitchName>(name: N, value: SwitchValues[N], options?: { channel?: string }): Promise<SwitchState>;
   /** Puts the scenario's value back: of one switch, or every one (default: every channel's overrides). */
   resetSwitch(name?: SwitchName, options?: { channel?: string }): Promise<{ reset: string[] } & JsonObject>;
+  /** The conformance report of channel (a name, CHANNELID or Channel; absent: every channel), as `rewardsim report` gives it. */
+  report(options?: ReportOptions & { channel?: string | Channel }): Promise<Report>;
   close(): Promise<void>;
 }
 
@@ -317,6 +361,8 @@ export class Channel {
   /** Schedules a coupon-status push: { offerId, reason, eventType?, at?, repeat?, ... }; resolves before it is attempted (await it with webhookInbox().next()). */
   webhook(push: JsonObject): Promise<JsonObject>;
   reset(): Promise<void>;
+  /** The conformance report of this channel: sim.report({ ...options, channel: this }). */
+  report(options?: ReportOptions): Promise<Report>;
   journal(query?: Record<string, string>): Promise<JsonObject>;
   /** A local endpoint made the channel's webhookUrl (PATCH): credentials stay. */
   webhookInbox(): Promise<WebhookInbox>;

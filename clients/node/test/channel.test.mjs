@@ -1,7 +1,7 @@
 // The channel as a service sees it (issue 39) and the simulator the package
 // carries (issue 40), from a project that installed only the packed
 // tarballs (clients/node_test.go runs it on Node 20, 22 and 24).
-import assert from "node:assert/strict";
+import assert, { AssertionError } from "node:assert/strict";
 import { createHash, createPrivateKey, generateKeyPairSync, sign, X509Certificate } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -268,5 +268,51 @@ describe("behaviour switches", () => {
     const all = await sim.setSwitch("cards.listMaxLimit", 80);
     assert.equal(all.everyChannel, "80");
     await sim.resetSwitch();
+  });
+});
+
+// Issue 51, point 5 (SIM-6): the conformance report from the test, so a
+// suite fails on its findings without the CLI.
+describe("the report from the test", { concurrency: true }, () => {
+  // A claim whose connection the simulator drops (a timed-out claim, CPN-4),
+  // then the retry: with retryId, a new extTransactionId (the mistake).
+  async function droppedClaimThenRetry(ch, retryId) {
+    await ch.fault({ endpoint: "fetchCouponCode", times: 1, action: { kind: "drop-connection" } });
+    await assert.rejects(ch.publisher.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: "VU-R", extTransactionId: "T-R1", coinsUsed: 100 }));
+    await ch.publisher.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: "VU-R", extTransactionId: retryId, coinsUsed: 100 });
+  }
+
+  test("CPN-4: a retry with a new extTransactionId is found; a clean channel beside it has no finding", async () => {
+    const planted = await sim.newChannel();
+    const clean = await sim.newChannel();
+    await droppedClaimThenRetry(planted, "T-R2");
+    await droppedClaimThenRetry(clean, "T-R1");
+
+    const r = await planted.report();
+    assert.equal(r.channel, planted.name);
+    assert.deepEqual(r.findings.map((f) => [f.id, f.clause, f.severity, f.count]), [["retry-with-new-ext-transaction-id", "CPN-4", "error", 1]]);
+    await assert.rejects(planted.report({ failOn: "error" }), (e) => e instanceof AssertionError &&
+      e.message.includes(`conformance report of channel ${planted.name}: 1 finding(s) of severity error or worse`) &&
+      /error CPN-4 retry-with-new-ext-transaction-id x1/.test(e.message) && /advice: /.test(e.message) && e.actual.length === 1);
+    await assert.rejects(sim.report({ channel: planted.name, failOn: "error" }), /CPN-4/, "by name as by Channel");
+
+    const ok = await clean.report({ failOn: "info" });
+    assert.deepEqual(ok.findings, []);
+    assert.ok(ok.exchanges >= 2, `the clean channel's own exchanges are read: ${ok.exchanges}`);
+  });
+
+  test("failOn fails at that severity or worse: a TOK-5 warning passes failOn error, fails failOn warning", async () => {
+    const ch = await sim.newChannel();
+    for (let i = 0; i < 5; i++) await ch.publisher.referenceToken(); // more than 4 an hour
+    const r = await ch.report({ failOn: "error" });
+    assert.deepEqual(r.findings.map((f) => [f.clause, f.severity]), [["TOK-5", "warning"]]);
+    await assert.rejects(ch.report({ failOn: "warning" }), (e) => e instanceof AssertionError && /warning TOK-5 reference-token-per-request/.test(e.message));
+    await ch.report({ failOn: "info", refTokenPerHour: 5 }); // the threshold moved: no finding
+  });
+
+  test("a failOn that is no severity is refused before any call", async () => {
+    const ch = await sim.newChannel();
+    await assert.rejects(ch.report({ failOn: "errors" }), (e) => e instanceof TypeError && /"error", "warning", "info" or "none"/.test(e.message));
+    await assert.rejects(ch.report({ refTokenPerHour: 0 }), (e) => e.status === 400 && /refTokenPerHour/.test(e.message));
   });
 });

@@ -1,7 +1,7 @@
 // The surface of issue 21 in TypeScript: type-checked (tsc --noEmit) against
 // the package's declarations in make test; never run.
 import { AssertionError } from "node:assert";
-import { attachRewardsim, Channel, ChannelCredentials, FaultRule, Publisher, RewardsimError, startRewardsim, SwitchState, WebhookInbox } from "rewardsim";
+import { attachRewardsim, Channel, ChannelCredentials, FaultRule, Publisher, Report, ReportFinding, RewardsimError, startRewardsim, SwitchState, WebhookInbox } from "rewardsim";
 import { RewardsimContainer, StartedRewardsimContainer } from "rewardsim/testcontainers";
 
 export async function surface(): Promise<void> {
@@ -64,6 +64,13 @@ export async function surface(): Promise<void> {
   await own.resetSwitch("coupons.duplicate");
   const inForce: string = (await sim.switches({ channel: own.name })).switches[0].value;
   void [sw, inForce];
+  // Issue 51: the report from the test.
+  const report: Report = await own.report({ failOn: "error", refTokenPerHour: 6 });
+  const finding: ReportFinding | undefined = (await sim.report({ channel: own })).findings[0];
+  const clause: string | undefined = finding?.clause;
+  // @ts-expect-error: failOn is a severity or "none"
+  await sim.report({ channel: "DEMOBANK", failOn: "fatal" });
+  void [report, clause];
   const from: string | undefined = sim.process?.from;
   void [creds, rewardsUrl, canSign, firstId, from];
   await sim.close();

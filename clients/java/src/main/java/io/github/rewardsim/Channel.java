@@ -377,6 +377,28 @@ public final class Channel {
     }
 
     /**
+     * This channel's conformance report ({@code GET /__sim/report?channel=}): the rules that
+     * fired on its journal so far.
+     *
+     * @return the report
+     */
+    public Report report() {
+        return server.report(name);
+    }
+
+    /**
+     * This channel's conformance report, failing on its findings of severity failOn or worse, as
+     * {@code rewardsim report --fail-on} does: {@code ch.report(Report.Severity.ERROR)}.
+     *
+     * @param failOn the least severity that fails
+     * @return the report, when it has no such finding
+     * @throws AssertionError listing the findings of that severity or worse
+     */
+    public Report report(Report.Severity failOn) {
+        return report().failOn(failOn);
+    }
+
+    /**
      * This channel's journal ({@code GET /__sim/journal?channel=}).
      *
      * @return this channel's journal ({@code GET /__sim/journal?channel=})

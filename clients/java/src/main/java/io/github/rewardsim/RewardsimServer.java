@@ -342,6 +342,33 @@ public final class RewardsimServer implements AutoCloseable {
     }
 
     /**
+     * The conformance report ({@code GET /__sim/report}) of a channel, as {@code rewardsim report}
+     * gives it; {@link Report#failOn(Report.Severity)} fails a test on its findings.
+     *
+     * @param channel a channel's name or CHANNELID; null: every channel
+     * @return the report
+     */
+    public Report report(String channel) {
+        return report(channel, 0);
+    }
+
+    /**
+     * The conformance report with another TOK-5 threshold.
+     *
+     * @param channel a channel's name or CHANNELID; null: every channel
+     * @param refTokenPerHour reference tokens a channel may fetch in 60 minutes before TOK-5 fires (0: the default, 4)
+     * @return the report
+     */
+    public Report report(String channel, int refTokenPerHour) {
+        StringBuilder q = new StringBuilder();
+        if (channel != null) q.append("&channel=").append(query(channel));
+        if (refTokenPerHour != 0) q.append("&refTokenPerHour=").append(refTokenPerHour);
+        Object r = control("GET", "/__sim/report" + (q.length() > 0 ? "?" + q.substring(1) : ""), null);
+        if (!(r instanceof Map<?, ?> m)) throw new IllegalStateException("GET /__sim/report: not a JSON object: " + Json.abbreviate(String.valueOf(r)));
+        return Report.of(m);
+    }
+
+    /**
      * The simulator's service certificate, which verifies its signed answers.
      *
      * @return its PEM ({@code GET /__sim/certs/service.pem})
