@@ -33,7 +33,11 @@ func stopGently(cmd *exec.Cmd) { _ = cmd.Process.Signal(syscall.SIGTERM) }
 // keeps a terminal's Ctrl-C, which the sweep answers itself, away from
 // it. The returned stop ends the watcher without a kill.
 func watchGroup(cmd *exec.Cmd) (stop func()) {
-	w := exec.Command("/bin/sh", "-c", `cat >/dev/null; kill -s KILL -- -"$1"`, "sh", strconv.Itoa(cmd.Process.Pid))
+	// Shell built-ins only (read, kill): the command's environment may
+	// have a PATH without cat, and a watcher that failed to find it
+	// killed the group at once.
+	w := exec.Command("/bin/sh", "-c", `while read -r _; do :; done; kill -s KILL -- -"$1"`, "sh", strconv.Itoa(cmd.Process.Pid))
+	w.Env = []string{}
 	ownGroup(w)
 	lifeline, err := w.StdinPipe()
 	if err == nil {

@@ -190,11 +190,13 @@ func (d *Door) NoteUnopened(c echo.Context, body []byte) {
 	if o.Admitted {
 		return
 	}
-	if o.Channel == "" && d.Tokens != nil {
+	if d.Tokens != nil {
 		if v := httpx.Bearer(c); v != "" {
 			// Any kind: a token of the wrong kind still has an owner. A
 			// token the channel was given, even expired, is its credential:
-			// the call is the channel's.
+			// the call is the channel's, whatever the opener noted before
+			// it refused (an expired token's refusal names the header's
+			// channel first).
 			if t, _ := d.Tokens.Check(v, model.UserToken); t.Channel != "" {
 				httpx.NoteAdmitted(c, t.Channel, "")
 				httpx.NoteCaller(c, "", "", t.VirtualID)
