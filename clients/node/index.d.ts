@@ -226,6 +226,10 @@ export interface SwitchValues {
   "sdk.emptySessionId": "refuse" | "accept";
   /** a reveal that wins nothing goes through the reveal callbacks (SDK-3): deliver, skip (default deliver). */
   "sdk.missCallback": "deliver" | "skip";
+  /** HTTP status of a call refused by its channel's limit, its body the endpoint's platform failure (docs/limits.md): 503, 429, 200 (default 503). */
+  "limits.status": "503" | 503 | "429" | 429 | "200" | 200;
+  /** a call refused by its channel's limit says Retry-After, in whole seconds (docs/limits.md): true, false (default true). */
+  "limits.retryAfter": "true" | true | "false" | false;
 }
 // end of switches
 export type SwitchName = keyof SwitchValues;

@@ -111,6 +111,7 @@ func twoChannels(t *testing.T) string {
 	return path
 }
 
+// clause: CAP-1
 // rewardsim limit against a real serve: the verbs' lines and refusals;
 // each reading of the refusal switches (status 503, 429, 200; with and
 // without Retry-After), its body valid against the endpoint's schema;

@@ -89,7 +89,7 @@ type Plane struct {
 	files     Files
 	scenarios *scenario.Registry
 	faults    *fault.Set
-	limits    *limit.Set // the channels' capacity limits (limits.go)
+	limits    *limit.Set      // the channels' capacity limits (limits.go)
 	clock     clock.Clock     // the global clock
 	clocks    *clock.Channels // it, with the channels' own clocks
 	rand      io.Reader

@@ -65,6 +65,7 @@ func sum(m map[string]int) int {
 	return n
 }
 
+// clause: CAP-1
 func TestLimiter_admitsAtMostItsBound(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
