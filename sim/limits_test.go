@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/publisher"
@@ -93,4 +94,20 @@ func TestLimits_scenarioFileBounds(t *testing.T) {
 		{"a limit of nothing", "inFlight: 3", "burst: 3", "/limits/DEMOBANK"},
 		{"an unknown field", "inFlight: 3", "inflight: 3", "/limits/DEMOBANK"},
 	})
+}
+
+// clause: CAP-1
+// The channel's control panel shows its capacity limit in force, where it
+// comes from and its counts.
+func TestLimits_dashboardPanelShowsTheLimit(t *testing.T) {
+	s := simtest.New(t)
+	_, page := send(t, "GET", s.ControlURL+"/__sim/dashboard", "")
+	if !strings.Contains(page, "none: every call answered as it comes") {
+		t.Fatal("the panel of a channel with no limit does not say so")
+	}
+	ctlOK(t, s, http.StatusOK, "POST", "/__sim/limits", map[string]any{"channel": "DEMOBANK", "inFlight": 3, "rate": 20, "wait": "250ms"})
+	_, page = send(t, "GET", s.ControlURL+"/__sim/dashboard", "")
+	if want := "3 in flight, 20/s (burst 20), waits up to 250ms (run-time); now 0 in flight, 0 waiting; admitted 0, waited 0, refused 0"; !strings.Contains(page, want) {
+		t.Errorf("the panel does not show the limit %q", want)
+	}
 }
