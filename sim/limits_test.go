@@ -111,3 +111,34 @@ func TestLimits_dashboardPanelShowsTheLimit(t *testing.T) {
 		t.Errorf("the panel does not show the limit %q", want)
 	}
 }
+
+// clause: CAP-1
+// A channel's own control token sets, reads and removes its own
+// channel's limit, and no other's (403).
+func TestLimits_channelTokenActsOnItsOwnLimit(t *testing.T) {
+	s := sharedBox(t)
+	for _, ch := range []string{"JOBA", "JOBB"} {
+		if st, out := ctl(t, s, "POST", "/__sim/channels", map[string]any{"name": ch, "like": "DEMOBANK"}, "BOX"); st != http.StatusCreated {
+			t.Fatalf("add %s: HTTP %d %s", ch, st, out)
+		}
+	}
+	_, out := ctl(t, s, "POST", "/__sim/channels/JOBA/token", nil, "BOX")
+	var issued struct{ Token string }
+	decodeInto(t, out, &issued)
+	for _, tc := range []struct {
+		method, path string
+		body         any
+		want         int
+	}{
+		{"POST", "/__sim/limits", map[string]any{"channel": "JOBA", "inFlight": 2}, http.StatusOK},
+		{"POST", "/__sim/limits", map[string]any{"channel": "JOBB", "inFlight": 2}, http.StatusForbidden},
+		{"GET", "/__sim/limits?channel=JOBA", nil, http.StatusOK},
+		{"GET", "/__sim/limits", nil, http.StatusForbidden},
+		{"DELETE", "/__sim/limits/JOBB", nil, http.StatusForbidden},
+		{"DELETE", "/__sim/limits/JOBA", nil, http.StatusOK},
+	} {
+		if st, out := ctl(t, s, tc.method, tc.path, tc.body, issued.Token); st != tc.want {
+			t.Errorf("%s %s with JOBA's token: HTTP %d %s, want %d", tc.method, tc.path, st, out, tc.want)
+		}
+	}
+}

@@ -120,7 +120,8 @@ func twoChannels(t *testing.T) string {
 // and the journal, metrics and limit ls saying what the limit did.
 func TestLimitVerbs_holdAChannelToItsLimit(t *testing.T) {
 	bin := buildBinary(t)
-	cmd, urls := startServe(t, bin, t.TempDir(), "--scenario", twoChannels(t))
+	data, two := t.TempDir(), twoChannels(t)
+	cmd, urls := startServe(t, bin, data, "--scenario", two)
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
 	env := []string{envControlURL + "=" + urls["control"]}
 	run := func(code int, want string, args ...string) {
@@ -263,4 +264,12 @@ func TestLimitVerbs_holdAChannelToItsLimit(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
+
+	// Kept across a restart: the run-time limits come back.
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	cmd, urls = startServe(t, bin, data, "--scenario", two)
+	env = []string{envControlURL + "=" + urls["control"]}
+	run(0, "DEMOBANK: 3 in flight, refused at once (run-time); now 0 in flight, 0 waiting; admitted 0", "limit", "ls")
+	run(0, "OTHER: 1 in flight, waits up to 10s (run-time)", "limit", "ls", "--channel", "OTHER")
 }
