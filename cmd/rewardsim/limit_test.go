@@ -265,6 +265,9 @@ func TestLimitVerbs_holdAChannelToItsLimit(t *testing.T) {
 		}
 	}
 
+	// The report: the refused calls never sent again are found (CAP-1).
+	run(0, "limit-refusal-not-retried", "report", "--channel", "DEMOBANK", "--fail-on", "none")
+
 	// Kept across a restart: the run-time limits come back.
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()

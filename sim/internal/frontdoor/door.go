@@ -194,15 +194,22 @@ const LimitFault = "limit"
 // hung up while it waited gets its context's error (the journal's 499).
 func (d *Door) admit(c echo.Context, op contract.Op, call *Call) (*limit.Ticket, error) {
 	t, err := d.Limits.Admit(c.Request().Context(), call.Channel.Name, call.Scenario.LimitOf(call.Channel.Name))
-	var r *limit.Refused
-	switch {
-	case err == nil:
+	if err == nil {
 		if t != nil && t.Waited > 0 {
 			httpx.NoteLimit(c, httpx.LimitNote{Reason: t.Reason, Waited: t.Waited})
 		}
 		return t, nil
-	case !errors.As(err, &r):
-		return nil, err
+	}
+	return nil, d.refuse(c, op, call, err)
+}
+
+// refuse answers a call its channel's limit turned away (err, a
+// *limit.Refused; another error, the caller gone, is returned as it is).
+// Apart from admit so that the admitted call's path allocates nothing.
+func (d *Door) refuse(c echo.Context, op contract.Op, call *Call, err error) error {
+	var r *limit.Refused
+	if !errors.As(err, &r) {
+		return err
 	}
 	httpx.NoteLimit(c, httpx.LimitNote{Refused: true, Reason: r.Reason, Waited: r.Waited})
 	httpx.NoteFault(c, LimitFault)
@@ -215,7 +222,7 @@ func (d *Door) admit(c echo.Context, op contract.Op, call *Call) (*limit.Ticket,
 		secs := max(1, int((r.RetryAfter+time.Second-1)/time.Second))
 		answer.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
 	}
-	return nil, answer
+	return answer
 }
 
 // sayStories names the failure stories applied to the channel the call
