@@ -266,7 +266,7 @@ func TestLimitVerbs_holdAChannelToItsLimit(t *testing.T) {
 	}
 
 	// The report: the refused calls never sent again are found (CAP-1).
-	run(0, "limit-refusal-not-retried", "report", "--channel", "DEMOBANK", "--fail-on", "none")
+	run(0, "CAP-1  x12  A call refused by the channel's capacity limit was never sent again", "report", "--channel", "DEMOBANK", "--fail-on", "none")
 
 	// Kept across a restart: the run-time limits come back.
 	_ = cmd.Process.Signal(syscall.SIGTERM)
