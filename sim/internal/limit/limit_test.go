@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -274,5 +275,35 @@ func TestConfig_check(t *testing.T) {
 		if err := tc.cfg.Check(); (err == nil) != tc.ok {
 			t.Errorf("%+v: Check = %v", tc.cfg, err)
 		}
+	}
+}
+
+// Waiting calls whose callers hang up leave nothing behind: no goroutine
+// of the limiter's, no place in the queue.
+func TestLimiter_noGoroutineLeftBehind(t *testing.T) {
+	before := runtime.NumGoroutine()
+	l := New(Config{Rate: 0.001, Burst: 1, Wait: wait(time.Minute)})
+	first, _ := l.Admit(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, _ = l.Admit(ctx) }()
+	}
+	for l.Stats().Waiting != 200 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	first.Release()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after the callers hung up, %d before", n, before)
+	}
+	if s := l.Stats(); s.Waiting != 0 || s.InFlight != 0 {
+		t.Fatalf("stats %+v", s)
 	}
 }
