@@ -156,7 +156,7 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		// The channel's capacity limit, once the call is known to be the
 		// channel's and before any rule or store transaction: a call that
 		// waits holds no transaction, and an admitted one holds its
-		// in-flight place until its answer is written (a delay included).
+		// in-flight place until its handler returns (a delay included).
 		ticket, err := d.admit(c, op, call)
 		if err != nil {
 			return err
