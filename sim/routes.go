@@ -61,7 +61,7 @@ func (s *Sim) routes() ([]route, error) {
 		}
 	}
 	s.plane.Faults().OnRemove = func(id string) { stories.Disarmed(id, s.plane.Faults().List()) }
-	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On, Log: s.log}
+	door := &frontdoor.Door{Faults: s.plane.Faults(), Limits: s.plane.Limits(), Stories: stories.On, Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
@@ -193,6 +193,9 @@ func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
 		{Control, http.MethodPost, "/__sim/switches", auth(ctl.SetSwitch)},
 		{Control, http.MethodDelete, "/__sim/switches", auth(ctl.ResetSwitches)},
 		{Control, http.MethodDelete, "/__sim/switches/:name", auth(ctl.ResetSwitches)},
+		{Control, http.MethodGet, "/__sim/limits", on(query, ctl.ListLimits)},
+		{Control, http.MethodPost, "/__sim/limits", on(body, ctl.SetLimit)},
+		{Control, http.MethodDelete, "/__sim/limits/:channel", on(control.ParamChannel("channel"), ctl.RemoveLimit)},
 		{Control, http.MethodGet, "/__sim/faults", auth(ctl.ListFaults)},
 		{Control, http.MethodPost, "/__sim/faults", on(body, ctl.AddFault)},
 		{Control, http.MethodDelete, "/__sim/faults/:id", on(ctl.RuleChannel, ctl.RemoveFault)},

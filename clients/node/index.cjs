@@ -570,6 +570,30 @@ class Channel {
     return this.sim.resetSwitch(name, { channel: this.name });
   }
 
+  /**
+   * Holds this channel to a capacity limit (docs/limits.md), over its scenario's and kept across a
+   * restart: { inFlight, rate, burst, wait } (wait a Go duration such as "250ms", or milliseconds).
+   * A call over it waits up to wait, then is refused in the endpoint's failure shape. Resolves to the
+   * limit in force with its counts.
+   */
+  limit({ inFlight, rate, burst, wait } = {}) {
+    const body = { channel: this.name };
+    for (const [k, v] of Object.entries({ inFlight, rate, burst })) if (v !== undefined) body[k] = v;
+    if (wait !== undefined) body.wait = typeof wait === "number" ? `${wait}ms` : wait;
+    return this.sim.control("POST", "/__sim/limits", body);
+  }
+
+  /** This channel's capacity limit in force, with what it admitted, held and refused; null when none. */
+  async limits() {
+    const out = await this.sim.control("GET", `/__sim/limits?channel=${encodeURIComponent(this.name)}`);
+    return out?.limits?.[0] ?? null;
+  }
+
+  /** Removes this channel's run-time limit: its scenario's, if any, is in force again. */
+  removeLimit() {
+    return this.sim.control("DELETE", `/__sim/limits/${encodeURIComponent(this.name)}`);
+  }
+
   /** Schedules a coupon-status push to this channel's webhookUrl: { offerId, reason, ... }. Resolves at once, before the push is attempted: await it with webhookInbox().next(). */
   webhook(push) {
     return this.sim.control("POST", "/__sim/webhooks", { channel: this.name, ...push });

@@ -226,6 +226,10 @@ export interface SwitchValues {
   "sdk.emptySessionId": "refuse" | "accept";
   /** a reveal that wins nothing goes through the reveal callbacks (SDK-3): deliver, skip (default deliver). */
   "sdk.missCallback": "deliver" | "skip";
+  /** HTTP status of a call refused by its channel's limit, its body the endpoint's platform failure (docs/limits.md): 503, 429, 200 (default 503). */
+  "limits.status": "503" | 503 | "429" | 429 | "200" | 200;
+  /** a call refused by its channel's limit says Retry-After, in whole seconds (docs/limits.md): true, false (default true). */
+  "limits.retryAfter": "true" | true | "false" | false;
 }
 // end of switches
 export type SwitchName = keyof SwitchValues;
@@ -358,6 +362,12 @@ export class Channel {
   setSwitch<N extends SwitchName>(name: N, value: SwitchValues[N]): Promise<SwitchState>;
   /** Puts the scenario's value back for this channel: of one switch, or every one. */
   resetSwitch(name?: SwitchName): Promise<{ reset: string[] } & JsonObject>;
+  /** Holds this channel to a capacity limit (docs/limits.md), over its scenario's: wait a Go duration ("250ms") or milliseconds. */
+  limit(limit: Limit): Promise<LimitState>;
+  /** This channel's capacity limit in force, with its counts; null when none. */
+  limits(): Promise<LimitState | null>;
+  /** Removes this channel's run-time limit: its scenario's, if any, is in force again. */
+  removeLimit(): Promise<JsonObject>;
   /** Schedules a coupon-status push: { offerId, reason, eventType?, at?, repeat?, ... }; resolves before it is attempted (await it with webhookInbox().next()). */
   webhook(push: JsonObject): Promise<JsonObject>;
   reset(): Promise<void>;
@@ -424,4 +434,22 @@ export class Publisher {
   fetchCoupon(request: CouponRequest): Promise<JsonObject>;
   userCoupons(virtualId: string, offerId?: string): Promise<JsonObject[]>;
   catalogue(virtualId?: string): Promise<JsonObject[]>;
+}
+
+/** A channel's capacity limit (docs/limits.md): a zero or absent field bounds nothing; inFlight or rate is needed. */
+export interface Limit {
+  inFlight?: number;
+  rate?: number;
+  burst?: number;
+  wait?: string | number;
+}
+
+/** A channel's capacity limit in force (schemas/control.limits.json). */
+export interface LimitState {
+  channel: string;
+  limit: { inFlight?: number; rate?: number; burst?: number; wait?: string };
+  burst: number;
+  source: "run-time" | "scenario";
+  scenario?: { inFlight?: number; rate?: number; burst?: number; wait?: string };
+  stats: { inFlight: number; waiting: number; admitted: number; waited: number; refused: number };
 }

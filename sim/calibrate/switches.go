@@ -48,6 +48,10 @@ func Duration(d time.Duration) string { return scenario.FormatDuration(d) }
 const noPushes = "the vendor sends a coupon-status push when it invalidates an offer, to the webhook URL it holds for the channel; " +
 	"no call of a publisher's makes one, so calibrate can neither receive nor time one"
 
+// noLoad is why the capacity-limit switches are not observable: a
+// refusal for capacity shows only under more load than the service takes.
+const noLoad = "a refusal for capacity shows only under more calls than the real service takes, and calibrate sends a few probes, never a load"
+
 // unobservable says, of each switch no call of a publisher's shows, why.
 var unobservable = map[string]string{
 	"switches.cards.bankAmountUnit": "the unit shows only against a campaign's amount tiers, which the publisher side cannot list",
@@ -55,6 +59,8 @@ var unobservable = map[string]string{
 	"switches.webhook.interval":     noPushes,
 	"switches.webhook.maxAttempts":  noPushes,
 	"switches.webhook.deadline":     noPushes,
+	"switches.limits.status":        noLoad,
+	"switches.limits.retryAfter":    noLoad,
 	"switches.sdk.missCallback":     "the reveal callbacks run in the hosted microsite's page, in a browser, and only for a card that wins nothing, which no call can ask for",
 }
 

@@ -271,6 +271,40 @@ describe("behaviour switches", () => {
   });
 });
 
+// Issue 53, item 2 (CAP-1): a channel held to a capacity limit from the test.
+describe("capacity limits", () => {
+  test("limit refuses this channel's calls over it in the endpoint's shape; another channel is not held; removeLimit frees it", async () => {
+    const ch = await sim.newChannel();
+    const other = await sim.newChannel();
+    const claim = (c, tx) => c.publisher.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: `VU-${tx}`, extTransactionId: tx, coinsUsed: 100 });
+    const st = await ch.limit({ rate: 0.001, burst: 1 });
+    assert.equal(st.source, "run-time");
+    assert.equal(st.burst, 1);
+    await claim(ch, "T-L1");
+    await assert.rejects(claim(ch, "T-L2"), (e) => e.status === 503 && e.errorCode === "INTERNAL_ERROR");
+    await claim(other, "T-L3");
+    const held = await ch.limits();
+    assert.deepEqual([held.stats.admitted, held.stats.refused], [1, 1]);
+    assert.equal(await other.limits(), null);
+    await assert.rejects(ch.limit({}), (e) => e.status === 400);
+    await assert.rejects(ch.limit({ inFlight: 1, wait: "6m" }), (e) => e.status === 400 && /wait/.test(e.message));
+    await ch.removeLimit();
+    await claim(ch, "T-L4");
+    assert.equal(await ch.limits(), null);
+  });
+
+  test("a call over the in-flight bound waits up to wait, then goes in", async () => {
+    const ch = await sim.newChannel();
+    await ch.limit({ inFlight: 1, wait: 5000 });
+    await ch.fault({ endpoint: "fetchCouponCode", times: 2, action: { kind: "delay", delay: "200ms" } });
+    const claims = ["T-W1", "T-W2"].map((tx) => ch.publisher.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: `VU-${tx}`, extTransactionId: tx, coinsUsed: 100 }));
+    await Promise.all(claims);
+    const held = await ch.limits();
+    assert.deepEqual([held.limit.wait, held.stats.admitted, held.stats.waited, held.stats.refused], ["5s", 2, 1, 0]);
+    await ch.removeLimit();
+  });
+});
+
 // Issue 51, point 5 (SIM-6): the conformance report from the test, so a
 // suite fails on its findings without the CLI.
 describe("the report from the test", { concurrency: true }, () => {

@@ -1,7 +1,7 @@
 // The surface of issue 21 in TypeScript: type-checked (tsc --noEmit) against
 // the package's declarations in make test; never run.
 import { AssertionError } from "node:assert";
-import { attachRewardsim, Channel, ChannelCredentials, FaultRule, Publisher, Report, ReportFinding, RewardsimError, startRewardsim, SwitchState, WebhookInbox } from "rewardsim";
+import { attachRewardsim, Channel, ChannelCredentials, FaultRule, Publisher, Report, LimitState, ReportFinding, RewardsimError, startRewardsim, SwitchState, WebhookInbox } from "rewardsim";
 import { RewardsimContainer, StartedRewardsimContainer } from "rewardsim/testcontainers";
 
 export async function surface(): Promise<void> {
@@ -62,8 +62,11 @@ export async function surface(): Promise<void> {
   // @ts-expect-error a value the switch does not take
   await own.setSwitch("coupons.duplicate", "replay");
   await own.resetSwitch("coupons.duplicate");
+  const held: LimitState = await own.limit({ inFlight: 4, rate: 50, wait: "250ms" });
+  const n: number = held.stats.refused + (await own.limits())!.burst;
+  await own.removeLimit();
   const inForce: string = (await sim.switches({ channel: own.name })).switches[0].value;
-  void [sw, inForce];
+  void [sw, inForce, n];
   // Issue 51: the report from the test.
   const report: Report = await own.report({ failOn: "error", refTokenPerHour: 6 });
   const finding: ReportFinding | undefined = (await sim.report({ channel: own })).findings[0];

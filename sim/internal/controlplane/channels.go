@@ -227,6 +227,7 @@ func (p *Plane) UnregisterChannel(name string) error {
 		_ = d.Activate("", name) // and the scenario activated for it
 		writes := []stateWrite{del(kindChannel, name), del(kindClock, channelClockKey(name)), del(kindActivation, name), del(kindStoryClock, name), del(kindChannelToken, name)}
 		writes = append(writes, p.switchWrites(d, name)...)
+		writes = append(writes, p.limitWrites(name)...)
 		var rules []string
 		for _, st := range p.faults.List() {
 			if st.Channel == name {
@@ -239,6 +240,7 @@ func (p *Plane) UnregisterChannel(name string) error {
 		}
 		p.clocks.Drop(name)
 		p.tokens.set(name, "") // a channel made again under the name gets no token of the old one
+		p.limits.Drop(name)
 		for _, id := range rules {
 			p.faults.Remove(id)
 		}

@@ -36,6 +36,9 @@ type Panel struct {
 	// Switches are the channel's behaviour switches, each a select;
 	// Overridden those an override sets, shown among what is live.
 	Switches, Overridden []scenario.SwitchState
+	// Limit is the channel's capacity limit in force with its counts, in
+	// one line ("" none; docs/limits.md).
+	Limit string
 }
 
 // EndpointFaults is one row of the panel's fault toggles.
@@ -98,6 +101,7 @@ func (s Sources) panel(ch, scenario string, fileFaults int, offers []string, rul
 			p.Overridden = append(p.Overridden, sw)
 		}
 	}
+	p.Limit = s.limitLine(ch)
 	if v, own, err := s.Plane.ChannelClockView(ch); err == nil {
 		p.Clock = ClockLine{Now: v.Now.In(loc).Format("2006-01-02 15:04:05 -07:00"), Mode: v.Mode, Own: own}
 	}

@@ -14,6 +14,8 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/limit"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
@@ -102,6 +105,8 @@ type Door struct {
 	// dialect; Log hears of it, with the stack of a panic.
 	Failures map[contract.Dialect]Failure
 	Log      *slog.Logger
+	// Limits are the channels' capacity limits (nil: none).
+	Limits *limit.Set
 	// Tokens resolves the bearer token of a call no way in admitted to
 	// its owner (NoteUnopened; nil: not resolved).
 	Tokens httpx.TokenChecker
@@ -148,6 +153,15 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		httpx.NoteAdmitted(c, call.Channel.Name, call.Channel.ChannelID)
 		httpx.NoteCaller(c, "", "", call.VirtualID)
 		d.sayStories(c)
+		// The channel's capacity limit, once the call is known to be the
+		// channel's and before any rule or store transaction: a call that
+		// waits holds no transaction, and an admitted one holds its
+		// in-flight place until its handler returns (a delay included).
+		ticket, err := d.admit(c, op, call)
+		if err != nil {
+			return err
+		}
+		defer ticket.Release()
 		if e.Check != nil {
 			if err := e.Check(c, call, &req); err != nil {
 				return err
@@ -167,6 +181,48 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		}
 		return e.Serve(c, call, &req)
 	}
+}
+
+// LimitFault is the fault name the journal and metrics give a call its
+// channel's limit refused.
+const LimitFault = "limit"
+
+// admit holds the call to its channel's capacity limit (the run-time one,
+// else its scenario's). Refused, it is answered with the endpoint's
+// platform failure at the status of switches.limits.status, with
+// Retry-After when switches.limits.retryAfter says so; a caller that
+// hung up while it waited gets its context's error (the journal's 499).
+func (d *Door) admit(c echo.Context, op contract.Op, call *Call) (*limit.Ticket, error) {
+	t, err := d.Limits.Admit(c.Request().Context(), call.Channel.Name, call.Scenario.LimitOf(call.Channel.Name))
+	if err == nil {
+		if t != nil && t.Waited > 0 {
+			httpx.NoteLimit(c, httpx.LimitNote{Reason: t.Reason, Waited: t.Waited})
+		}
+		return t, nil
+	}
+	return nil, d.refuse(c, op, call, err)
+}
+
+// refuse answers a call its channel's limit turned away (err, a
+// *limit.Refused; another error, the caller gone, is returned as it is).
+// Apart from admit so that the admitted call's path allocates nothing.
+func (d *Door) refuse(c echo.Context, op contract.Op, call *Call, err error) error {
+	var r *limit.Refused
+	if !errors.As(err, &r) {
+		return err
+	}
+	httpx.NoteLimit(c, httpx.LimitNote{Refused: true, Reason: r.Reason, Waited: r.Waited})
+	httpx.NoteFault(c, LimitFault)
+	sw := call.Scenario.Switches.Limits
+	answer := d.Failures[op.Dialect](op, call)
+	answer.Status, answer.Reason = sw.Status, "limit: "+r.Error()
+	if sw.RetryAfterOn() {
+		// Whole seconds, at least 1: when the next token comes for a rate
+		// limit; an in-flight place has no known time, so the soonest.
+		secs := max(1, int((r.RetryAfter+time.Second-1)/time.Second))
+		answer.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
+	}
+	return answer
 }
 
 // sayStories names the failure stories applied to the channel the call

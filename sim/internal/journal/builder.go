@@ -53,6 +53,7 @@ func (b *Builder) record(x *Exchange) *record {
 		r.Endpoint, r.Host = op.Name, string(op.Host)
 	}
 	r.Reason = x.resPairs.get(httpx.ReasonHeader)
+	r.Limit = x.resPairs.get(httpx.LimitHeader)
 	r.Fault, r.Dropped, r.Unadmitted = x.Fault, x.Dropped, x.Unadmitted
 	if f, ok := strings.CutPrefix(r.Reason, FaultPrefix); ok && r.Fault == "" {
 		r.Fault = f

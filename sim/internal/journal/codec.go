@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"sync"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 )
 
 // Stored records use a small binary encoding (no reflection, bodies kept
@@ -179,6 +181,7 @@ func (r *record) unmarshalBinary(data []byte) error {
 	}
 	r.ReqBody = nilIfEmpty(d.bytes())
 	r.ResBody = nilIfEmpty(d.bytes())
+	r.Limit = r.ResHeader[httpx.LimitHeader]
 	return d.err
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 )
 
 // Kinds of entries.
@@ -47,6 +49,9 @@ type Entry struct {
 	// injected fault that fired, if any (the reason after "injected fault: ").
 	Reason string `json:"reason,omitempty"`
 	Fault  string `json:"fault,omitempty"`
+	// Limit is what the channel's capacity limit did to the call, when
+	// it held it (docs/limits.md).
+	Limit *Limit `json:"limit,omitempty"`
 	// ClientGone: the caller went away (timed out) before the answer.
 	ClientGone bool `json:"clientGone,omitempty"`
 	// Dropped: the simulator closed the connection unanswered (an
@@ -64,6 +69,24 @@ type Entry struct {
 	// errorCode the answer carried, if any.
 	Outcome   string `json:"outcome"`
 	ErrorCode string `json:"errorCode,omitempty"`
+}
+
+// Limit is a call its channel's capacity limit held: admitted after
+// waiting WaitedMs, or Refused after it; Reason is what held it
+// (in-flight, rate or queue).
+type Limit struct {
+	Refused  bool    `json:"refused"`
+	Reason   string  `json:"reason"`
+	WaitedMs float64 `json:"waitedMs"`
+}
+
+// limitOf reads an answer's limit header (nil: none).
+func limitOf(v string) *Limit {
+	n, ok := httpx.ParseLimitNote(v)
+	if !ok {
+		return nil
+	}
+	return &Limit{Refused: n.Refused, Reason: n.Reason, WaitedMs: float64(n.Waited.Microseconds()) / 1000}
 }
 
 // Message is one side of an exchange. Secrets in headers are replaced by

@@ -59,6 +59,6 @@ func (r *record) summary() Entry {
 		Seq: r.Seq, Kind: r.Kind, At: r.At, LatencyMs: float64(r.LatencyUs) / 1000,
 		Listener: r.Listener, Host: r.Host, Endpoint: r.Endpoint, Method: r.Method, Path: r.Path, Query: r.Query,
 		Channel: r.Channel, ChannelID: r.ChannelID, VirtualID: r.VirtualID, Status: r.Status,
-		Reason: r.Reason, Fault: r.Fault, ClientGone: r.ClientGone, Dropped: r.Dropped, Unadmitted: r.Unadmitted, Error: r.Error,
+		Reason: r.Reason, Fault: r.Fault, Limit: limitOf(r.Limit), ClientGone: r.ClientGone, Dropped: r.Dropped, Unadmitted: r.Unadmitted, Error: r.Error,
 	}
 }

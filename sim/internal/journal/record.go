@@ -12,22 +12,25 @@ import (
 // (validating, compacting, decoding BDATA) waits until an entry is read,
 // so the background writer stays cheap.
 type record struct {
-	Seq        uint64
-	Kind       string
-	At         time.Time
-	LatencyUs  int64
-	Listener   string
-	Host       string
-	Endpoint   string
-	Method     string
-	Path       string
-	Query      string
-	Channel    string
-	ChannelID  string
-	VirtualID  string
-	Status     int
-	Reason     string
-	Fault      string
+	Seq       uint64
+	Kind      string
+	At        time.Time
+	LatencyUs int64
+	Listener  string
+	Host      string
+	Endpoint  string
+	Method    string
+	Path      string
+	Query     string
+	Channel   string
+	ChannelID string
+	VirtualID string
+	Status    int
+	Reason    string
+	Fault     string
+	// Limit is the answer's LimitHeader (httpx): what its channel's
+	// capacity limit did to the call; read from the stored header.
+	Limit      string
 	ClientGone bool
 	Dropped    bool
 	Unadmitted bool

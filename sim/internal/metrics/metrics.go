@@ -47,6 +47,8 @@ type Metrics struct {
 	latency  *prometheus.HistogramVec
 	faults   *prometheus.CounterVec
 	webhooks *prometheus.CounterVec
+	// The channels' capacity limits (docs/limits.md), by channel and endpoint.
+	limitRefused, limitWaited, limitWait *prometheus.CounterVec
 }
 
 // New builds the registry: the counters, the gauges over src, and the
@@ -71,8 +73,20 @@ func New(src Sources) *Metrics {
 			Name: "rewardsim_webhook_attempts_total",
 			Help: "Webhook delivery attempts, by outcome (ok, refused, unanswered).",
 		}, []string{"outcome"}),
+		limitRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rewardsim_limit_refused_total",
+			Help: "Calls refused by their channel's capacity limit, by channel, endpoint and reason (in-flight, rate, queue).",
+		}, []string{"channel", "endpoint", "reason"}),
+		limitWaited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rewardsim_limit_waited_total",
+			Help: "Calls that waited for room under their channel's capacity limit and were then admitted, by channel and endpoint.",
+		}, []string{"channel", "endpoint"}),
+		limitWait: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rewardsim_limit_wait_seconds_total",
+			Help: "Time calls spent waiting under their channel's capacity limit, admitted or refused, by channel and endpoint.",
+		}, []string{"channel", "endpoint"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.faults, m.webhooks,
+	m.reg.MustRegister(m.requests, m.latency, m.faults, m.webhooks, m.limitRefused, m.limitWaited, m.limitWait,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gauge := func(name, help string, read func() (float64, error)) {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
@@ -137,6 +151,14 @@ func (m *Metrics) Observe(e journal.Entry) {
 		m.latency.WithLabelValues(host, ep).Observe(e.LatencyMs / 1000)
 		if e.Fault != "" {
 			m.faults.WithLabelValues(ep, e.Fault).Inc()
+		}
+		if l := e.Limit; l != nil {
+			if l.Refused {
+				m.limitRefused.WithLabelValues(e.Channel, ep, l.Reason).Inc()
+			} else {
+				m.limitWaited.WithLabelValues(e.Channel, ep).Inc()
+			}
+			m.limitWait.WithLabelValues(e.Channel, ep).Add(l.WaitedMs / 1000)
 		}
 	}
 }

@@ -94,12 +94,13 @@ type fold struct {
 	timedOutClaim  map[string]claim            // CPN-4: channel + user + offer -> claim awaiting its retry
 	refused        map[string]claim            // CPN-3: channel + user + offer -> the claim refused for good
 	refusedCode    map[string]string
-	cardsSeen      map[string]bool      // TRK-1
-	revealed       map[string]uint64    // REV-2: card -> seq of the reveal
-	expiredTold    map[string]uint64    // TOK-4: credential -> seq of the first refusal
-	firstGetReward map[string]firstCall // GR-4: channel + extTransactionId
-	firstCoupon    map[string]firstCall // CPN-5: channel + offer + extTransactionId
-	misSigned      map[string]misSigned // ENV-3: credential fingerprint -> the mis-signed answer that handed it out
+	cardsSeen      map[string]bool        // TRK-1
+	revealed       map[string]uint64      // REV-2: card -> seq of the reveal
+	expiredTold    map[string]uint64      // TOK-4: credential -> seq of the first refusal
+	firstGetReward map[string]firstCall   // GR-4: channel + extTransactionId
+	firstCoupon    map[string]firstCall   // CPN-5: channel + offer + extTransactionId
+	misSigned      map[string]misSigned   // ENV-3: credential fingerprint -> the mis-signed answer that handed it out
+	limited        map[string]limitedCall // CAP-1: channel + endpoint + user -> the refusal awaiting its retry
 }
 
 // firstCall is what a duplicate is compared with: the first call's
@@ -128,7 +129,8 @@ func newFold(o Options) *fold {
 		refFetches: map[string][]*journal.Entry{}, firstOffer: map[string]string{}, timedOutClaim: map[string]claim{},
 		refused: map[string]claim{}, refusedCode: map[string]string{}, cardsSeen: map[string]bool{},
 		revealed: map[string]uint64{}, expiredTold: map[string]uint64{},
-		firstGetReward: map[string]firstCall{}, firstCoupon: map[string]firstCall{}, misSigned: map[string]misSigned{}}
+		firstGetReward: map[string]firstCall{}, firstCoupon: map[string]firstCall{}, misSigned: map[string]misSigned{},
+		limited: map[string]limitedCall{}}
 }
 
 // learn is the first pass: which credentials only the report's channel
@@ -193,6 +195,7 @@ func (f *fold) entry(e *journal.Entry) {
 	f.conflictingCoupon(e)
 	f.trackLinks(e)
 	f.unverifiedAnswer(e)
+	f.limitRetry(e)
 }
 
 // perEntry runs the rules that look at one exchange at a time.
@@ -216,8 +219,11 @@ func (f *fold) perEntry(e *journal.Entry) {
 	}
 }
 
-// finish runs what needs every call of a kind: TOK-5.
-func (f *fold) finish() { f.refTokens() }
+// finish runs what needs every call of a kind: TOK-5, CAP-1.
+func (f *fold) finish() {
+	f.refTokens()
+	f.limitNotRetried()
+}
 
 // refTokens is TOK-5: more than RefTokenPerHour successful fetches of the
 // reference token by one channel inside any 60 minutes of simulated time.

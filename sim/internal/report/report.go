@@ -63,6 +63,8 @@ var Rules = []Rule{
 	{"webhook-not-ok", "WH-2", Error, `The webhook receiver did not answer a JSON object with status "OK"`, `Answer the coupon-status webhook at once with {"status":"OK"} and process it asynchronously.`, ""},
 	{"webhook-slow", "WH-2", Warning, "The webhook receiver answered slowly", "Acknowledge first, then process asynchronously.", "The contract asks for a prompt acknowledgement; 2 s as slow is the simulator's threshold."},
 	{"answer-signature-not-verified", "ENV-3", Error, "A token or session from an answer whose SIGN did not verify (an injected answer-sign fault) was used afterwards", "Verify SIGN of every signed answer with the service certificate before using anything in it; refuse the answer when it does not verify.", ""},
+	{"limit-retry-after-ignored", "CAP-1", Warning, "A call refused by the channel's capacity limit was retried sooner than its Retry-After", "Wait at least Retry-After before retrying a refused call (back off, with jitter); a retry storm keeps a limited service full.", "The contract shows no capacity refusal; the refusal's shape, its Retry-After and the next call of the same user and endpoint as its retry are the simulator's reading (docs/limits.md)."},
+	{"limit-refusal-not-retried", "CAP-1", Info, "A call refused by the channel's capacity limit was never sent again", "A refusal for capacity is transient: retry it after Retry-After (a claim with the same extTransactionId), or tell the user it can be tried again.", "The contract shows no capacity refusal; a refusal as transient, and the same user's next call of the endpoint as its retry, are the simulator's reading (docs/limits.md)."},
 }
 
 // Unseen is a promise the report cannot check from the journal: what the

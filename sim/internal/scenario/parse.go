@@ -209,6 +209,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 	s.Offers = compileOffers(f, fail)
 	compileCards(s, fail)
 	compileSDK(s, fail)
+	compileLimits(s, fail)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -242,6 +243,7 @@ func applyDefaults(f *File) {
 	applyCouponDefaults(f)
 	applyCardDefaults(f)
 	applySDKDefaults(f)
+	applyLimitDefaults(f)
 }
 
 func channelKey(c Channel, src Sources) (*rsa.PublicKey, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/limit"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -37,6 +38,9 @@ type File struct {
 	Campaigns []Campaign             `yaml:"campaigns"`
 	Pools     []Pool                 `yaml:"pools"`
 	SDK       SDK                    `yaml:"sdk"`
+	// Limits are the channels' capacity limits, by channel name
+	// (capacity.go, docs/limits.md); a limit set at run time overrides one.
+	Limits map[string]limit.Config `yaml:"limits"`
 }
 
 // Service is the service's own identity.
@@ -70,6 +74,9 @@ type Switches struct {
 	Cards CardSwitches `yaml:"cards"`
 	// SDK are the SDK-emulation switches (see sdk.go).
 	SDK SDKSwitches `yaml:"sdk"`
+	// Limits are the readings of a call refused by its channel's limit
+	// (capacity.go).
+	Limits LimitSwitches `yaml:"limits"`
 }
 
 // Channel is a publisher registered by the scenario.

@@ -242,6 +242,10 @@ var SwitchTable = []SwitchDef{
 		[]string{"refuse", "accept"}, func(f *File) *string { return &f.Switches.SDK.EmptySessionID }),
 	enumSwitch("switches.sdk.missCallback", "deliver", "a reveal that wins nothing goes through the reveal callbacks (SDK-3)",
 		[]string{"deliver", "skip"}, func(f *File) *string { return &f.Switches.SDK.MissCallback }),
+	intSwitch("switches.limits.status", "503", "HTTP status of a call refused by its channel's limit, its body the endpoint's platform failure (docs/limits.md)",
+		limitStatuses, 200, 503, func(f *File) *int { return &f.Switches.Limits.Status }),
+	ptrBoolSwitch("switches.limits.retryAfter", "a call refused by its channel's limit says Retry-After, in whole seconds (docs/limits.md)",
+		func(f *File) **bool { return &f.Switches.Limits.RetryAfter }),
 }
 
 // SwitchState is one behaviour switch for a channel: what it takes, its

@@ -349,6 +349,41 @@ public final class Channel {
     }
 
     /**
+     * Holds this channel to a capacity limit (docs/limits.md) over its scenario's, kept across a
+     * restart: a call over it waits up to the limit's wait, then is refused in the endpoint's own
+     * failure shape (HTTP 503 and Retry-After by default).
+     *
+     * @param limit such as {@code Limit.inFlight(4).rate(50).waitUpTo(Duration.ofMillis(250))}
+     * @return the limit in force: limit, burst, source and its counts (stats)
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> limit(Limit limit) {
+        return (Map<String, Object>) server.control("POST", "/__sim/limits", limit.toBody(name));
+    }
+
+    /**
+     * This channel's capacity limit in force, with what it admitted, held and refused.
+     *
+     * @return the limit and its counts (stats); null when none holds the channel
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> limits() {
+        Map<String, Object> out = (Map<String, Object>) server.control("GET", "/__sim/limits?channel=" + RewardsimServer.query(name), null);
+        List<Object> list = (List<Object>) out.get("limits");
+        return list == null || list.isEmpty() ? null : (Map<String, Object>) list.get(0);
+    }
+
+    /**
+     * Removes this channel's run-time limit: its scenario's, if any, is in force again.
+     *
+     * @return what is in force for the channel now
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> removeLimit() {
+        return (Map<String, Object>) server.control("DELETE", "/__sim/limits/" + RewardsimServer.query(name), null);
+    }
+
+    /**
      * Schedules a coupon-status push to the channel's webhookUrl: offerId, reason, and optional fields.
      * Returns at once, before the push is attempted; await it in {@link #webhookInbox()}.
      *

@@ -76,7 +76,11 @@ public enum Switch {
     /** SDK issuance with an empty sessionId (SDK-1). */
     SDK_EMPTY_SESSION_ID("sdk.emptySessionId", "refuse", "refuse, accept", "refuse", "accept"),
     /** a reveal that wins nothing goes through the reveal callbacks (SDK-3). */
-    SDK_MISS_CALLBACK("sdk.missCallback", "deliver", "deliver, skip", "deliver", "skip");
+    SDK_MISS_CALLBACK("sdk.missCallback", "deliver", "deliver, skip", "deliver", "skip"),
+    /** HTTP status of a call refused by its channel's limit, its body the endpoint's platform failure (docs/limits.md). */
+    LIMITS_STATUS("limits.status", "503", "503, 429, 200", "503", "429", "200"),
+    /** a call refused by its channel's limit says Retry-After, in whole seconds (docs/limits.md). */
+    LIMITS_RETRY_AFTER("limits.retryAfter", "true", "true, false", "true", "false");
     // end of switches
 
     private final String switchName;
