@@ -105,4 +105,5 @@ func TestServe_readsStateFileWithoutSavedFreelist(t *testing.T) {
 	if got := savedFreelist(t, path); got == noFreelist {
 		t.Error("the first open of an old file did not save its free list")
 	}
+	checkBolt(t, path)
 }
