@@ -86,19 +86,9 @@ func run() error {
 		cpuModel(), runtime.NumCPU(), runtime.GOARCH, time.Now().UTC().Format(time.RFC3339), *conns, *duration)
 
 	// A run of chosen targets skips the five start-ups unless it names them.
-	var st startup
-	if chosen("start-up") {
-		if st.mean, st.worst, err = measureStartup(""); err != nil {
-			return err
-		}
-		if *startData != "" {
-			if st.largeMean, st.largeWorst, err = measureStartup(*startData); err != nil {
-				return err
-			}
-			if fi, err := os.Stat(filepath.Join(*startData, "rewardsim.db")); err == nil {
-				st.largeBytes = fi.Size()
-			}
-		}
+	st, err := measureStartups()
+	if err != nil {
+		return err
 	}
 
 	ceilingData, err := os.MkdirTemp("", "rewardsim-ceiling-")
@@ -163,6 +153,24 @@ func run() error {
 	report(r.results, r.beside, st, rssMax, rssEnd)
 	spread(r.baseRuns)
 	return nil
+}
+
+// measureStartups times start-up on a fresh folder and, with
+// -startup-data, on that folder's large state file.
+func measureStartups() (st startup, err error) {
+	if !chosen("start-up") {
+		return st, nil
+	}
+	if st.mean, st.worst, err = measureStartup(""); err != nil || *startData == "" {
+		return st, err
+	}
+	if st.largeMean, st.largeWorst, err = measureStartup(*startData); err != nil {
+		return st, err
+	}
+	if fi, err := os.Stat(filepath.Join(*startData, "rewardsim.db")); err == nil {
+		st.largeBytes = fi.Size()
+	}
+	return st, nil
 }
 
 // serveTarget starts a rewardsim process with durability in its own
