@@ -77,10 +77,17 @@ bench:
 # LOADFLAGS: -duration, -conns, -mixed, -only, -adjacent, -stretches, -profile (see
 # .ci/load/main.go).
 LOADFLAGS ?=
+# Start-up is also measured on a state file of STARTUP_BYTES (1 GiB),
+# written afresh by this build's store (about 20 s) and removed after;
+# STARTUP_BYTES=0 leaves it out.
+STARTUP_BYTES ?= 1073741824
+LARGE := $(CURDIR)/bin/startup-large
 load: crypto-deps build
 	$(GO) vet ./.ci/load
 	$(GO) build -o bin/load ./.ci/load
-	./bin/load -bin bin/rewardsim $(LOADFLAGS)
+	rm -rf $(LARGE)
+	if [ "$(STARTUP_BYTES)" != 0 ]; then $(GO) test -count=1 -run '^TestLargeStateFile$$' ./sim/internal/state -large-state $(LARGE) -large-state-bytes $(STARTUP_BYTES) >/dev/null || exit 1; fi
+	s=0; ./bin/load -bin bin/rewardsim $$([ "$(STARTUP_BYTES)" != 0 ] && echo -startup-data $(LARGE)) $(LOADFLAGS) || s=$$?; rm -rf $(LARGE); exit $$s
 
 # A longer fuzz run than `make test` does.
 fuzz:

@@ -225,7 +225,8 @@ func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
 		{Control, anyMethod, "/__sim/*", auth(ctl.NotFound)},
 	}
 	if s.opts.DebugPprof {
-		all = append(all, route{Control, http.MethodGet, debugPprofPath + "*", auth(debugPprof)})
+		all = append(all, route{Control, http.MethodGet, debugPprofPath + "*", auth(debugPprof)},
+			route{Control, http.MethodGet, debugStorePath, auth(s.debugStore)})
 	}
 	return all
 }

@@ -336,6 +336,7 @@ func loadScenario(path string, set *schema.Set) (*scenario.Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
+		src.Embedded = true // validated at build time, not at each start-up
 		return scenario.Parse("scenarios/"+scenarios.Default, data, set, src)
 	}
 	info, err := os.Stat(path)

@@ -59,6 +59,7 @@ var (
 	baseData  = flag.String("baseline-data", "", "internal: folder of the durable-write baseline's bbolt file")
 	profiles  = flag.String("profile", "", "folder to write each rewardsim target's CPU profile to (serve --debug-pprof; read with go tool pprof)")
 	adjacent  = flag.Bool("adjacent", true, "measure each target alternately with its baseline and take the target's ratio to those stretches (false: to the baseline's first run)")
+	startData = flag.String("startup-data", "", "a data folder holding a large state file: start-up is measured on it too (make load makes a 1 GB one)")
 	stretches = flag.Int("stretches", 5, "with -adjacent, how many stretches of -duration/stretches each the target and its baseline alternate in")
 )
 
@@ -85,11 +86,9 @@ func run() error {
 		cpuModel(), runtime.NumCPU(), runtime.GOARCH, time.Now().UTC().Format(time.RFC3339), *conns, *duration)
 
 	// A run of chosen targets skips the five start-ups unless it names them.
-	var startupMean, startupWorst time.Duration
-	if chosen("start-up") {
-		if startupMean, startupWorst, err = measureStartup(); err != nil {
-			return err
-		}
+	st, err := measureStartups()
+	if err != nil {
+		return err
 	}
 
 	ceilingData, err := os.MkdirTemp("", "rewardsim-ceiling-")
@@ -151,19 +150,37 @@ func run() error {
 	if *mixed > 0 && *only == "" {
 		rssMax, rssEnd = mixedLoad(targets, srv)
 	}
-	report(r.results, r.beside, startupMean, startupWorst, rssMax, rssEnd)
+	report(r.results, r.beside, st, rssMax, rssEnd)
 	spread(r.baseRuns)
 	return nil
+}
+
+// measureStartups times start-up on a fresh folder and, with
+// -startup-data, on that folder's large state file.
+func measureStartups() (st startup, err error) {
+	if !chosen("start-up") {
+		return st, nil
+	}
+	if st.mean, st.worst, err = measureStartup(""); err != nil || *startData == "" {
+		return st, err
+	}
+	if st.largeMean, st.largeWorst, err = measureStartup(*startData); err != nil {
+		return st, err
+	}
+	if fi, err := os.Stat(filepath.Join(*startData, "rewardsim.db")); err == nil {
+		st.largeBytes = fi.Size()
+	}
+	return st, nil
 }
 
 // serveTarget starts a rewardsim process with durability in its own
 // folder under data, and a publisher client of it.
 func serveTarget(data, durability string) (*proc, *publisher.Client, error) {
 	dir := filepath.Join(data, durability)
-	args := []string{*bin, "serve", "--data", dir, "--durability", durability, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error"}
-	if *profiles != "" {
-		args = append(args, "--debug-pprof", "true")
-	}
+	// --debug-pprof also serves /__sim/debug/store, the write counters
+	// behind each target's pages per exchange.
+	args := []string{*bin, "serve", "--data", dir, "--durability", durability, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error",
+		"--debug-pprof", "true"}
 	p, err := start(args, 2)
 	if err != nil {
 		return nil, nil, err
@@ -264,6 +281,9 @@ func (r *runner) runOne(t target, p *proc) {
 	}
 	fmt.Printf("%-26s %9.0f req/s  %7.0f server-cpu-µs/req  p50 %6.2f ms  p99 %6.2f ms  (n=%d)%s\n",
 		t.name, res.rate, res.serverCPU, ms(res.p50), ms(res.p99), res.n, errNote)
+	if w := res.perExchange(); w != "" {
+		fmt.Printf("  %-24s written per exchange: %s\n", "", w)
+	}
 }
 
 // runAdjacent measures t in stretches alternating with its baseline b,

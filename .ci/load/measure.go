@@ -34,6 +34,61 @@ type result struct {
 	serverCPU float64 // server CPU µs per request
 	p50, p99  time.Duration
 	firstErr  string
+	// written: what the target's bbolt files wrote during its stretches
+	// (ok: the server answered /__sim/debug/store).
+	written written
+}
+
+// written is the delta of /__sim/debug/store's counters over a stretch.
+type written struct {
+	ok                         bool
+	statePages, stateBytes     int64
+	stateCommits               int64
+	journalPages, journalBytes int64
+}
+
+// storeCounters reads p's write counters (rewardsim serve --debug-pprof);
+// ok false for a baseline or a build without them.
+func storeCounters(p *proc) (w written) {
+	ctl, ok := p.urls["control"]
+	if !ok {
+		return w
+	}
+	var ans struct {
+		State, Journal struct{ Pages, Bytes, Commits int64 }
+	}
+	res, err := client.Get(ctl + "/__sim/debug/store")
+	if err != nil {
+		return w
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&ans) != nil {
+		return w
+	}
+	return written{ok: true, statePages: ans.State.Pages, stateBytes: ans.State.Bytes, stateCommits: ans.State.Commits,
+		journalPages: ans.Journal.Pages, journalBytes: ans.Journal.Bytes}
+}
+
+// minus is w less an earlier reading.
+func (w written) minus(b written) written {
+	return written{ok: w.ok && b.ok, statePages: w.statePages - b.statePages, stateBytes: w.stateBytes - b.stateBytes,
+		stateCommits: w.stateCommits - b.stateCommits, journalPages: w.journalPages - b.journalPages, journalBytes: w.journalBytes - b.journalBytes}
+}
+
+func (w written) plus(b written) written {
+	return written{ok: w.ok || b.ok, statePages: w.statePages + b.statePages, stateBytes: w.stateBytes + b.stateBytes,
+		stateCommits: w.stateCommits + b.stateCommits, journalPages: w.journalPages + b.journalPages, journalBytes: w.journalBytes + b.journalBytes}
+}
+
+// perExchange says what each answered request wrote: state pages and
+// bytes, state commits' share, journal pages ("" when unknown).
+func (r result) perExchange() string {
+	w, n := r.written, float64(r.n+r.errs)
+	if !w.ok || n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("state %.2f pages (%.1f KB) in %.3f commits, journal %.2f pages", float64(w.statePages)/n, float64(w.stateBytes)/n/1024,
+		float64(w.stateCommits)/n, float64(w.journalPages)/n)
 }
 
 var client = &http.Client{Transport: &http.Transport{
@@ -47,19 +102,21 @@ type sample struct {
 	lat      []time.Duration
 	firstErr string
 	next     int // the request index the next stretch starts from
+	written  written
 }
 
 // add appends stretch b to a.
 func (a *sample) add(b sample) {
 	a.n, a.errs, a.el, a.cpu, a.next = a.n+b.n, a.errs+b.errs, a.el+b.el, a.cpu+b.cpu, b.next
 	a.lat = append(a.lat, b.lat...)
+	a.written = a.written.plus(b.written)
 	if a.firstErr == "" {
 		a.firstErr = b.firstErr
 	}
 }
 
 func (s sample) result(name string) result {
-	r := result{name: name, n: s.n, errs: s.errs, firstErr: s.firstErr}
+	r := result{name: name, n: s.n, errs: s.errs, firstErr: s.firstErr, written: s.written}
 	if r.n > 0 {
 		slices.Sort(s.lat)
 		r.rate = float64(r.n) / s.el.Seconds()
@@ -85,6 +142,7 @@ func stretch(t target, server *proc, d time.Duration, from int) sample {
 		wg       sync.WaitGroup
 	)
 	idx.Store(int64(from))
+	w0 := storeCounters(server)
 	deadline := time.Now().Add(d)
 	cpu0, t0 := server.cpu(), time.Now()
 	for range *conns {
@@ -122,6 +180,9 @@ func stretch(t target, server *proc, d time.Duration, from int) sample {
 	}
 	wg.Wait()
 	s := sample{n: len(lat), errs: int(errs.Load()), el: time.Since(t0), cpu: server.cpu() - cpu0, lat: lat, next: int(idx.Load())}
+	// Read after the clock stops; the journal's writer may still hold a
+	// last batch, which the next stretch then counts.
+	s.written = storeCounters(server).minus(w0)
 	if t.limit > 0 {
 		s.next = min(s.next, t.limit)
 	}
@@ -176,7 +237,9 @@ func baselineOf(name string) string {
 		return "durable-write"
 	case slices.Contains([]string{"GetReward-new-card", "fetchCouponCode-new-claim", "listing-10-cards", "microsite-page"}, name):
 		return "echo"
-	case slices.Contains([]string{"getSecuredReferenceToken", "GetAuthToken", "GenerateSessionInfoV2", "FetchRewardInfo", "GetScratchCardForBank"}, name):
+	case name == "getSecuredReferenceToken":
+		return "sign-go" // issue 56: against the pure-Go signed handler
+	case slices.Contains([]string{"GetAuthToken", "GenerateSessionInfoV2", "FetchRewardInfo", "GetScratchCardForBank"}, name):
 		return "sign-libcrypto"
 	}
 	return ""

@@ -88,8 +88,9 @@ func (p *proc) rssAnon() int64 {
 }
 
 // measureStartup times exec to the first answered health check, from
-// outside the process, on a fresh data folder each time.
-func measureStartup() (mean, worst time.Duration, err error) {
+// outside the process, on a fresh data folder each time, or on the data
+// folder keep (its files left as they are).
+func measureStartup(keep string) (mean, worst time.Duration, err error) {
 	const runs = 5
 	var total time.Duration
 	for range runs {
@@ -97,9 +98,11 @@ func measureStartup() (mean, worst time.Duration, err error) {
 		if err != nil {
 			return 0, 0, err
 		}
-		data, err := os.MkdirTemp("", "rewardsim-start-")
-		if err != nil {
-			return 0, 0, err
+		data := keep
+		if keep == "" {
+			if data, err = os.MkdirTemp("", "rewardsim-start-"); err != nil {
+				return 0, 0, err
+			}
 		}
 		url := fmt.Sprintf("http://127.0.0.1:%d/__sim/health", port)
 		t0 := time.Now()
@@ -121,7 +124,9 @@ func measureStartup() (mean, worst time.Duration, err error) {
 		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
-		os.RemoveAll(data)
+		if keep == "" {
+			os.RemoveAll(data)
+		}
 		if took == 0 {
 			return 0, 0, errors.New("rewardsim serve did not answer its health check within 10s")
 		}

@@ -69,7 +69,18 @@ func getJSON(url string, out any) error {
 	return json.NewDecoder(res.Body).Decode(out)
 }
 
-func report(r, beside map[string]result, startupMean, startupWorst time.Duration, rssMax, rssEnd int64) {
+// startup is the start-up figures: on a fresh data folder and on a large
+// state file (-startup-data).
+type startup struct {
+	mean, worst           time.Duration
+	largeMean, largeWorst time.Duration
+	largeBytes            int64
+}
+
+// startupGoal is issue 56's: exec to the first answer.
+const startupGoal = 25 * time.Millisecond
+
+func report(r, beside map[string]result, st startup, rssMax, rssEnd int64) {
 	// baseOf is the baseline run target's ratio is to: its stretches
 	// alternating with target, or (-adjacent=false) its first run.
 	baseOf := func(target string) result {
@@ -90,11 +101,17 @@ func report(r, beside map[string]result, startupMean, startupWorst time.Duration
 	cpuRows(r, baseOf)
 	if rssMax > 0 {
 		row("RssAnon, mixed load "+mixed.String(), fmt.Sprintf("%.1f MB max, %.1f MB at the end", float64(rssMax)/(1<<20), float64(rssEnd)/(1<<20)),
-			float64(rssMax)/(50<<20), "<= 50 MB", rssMax <= 50<<20)
+			float64(rssMax)/(40<<20), "<= 40 MB", rssMax <= 40<<20)
 	}
-	if startupMean > 0 {
-		row("start-up, exec to first health answer", fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(startupMean), ms(startupWorst)),
-			float64(startupMean)/float64(50*time.Millisecond), "<= 50 ms", startupWorst <= 50*time.Millisecond)
+	// The mean is held to the goal: the worst of five on this shared
+	// machine is the neighbours' as much as ours.
+	if st.mean > 0 {
+		row("start-up, exec to first health answer", fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(st.mean), ms(st.worst)),
+			float64(st.mean)/float64(startupGoal), "<= 25 ms", st.mean <= startupGoal)
+	}
+	if st.largeMean > 0 {
+		row(fmt.Sprintf("start-up, a %.2f GB state file", float64(st.largeBytes)/(1<<30)), fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(st.largeMean), ms(st.largeWorst)),
+			float64(st.largeMean)/float64(startupGoal), "<= 25 ms", st.largeMean <= startupGoal)
 	}
 	var firsts []string
 	for _, b := range []string{"echo", "sign-go", "sign-libcrypto", "durable-write"} {
@@ -125,19 +142,24 @@ func row(name, measured string, ratio float64, goal string, met bool) {
 func throughputRows(r map[string]result, baseOf func(string) result) {
 	// measured is a target's figures beside its baseline run's.
 	measured := func(t, b result) string {
-		return fmt.Sprintf("%.0f/s (cpu %.0f µs) beside %s %.0f/s (cpu %.0f µs)", t.rate, t.serverCPU, baselineOf(t.name), b.rate, b.serverCPU)
+		m := fmt.Sprintf("%.0f/s (cpu %.0f µs) beside %s %.0f/s (cpu %.0f µs)", t.rate, t.serverCPU, baselineOf(t.name), b.rate, b.serverCPU)
+		if w := t.perExchange(); w != "" {
+			m += "; " + w
+		}
+		return m
 	}
 	// Each target's throughput goal, a share of its baseline's (0: none,
-	// reported only).
+	// reported only): issue 56's for the write targets, the listing and
+	// getSecuredReferenceToken (against sign-go), issue 25's for the rest.
 	for _, g := range []struct {
 		name, label string
 		least       float64
 	}{
-		{"getSecuredReferenceToken", "", 0.9}, {"GetAuthToken", "", 0.9}, {"GenerateSessionInfoV2", "", 0.9},
+		{"getSecuredReferenceToken", "", 2.4}, {"GetAuthToken", "", 0.9}, {"GenerateSessionInfoV2", "", 0.9},
 		{"FetchRewardInfo", "", 0.9}, {"GetScratchCardForBank", "", 0.9},
-		{"GetReward-new-card", " (process)", 0.25}, {"fetchCouponCode-new-claim", " (process)", 0.25},
-		{"GetReward-new-card-disk", "", 0.8}, {"fetchCouponCode-new-claim-disk", "", 0},
-		{"listing-10-cards", "", 0.5}, {"microsite-page", "", 0.5},
+		{"GetReward-new-card", " (process)", 0.5}, {"fetchCouponCode-new-claim", " (process)", 0.5},
+		{"GetReward-new-card-disk", "", 0.9}, {"fetchCouponCode-new-claim-disk", "", 0},
+		{"listing-10-cards", "", 0.75}, {"microsite-page", "", 0.5},
 	} {
 		t, ok := r[g.name]
 		b := baseOf(g.name)

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/sim/publisher"
@@ -57,6 +61,11 @@ func TestDurability_SIM2_everyAcknowledgedWriteSurvivesKill9(t *testing.T) {
 			sv := startBinary(t, bin, data, "--durability", mode)
 			checkAcked(t, sv.demoClient(t, key), all)
 			t.Logf("%s: %d acknowledged cards across 3 kills, all found", mode, len(all))
+			_ = sv.cmd.Process.Signal(syscall.SIGTERM)
+			_ = sv.cmd.Wait()
+			for _, f := range []string{"rewardsim.db", "journal.db"} {
+				checkBolt(t, filepath.Join(data, f))
+			}
 		})
 	}
 }
@@ -156,5 +165,29 @@ func checkAcked(t *testing.T, c *publisher.Client, all []acked) {
 	})
 	if n > 0 {
 		t.Fatalf("%d of %d acknowledged cards lost", n, len(all))
+	}
+}
+
+// checkBolt runs bbolt's consistency check over a file: every page
+// reachable once, none both free and in use, keys in order (the saved
+// free list among what it checks).
+func checkBolt(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.View(func(tx *bolt.Tx) error {
+		var first error
+		for err := range tx.Check() { // drained: the checker ends only then
+			if first == nil {
+				first = err
+			}
+		}
+		return first
+	})
+	if err != nil {
+		t.Errorf("%s: bbolt check: %v", filepath.Base(path), err)
 	}
 }

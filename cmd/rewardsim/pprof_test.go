@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 )
@@ -24,17 +25,26 @@ func TestServe_debugPprofOnlyWhenAsked(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cmd, urls := startServe(t, bin, t.TempDir(), c.extra...)
 			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-			req, _ := http.NewRequest("GET", urls["control"]+"/__sim/debug/pprof/heap?debug=1", nil)
-			if c.token != "" {
-				req.Header.Set("X-Rewardsim-Control-Token", c.token)
-			}
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
-			if res.StatusCode != c.want {
-				t.Fatalf("HTTP %d, want %d", res.StatusCode, c.want)
+			// And the store's write counters, make load's pages per exchange.
+			for _, path := range []string{"/__sim/debug/pprof/heap?debug=1", "/__sim/debug/store"} {
+				req, _ := http.NewRequest("GET", urls["control"]+path, nil)
+				if c.token != "" {
+					req.Header.Set("X-Rewardsim-Control-Token", c.token)
+				}
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ans struct{ State struct{ Pages int64 } }
+				if path == "/__sim/debug/store" && res.StatusCode == http.StatusOK {
+					if err := json.NewDecoder(res.Body).Decode(&ans); err != nil || ans.State.Pages <= 0 {
+						t.Errorf("%s: %+v %v, want the pages opening the file wrote", path, ans, err)
+					}
+				}
+				res.Body.Close()
+				if res.StatusCode != c.want {
+					t.Fatalf("%s: HTTP %d, want %d", path, res.StatusCode, c.want)
+				}
 			}
 		})
 	}

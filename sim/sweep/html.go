@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 )
 
 // htmlCell is one result as the page shows it.
@@ -23,7 +24,9 @@ type htmlRow struct {
 	Cells    [][]htmlCell
 }
 
-var page = template.Must(template.New("sweep").Parse(`<!doctype html>
+// Parsed on first use, not at start-up (init time is start-up time).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("sweep").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rewardsim sweep</title>
 <style>
 body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
@@ -49,6 +52,7 @@ Columns: {{range $i, $c := .Columns}}{{if $i}}, {{end}}<b>{{$c.Short}}</b> {{$c.
 {{end}}</table>{{end}}
 </body></html>
 `))
+})
 
 // HTML writes sweep.html: the matrix, each cell linking to its run's
 // journal slice and the sequence diagram of the faulted exchange.
@@ -87,7 +91,7 @@ func HTML(w io.Writer, r *Report) error {
 	for _, g := range Grades {
 		legend = append(legend, htmlCell{Mark: Marks[g], Grade: g})
 	}
-	return page.Execute(w, map[string]any{"Command": strings.Join(r.Command, " "), "Like": r.Like, "Summary": Summary(r),
+	return page().Execute(w, map[string]any{"Command": strings.Join(r.Command, " "), "Like": r.Like, "Summary": Summary(r),
 		"Columns": columns, "Linked": len(r.Rows) > 0 && r.Rows[0].Diagram != "", "Rows": rows, "Whens": whenOrder(r.When), "Legend": legend,
 		"Baseline": append(BaselineLines(r), StrictLines(r)...), "Failed": failed})
 }

@@ -15,14 +15,20 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
-	"github.com/rewardsim/rewardsim/sim/internal/state"
 )
 
-// Page reads a page of user's cards, in listing order, with how many
-// they have (state.Store.UserCardPage): the caller renders it, then
-// Releases it.
-func (s *Service) Page(channel, user string, offset, limit int) (*state.CardPage, error) {
-	return s.Store.UserCardPage(channel, user, offset, limit)
+// WithPage reads a page of user's cards, in listing order, with how many
+// they have (state.Store.UserCardPage), and hands it to render while it
+// lives. The views are the store's pooled buffer, back in its pool once
+// render returns: the service owns the page from read to release, and
+// render must keep nothing of it.
+func (s *Service) WithPage(channel, user string, offset, limit int, render func(total int, views []model.CardView[[]byte]) error) error {
+	page, err := s.Store.UserCardPage(channel, user, offset, limit)
+	if err != nil {
+		return err
+	}
+	defer page.Release()
+	return render(page.Total, page.Views)
 }
 
 // ListingCmp is the listing order: unscratched first, then revealed, each

@@ -3,16 +3,16 @@ package journal
 import (
 	"encoding/binary"
 	"errors"
-	"math/bits"
 	"sync"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/bincodec"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 )
 
-// Stored records use a small binary encoding (no reflection, bodies kept
-// as raw bytes): the writer's cost per entry is what the journal adds to
-// every request's CPU, so it is kept low.
+// Stored records use the simulator's binary encoding (bincodec, shared
+// with the state), bodies kept as raw bytes: the writer's cost per entry
+// is what the journal adds to every request's CPU, so it is kept low.
 const codecVersion = 1
 
 var errCodec = errors.New("journal: corrupt record")
@@ -26,7 +26,7 @@ func (r *record) appendBinary(b []byte) []byte {
 	b = binary.AppendVarint(b, r.LatencyUs)
 	b = binary.AppendVarint(b, int64(r.Status))
 	for _, s := range []string{r.Kind, r.Listener, r.Host, r.Endpoint, r.Method, r.Path, r.Query, r.Channel, r.ChannelID, r.VirtualID, r.Reason, r.Fault, r.Error} {
-		b = appendString(b, s)
+		b = bincodec.AppendString(b, s)
 	}
 	var flags byte
 	for i, f := range []bool{r.ClientGone, r.ReqTrunc, r.ResTrunc, r.Dropped, r.Unadmitted} {
@@ -37,37 +37,28 @@ func (r *record) appendBinary(b []byte) []byte {
 	b = append(b, flags)
 	b = appendHeader(b, r.ReqHeader, r.reqHeader)
 	b = appendHeader(b, r.ResHeader, r.resHeader)
-	b = appendString(b, r.ReqBody)
-	return appendString(b, r.ResBody)
+	b = bincodec.AppendString(b, r.ReqBody)
+	return bincodec.AppendString(b, r.ResBody)
 }
 
 // resBodyLen is how many bytes the answer's body takes at the end of
 // what appendBinary wrote (its length, then its bytes).
-func (r *record) resBodyLen() int {
-	return (bits.Len64(uint64(len(r.ResBody))|1)+6)/7 + len(r.ResBody)
-}
+func (r *record) resBodyLen() int { return bincodec.StringLen(len(r.ResBody)) }
 
 // appendHeader encodes h, or the pairs p when h is nil.
 func appendHeader(b []byte, h map[string]string, p headerPairs) []byte {
 	if h == nil {
 		b = binary.AppendUvarint(b, uint64(len(p)/2))
 		for i := 0; i+1 < len(p); i += 2 {
-			b = appendString(appendString(b, p[i]), p[i+1])
+			b = bincodec.AppendString(bincodec.AppendString(b, p[i]), p[i+1])
 		}
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(len(h)))
 	for k, v := range h {
-		b = appendString(appendString(b, k), v)
+		b = bincodec.AppendString(bincodec.AppendString(b, k), v)
 	}
 	return b
-}
-
-// appendString takes bytes as they are: a body converted to a string
-// first was a copy of it (issue 25).
-func appendString[T string | []byte](b []byte, s T) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
 }
 
 // binarySize is at least the length appendBinary adds, so one
@@ -95,45 +86,6 @@ func headerSize(h map[string]string, p headerPairs) int {
 	return n
 }
 
-// decoder reads what appendBinary wrote; the first error sticks.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err, d.b = errCodec, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err, d.b = errCodec, nil
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.err, d.b = errCodec, nil
-		return nil
-	}
-	out := d.b[:n:n]
-	d.b = d.b[n:]
-	return out
-}
-
-func (d *decoder) string() string { return string(d.bytes()) }
-
 var zones sync.Map // offset seconds -> *time.Location
 
 func zone(off int) *time.Location {
@@ -151,38 +103,40 @@ func (r *record) unmarshalBinary(data []byte) error {
 	if len(data) == 0 || data[0] != codecVersion {
 		return errCodec
 	}
-	d := &decoder{b: data[1:]}
-	r.Seq = d.uvarint()
-	nanos, off := d.varint(), d.varint()
+	d := bincodec.NewDecoder(data[1:])
+	r.Seq = d.Uvarint()
+	nanos, off := d.Varint(), d.Varint()
 	r.At = time.Unix(0, nanos).In(zone(int(off)))
-	r.LatencyUs = d.varint()
-	r.Status = int(d.varint())
+	r.LatencyUs = d.Varint()
+	r.Status = int(d.Varint())
 	for _, s := range []*string{&r.Kind, &r.Listener, &r.Host, &r.Endpoint, &r.Method, &r.Path, &r.Query, &r.Channel, &r.ChannelID, &r.VirtualID, &r.Reason, &r.Fault, &r.Error} {
-		*s = d.string()
+		*s = d.String()
 	}
-	if len(d.b) == 0 {
+	flags := d.Byte()
+	if d.Failed() {
 		return errCodec
 	}
-	flags := d.b[0]
-	d.b = d.b[1:]
 	r.ClientGone, r.ReqTrunc, r.ResTrunc, r.Dropped, r.Unadmitted = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0, flags&16 != 0
 	for _, h := range []*map[string]string{&r.ReqHeader, &r.ResHeader} {
-		n := d.uvarint()
-		if n > uint64(len(d.b)) {
+		n := d.Uvarint()
+		if n > uint64(d.Len()) {
 			return errCodec
 		}
 		if n > 0 {
 			*h = make(map[string]string, n)
 		}
-		for i := uint64(0); i < n && d.err == nil; i++ {
-			k := d.string()
-			(*h)[k] = d.string()
+		for i := uint64(0); i < n && !d.Failed(); i++ {
+			k := d.String()
+			(*h)[k] = d.String()
 		}
 	}
-	r.ReqBody = nilIfEmpty(d.bytes())
-	r.ResBody = nilIfEmpty(d.bytes())
+	r.ReqBody = nilIfEmpty(d.Bytes())
+	r.ResBody = nilIfEmpty(d.Bytes())
+	if d.Failed() {
+		return errCodec
+	}
 	r.Limit = r.ResHeader[httpx.LimitHeader]
-	return d.err
+	return nil
 }
 
 func nilIfEmpty(b []byte) []byte {

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/boltfile"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
@@ -458,3 +459,7 @@ func (j *Journal) commit(batch []storedRecord) {
 	}
 	j.size = size
 }
+
+// Written is what the journal's file has written since Open (for `make
+// load`'s pages per exchange; served under --debug-pprof).
+func (j *Journal) Written() boltfile.Written { return boltfile.WrittenBy(j.store.db) }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 )
@@ -40,7 +41,9 @@ type pageView struct {
 	Diagram template.HTML
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"pretty": pretty}).Parse(`<!doctype html>
+// Parsed on first use, not at start-up (init time is start-up time).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{"pretty": pretty}).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>rewardsim conformance report</title>
 <style>
@@ -87,6 +90,7 @@ code{font-size:90%}
 <table><tr><th>What</th><th>How to test it</th></tr>{{range .}}<tr><td>{{.Title}}</td><td>{{.How}}</td></tr>{{end}}</table>{{end}}
 </main></body></html>
 `))
+})
 
 // Severities in the order the page shows them.
 func (pageView) Severities() []Severity { return []Severity{Error, Warning, Info} }
@@ -116,7 +120,7 @@ func HTMLPage(w io.Writer, r Report, x Extras) error {
 			v.Groups = append(v.Groups, g)
 		}
 	}
-	return page.Execute(w, v)
+	return page().Execute(w, v)
 }
 
 // pretty indents a JSON body for reading.

@@ -85,20 +85,10 @@ func Parse(name string, data []byte, schemas *schema.Set, src Sources) (*Scenari
 	inherited := seqLen(root, "faults") - seqLen(overlay, "faults")
 	upgrade(root)
 
-	var generic any
-	if err := root.Decode(&generic); err != nil {
-		return nil, Errors{{File: name, Msg: err.Error()}}
-	}
-	raw, err := json.Marshal(jsonable(generic))
-	if err != nil {
-		return nil, Errors{{File: name, Msg: "cannot represent as JSON: " + err.Error()}}
-	}
-	if err := schemas.ValidateJSON(Schema, raw); err != nil {
-		var se *schema.Error
-		if !errors.As(err, &se) {
-			return nil, Errors{{File: name, Msg: err.Error()}}
+	if !src.Embedded {
+		if err := validate(name, root, inherited, schemas, src); err != nil {
+			return nil, err
 		}
-		return nil, overlayPaths(schemaProblems(name, root, se, src), inherited)
 	}
 
 	var f File
@@ -375,4 +365,25 @@ func yamlLine(err error) int {
 		}
 	}
 	return 0
+}
+
+// validate checks the merged document root against the scenario schema,
+// each problem at its line in the file the user wrote.
+func validate(name string, root *yaml.Node, inherited int, schemas *schema.Set, src Sources) error {
+	var generic any
+	if err := root.Decode(&generic); err != nil {
+		return Errors{{File: name, Msg: err.Error()}}
+	}
+	raw, err := json.Marshal(jsonable(generic))
+	if err != nil {
+		return Errors{{File: name, Msg: "cannot represent as JSON: " + err.Error()}}
+	}
+	if err := schemas.ValidateJSON(Schema, raw); err != nil {
+		var se *schema.Error
+		if !errors.As(err, &se) {
+			return Errors{{File: name, Msg: err.Error()}}
+		}
+		return overlayPaths(schemaProblems(name, root, se, src), inherited)
+	}
+	return nil
 }

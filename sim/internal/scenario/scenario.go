@@ -133,6 +133,12 @@ type Sources struct {
 	// Base finds the YAML of the scenario an overlay extends, by name
 	// (overlay.go); nil: nothing can be extended.
 	Base func(name string) ([]byte, bool)
+	// Embedded says the file is one of the scenarios built into the
+	// binary, unchanged: Parse skips its schema pass, which
+	// TestParse_embeddedScenariosNeedNoSchemaPass runs on each of them at
+	// build time. Compiling the scenario schema and validating the
+	// default against it was half of rewardsim's start-up.
+	Embedded bool
 }
 
 // FormatExpire renders a token expiry in the tokens.expireDateFormat switch's format.

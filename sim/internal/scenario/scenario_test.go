@@ -1,6 +1,8 @@
 package scenario_test
 
 import (
+	"io/fs"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -73,5 +75,33 @@ func TestDefaultScenario(t *testing.T) {
 	}
 	if s.Service.ChannelID != "REWARDSIM" || s.Tokens.ReferenceTTL.D().Hours() != 1 {
 		t.Fatalf("service/tokens = %+v %+v", s.Service, s.Tokens)
+	}
+}
+
+// Start-up parses the embedded scenarios with Sources.Embedded, skipping
+// the schema pass: each of them passes that pass here, and parses to the
+// same Scenario either way.
+func TestParse_embeddedScenariosNeedNoSchemaPass(t *testing.T) {
+	set, err := schema.Compile(schemas.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := fs.Glob(scenarios.FS, "*.yaml")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("embedded scenarios: %v %v", names, err)
+	}
+	for _, n := range names {
+		data, _ := scenarios.FS.ReadFile(n)
+		checked, err := scenario.Parse(n, data, set, scenario.Sources{Builtin: certs.FS})
+		if err != nil {
+			t.Fatalf("%s fails its schema pass: %v", n, err)
+		}
+		vouched, err := scenario.Parse(n, data, nil, scenario.Sources{Builtin: certs.FS, Embedded: true})
+		if err != nil {
+			t.Fatalf("%s, embedded: %v", n, err)
+		}
+		if !reflect.DeepEqual(checked, vouched) {
+			t.Errorf("%s parses differently without its schema pass", n)
+		}
 	}
 }

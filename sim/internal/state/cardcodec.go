@@ -96,26 +96,26 @@ func decodeCard(raw []byte, c *model.Card) error {
 
 // card decodes a card record.
 func (d *decoder) card(c *model.Card) error {
-	if d.byte() != cardCodecV1 {
+	if d.Byte() != cardCodecV1 {
 		return errCardCodec
 	}
-	c.RewardID = d.uvarint()
+	c.RewardID = d.Uvarint()
 	for _, s := range [...]*string{&c.Channel, &c.VirtualID, &c.CampaignID, &c.Pool, &c.Source, &c.ExtTransactionID, &c.Trigger, &c.SubTrigger, &c.DateAndTime} {
-		*s = d.str()
+		*s = d.String()
 	}
-	flags := d.byte()
+	flags := d.Byte()
 	if flags&cardHasAmount != 0 {
-		a := math.Float64frombits(d.uint64())
+		a := math.Float64frombits(d.Uint64())
 		c.Amount = &a
 	}
-	if n := d.uvarint(); n > 0 {
-		if n > uint64(len(d.b)) {
+	if n := d.Uvarint(); n > 0 {
+		if n > uint64(d.Len()) {
 			return errCardCodec
 		}
 		c.Params = make(map[string]string, n)
 		for range n {
-			k := d.str()
-			c.Params[k] = d.str()
+			k := d.String()
+			c.Params[k] = d.String()
 		}
 	}
 	c.CreatedAt = d.time()
@@ -126,48 +126,48 @@ func (d *decoder) card(c *model.Card) error {
 		o := &r.Offer
 		for _, s := range [...]*string{&o.OfferTitle, &o.Description, &o.Terms, &o.CouponCode, &o.EndDate, &o.CouponType, &o.CouponImage, &o.RedeemSteps,
 			&o.BannerDisplayURL, &o.IconImage, &o.Details, &o.SiteID, &o.SiteName, &o.CoverImage, &o.PromoLink, &o.BgColor, &r.EntryID} {
-			*s = d.str()
+			*s = d.String()
 		}
 		r.RevealedAt = d.time()
 		c.Reward = r
 	}
-	return d.done(errCardCodec)
+	return d.Done(errCardCodec)
 }
 
 // view reads a binary record as the listing shows it, every string a
 // slice of the record itself (no copy: the view lives only as long as
 // the record's bytes, a CardPage's), the times it does not show skipped.
 func (d *decoder) view(v *model.CardView[[]byte]) error {
-	if d.byte() != cardCodecV1 {
+	if d.Byte() != cardCodecV1 {
 		return errCardCodec
 	}
-	v.RewardID = d.uvarint()
-	v.Channel = d.bytes()
+	v.RewardID = d.Uvarint()
+	v.Channel = d.Bytes()
 	for range 8 { // VirtualID to DateAndTime, as card reads them
-		d.bytes()
+		d.Bytes()
 	}
-	flags := d.byte()
+	flags := d.Byte()
 	if flags&cardHasAmount != 0 {
-		d.uint64()
+		d.Uint64()
 	}
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
+	n := d.Uvarint()
+	if n > uint64(d.Len()) {
 		return errCardCodec
 	}
 	for range 2 * n { // Params' keys and values
-		d.bytes()
+		d.Bytes()
 	}
 	v.CreatedAt = d.instant()
-	d.bytes() // ExpiresAt (a length byte, as a time's)
+	d.Bytes() // ExpiresAt (a length byte, as a time's)
 	v.Revealed = flags&cardHasReward != 0
 	v.OfferVerbatim = v.Revealed && flags&cardOfferVerbatim != 0
 	v.Offer = [model.OfferFields][]byte{}
 	if v.Revealed {
 		for i := range v.Offer {
-			v.Offer[i] = d.bytes()
+			v.Offer[i] = d.Bytes()
 		}
-		d.bytes() // EntryID
-		d.bytes() // RevealedAt
+		d.Bytes() // EntryID
+		d.Bytes() // RevealedAt
 	}
-	return d.done(errCardCodec)
+	return d.Done(errCardCodec)
 }

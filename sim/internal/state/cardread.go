@@ -18,6 +18,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/rewardsim/rewardsim/sim/internal/bincodec"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -84,7 +85,7 @@ func (s *Store) UserCardPage(channel, user string, offset, limit int) (*CardPage
 
 // viewCard reads a stored card as the listing shows it.
 func viewCard(raw []byte, v *model.CardView[[]byte]) error {
-	d := decoder{b: raw}
+	d := decoder{bincodec.NewDecoder(raw)}
 	return d.view(v)
 }
 

@@ -3,18 +3,16 @@ package state
 import (
 	"encoding/binary"
 	"time"
+
+	"github.com/rewardsim/rewardsim/sim/internal/bincodec"
 )
 
-// The small binary encoding of the store's records (cards, coupons,
-// tokens, sessions): a version or tag byte, then each string as a
-// uvarint length and its bytes, and each time as appendTime or
-// appendUnixTime writes it. Written and read without reflection: the
-// JSON these records once were was a measurable share of their commits
-// and of the listing's CPU (issue 25).
+// The store's records (cards, coupons, tokens, sessions) in the
+// simulator's binary encoding (bincodec, shared with the journal): a
+// version or tag byte, then the fields, each time as appendTime or
+// appendUnixTime writes it.
 
-func appendStr(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
+func appendStr(b []byte, s string) []byte { return bincodec.AppendString(b, s) }
 
 // appendTime writes t's binary form (time.Time.AppendBinary) after its
 // length in one byte.
@@ -42,105 +40,18 @@ func appendUnixTime(b []byte, t time.Time) []byte {
 	return binary.AppendVarint(b, int64(offset))
 }
 
-// decoder reads a record; the first error sticks.
-type decoder struct {
-	b   []byte
-	s   string // a copy of the whole record (bbolt's bytes die with the transaction)
-	err bool
-}
+// decoder reads a record (bincodec.Decoder) and the state's times.
+type decoder struct{ bincodec.Decoder }
 
 // newDecoder reads raw, copied once: every string read is a slice of the copy.
-func newDecoder(raw []byte) decoder { return decoder{b: raw, s: string(raw)} }
-
-func (d *decoder) fail() { d.err, d.b = true, nil }
-
-// done is nil if the record was read whole and without error, else corrupt.
-func (d *decoder) done(corrupt error) error {
-	if d.err || len(d.b) != 0 {
-		return corrupt
-	}
-	return nil
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) uint64() uint64 {
-	if len(d.b) < 8 {
-		d.fail()
-		return 0
-	}
-	v := binary.BigEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// bytes reads a string or a time (each a length, then that many bytes:
-// a time's length is one byte, below 128, so the same varint) as a slice
-// of the record.
-func (d *decoder) bytes() []byte {
-	// A length below 128 is one byte: read here without a call (a
-	// listing of ten cards reads some 300 strings and times).
-	if b := d.b; len(b) > 0 && int(b[0]) < min(0x80, len(b)) {
-		n := 1 + int(b[0])
-		d.b = b[n:]
-		return b[1:n:n]
-	}
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail()
-		return nil
-	}
-	v := d.b[:n:n]
-	d.b = d.b[n:]
-	return v
-}
-
-// str is a slice of the record's copy (newDecoder).
-func (d *decoder) str() string {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail()
-		return ""
-	}
-	at := len(d.s) - len(d.b)
-	d.b = d.b[n:]
-	return d.s[at : at+int(n)]
-}
+func newDecoder(raw []byte) decoder { return decoder{bincodec.NewCopying(raw)} }
 
 // time reads what appendTime wrote.
 func (d *decoder) time() time.Time {
-	raw := d.bytes()
+	raw := d.Bytes()
 	var t time.Time
-	if err := t.UnmarshalBinary(raw); err != nil && !d.err {
-		d.fail()
+	if err := t.UnmarshalBinary(raw); err != nil && !d.Failed() {
+		d.Fail()
 	}
 	return t
 }
@@ -150,9 +61,9 @@ func (d *decoder) time() time.Time {
 // the local zone if that zone has it at that instant, else an unnamed
 // fixed zone.
 func (d *decoder) unixTime() time.Time {
-	sec, nsec, offset := d.varint(), d.uvarint(), d.varint()
-	if d.err || nsec >= 1e9 || offset != int64(int32(offset)) {
-		d.fail()
+	sec, nsec, offset := d.Varint(), d.Uvarint(), d.Varint()
+	if d.Failed() || nsec >= 1e9 || offset != int64(int32(offset)) {
+		d.Fail()
 		return time.Time{}
 	}
 	t := time.Unix(sec, int64(nsec))
@@ -169,9 +80,9 @@ func (d *decoder) unixTime() time.Time {
 // than UTC or Local costs an allocation per time (time.FixedZone), and
 // the listing renders times in the scenario's zone.
 func (d *decoder) instant() time.Time {
-	at, ok := instant(d.bytes())
-	if !ok && !d.err {
-		d.fail()
+	at, ok := instant(d.Bytes())
+	if !ok && !d.Failed() {
+		d.Fail()
 	}
 	return at
 }

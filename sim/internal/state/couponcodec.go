@@ -35,17 +35,17 @@ func appendCoupon(b []byte, c *model.Coupon) []byte {
 // decodeCoupon reads a stored coupon.
 func decodeCoupon(raw []byte, c *model.Coupon) error {
 	d := newDecoder(raw)
-	if d.byte() != couponCodecV1 {
+	if d.Byte() != couponCodecV1 {
 		return errCouponCodec
 	}
 	for _, s := range [...]*string{&c.Channel, &c.OfferID, &c.VirtualID, &c.ExtTransactionID, &c.Code, &c.OrderID, &c.URL, &c.InvalidReason} {
-		*s = d.str()
+		*s = d.String()
 	}
-	c.Seq = int(d.varint())
+	c.Seq = int(d.Varint())
 	c.PurchasedAt = d.time()
 	c.ValidUntil = d.time()
 	c.InvalidatedAt = d.time()
-	return d.done(errCouponCodec)
+	return d.Done(errCouponCodec)
 }
 
 // appendTxEntries appends the encoding of an extTransactionId's
@@ -68,11 +68,11 @@ func appendTxEntry(b []byte, e txEntry) []byte {
 func decodeTxEntries(raw []byte) ([]txEntry, error) {
 	var entries []txEntry
 	d := newDecoder(raw)
-	if d.byte() != couponCodecV1 {
+	if d.Byte() != couponCodecV1 {
 		return nil, errCouponCodec
 	}
-	for len(d.b) > 0 && !d.err {
-		entries = append(entries, txEntry{Offer: d.str(), Key: []byte(d.str())})
+	for d.Len() > 0 && !d.Failed() {
+		entries = append(entries, txEntry{Offer: d.String(), Key: []byte(d.String())})
 	}
-	return entries, d.done(errCouponCodec)
+	return entries, d.Done(errCouponCodec)
 }

@@ -136,3 +136,10 @@ func eachJSON[T any](b *bolt.Bucket, prefix []byte, fn func(T) error) error {
 	}
 	return nil
 }
+
+// Written is what the state file's commits have written since Open, and
+// how many group commits there were (for `make load`'s pages per
+// exchange; served under --debug-pprof).
+func (s *Store) Written() (boltfile.Written, int64) {
+	return boltfile.WrittenBy(s.db), s.group.commits.Load()
+}

@@ -52,40 +52,40 @@ func appendRecord(b []byte, r record) []byte {
 // decodeToken reads a stored token (Value is the key, not stored).
 func decodeToken(raw []byte) (model.Token, error) {
 	d := newDecoder(raw)
-	if d.byte() != tokenRecordTag {
-		d.fail()
+	if d.Byte() != tokenRecordTag {
+		d.Fail()
 	}
-	kind := model.TokenKind(d.str())
+	kind := model.TokenKind(d.String())
 	r := d.record()
-	return model.Token{Kind: kind, Channel: r.channel, VirtualID: r.virtualID, IssuedAt: r.issued, ExpiresAt: r.expires}, d.done(errBadRecord)
+	return model.Token{Kind: kind, Channel: r.channel, VirtualID: r.virtualID, IssuedAt: r.issued, ExpiresAt: r.expires}, d.Done(errBadRecord)
 }
 
 // decodeSession reads a stored session (ID is the key, not stored).
 func decodeSession(raw []byte) (model.Session, error) {
 	d := newDecoder(raw)
-	if d.byte() != sessionRecordTag {
-		d.fail()
+	if d.Byte() != sessionRecordTag {
+		d.Fail()
 	}
 	r := d.record()
-	return model.Session{Channel: r.channel, VirtualID: r.virtualID, IssuedAt: r.issued, ExpiresAt: r.expires}, d.done(errBadRecord)
+	return model.Session{Channel: r.channel, VirtualID: r.virtualID, IssuedAt: r.issued, ExpiresAt: r.expires}, d.Done(errBadRecord)
 }
 
 // decodeRecord reads the record of a stored token or session.
 func decodeRecord(raw []byte) (record, error) {
 	d := newDecoder(raw)
-	switch d.byte() {
+	switch d.Byte() {
 	case tokenRecordTag:
-		d.str() // its kind
+		_ = d.String() // its kind
 	case sessionRecordTag:
 	default:
-		d.fail()
+		d.Fail()
 	}
 	r := d.record()
-	return r, d.done(errBadRecord)
+	return r, d.Done(errBadRecord)
 }
 
 func (d *decoder) record() record {
-	r := record{channel: d.str(), virtualID: d.str()}
+	r := record{channel: d.String(), virtualID: d.String()}
 	r.issued = d.unixTime()
 	r.expires = d.unixTime()
 	return r

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -17,11 +18,14 @@ import (
 //go:embed dashboard.html
 var dashboardHTML string
 
-var dashboardTmpl = template.Must(template.New("dashboard").Funcs(template.FuncMap{
-	"prev":   func(seq uint64) uint64 { return seq - 1 },
-	"has":    func(list []string, s string) bool { return slices.Contains(list, s) },
-	"states": pushStates,
-}).Parse(dashboardHTML))
+// Parsed on first use, not at start-up (init time is start-up time).
+var dashboardTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("dashboard").Funcs(template.FuncMap{
+		"prev":   func(seq uint64) uint64 { return seq - 1 },
+		"has":    func(list []string, s string) bool { return slices.Contains(list, s) },
+		"states": pushStates,
+	}).Parse(dashboardHTML))
+})
 
 //go:embed dashboard_login.html
 var loginHTML string
@@ -56,7 +60,7 @@ func (a *API) Dashboard(c echo.Context) error {
 	v.CSRF = a.pageCSRF(c.Request())
 	v.LastSweep = a.sweeps.summary()
 	var b strings.Builder
-	if err := dashboardTmpl.Execute(&b, v); err != nil {
+	if err := dashboardTmpl().Execute(&b, v); err != nil {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/labstack/echo/v4"
@@ -46,7 +47,9 @@ var motifs = map[string]string{
 	"dot":    `<circle cx="50" cy="50" r="34" fill="#fff" opacity=".9"/>`,
 }
 
-var svgTmpl = template.Must(template.New("svg").Parse(`<svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}">
+// Parsed on first use, not at start-up (init time is start-up time).
+var svgTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("svg").Parse(`<svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}">
 <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="{{.From}}"/><stop offset="1" stop-color="{{.To}}"/></linearGradient></defs>
 {{if eq .Kind "icon"}}<circle cx="48" cy="48" r="48" fill="url(#g)"/><g transform="translate(20 20) scale(.56)">{{.Motif}}</g>
 {{else}}<rect width="{{.W}}" height="{{.H}}" rx="{{if eq .Kind "coupon"}}18{{else}}0{{end}}" fill="url(#g)"/>
@@ -56,6 +59,7 @@ var svgTmpl = template.Must(template.New("svg").Parse(`<svg xmlns="http://www.w3
 <text x="{{.TX}}" y="{{.TY}}" font-family="DejaVu Sans, Arial, sans-serif" font-size="{{.FS}}" font-weight="700" fill="#fff">{{.Label}}</text>
 <text x="{{.TX}}" y="{{.SY}}" font-family="DejaVu Sans, Arial, sans-serif" font-size="{{.SS}}" fill="#fff" opacity=".85">{{.Sub}}</text>
 {{end}}</svg>`))
+})
 
 // image renders one generated SVG.
 func (h *handlers) image(c echo.Context) error {
@@ -88,7 +92,7 @@ func (h *handlers) image(c echo.Context) error {
 		"TX": hgt / 6, "TY": hgt/2 + hgt/20, "FS": labelSize(th.Label, w, hgt), "SY": hgt/2 + hgt/20 + hgt/7, "SS": hgt / 14,
 	}
 	var b strings.Builder
-	if err := svgTmpl.Execute(&b, d); err != nil {
+	if err := svgTmpl().Execute(&b, d); err != nil {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "public, max-age=3600")

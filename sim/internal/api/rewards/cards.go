@@ -386,14 +386,11 @@ func (h *handlers) listCards(c echo.Context, call *frontdoor.Call, req *listRequ
 		wire, _ := cards.Wire(base, call.Scenario, list)
 		return c.JSON(http.StatusOK, listAnswer{Status: true, Message: "success", Page: req.page, Limit: req.limit, Total: total, Rewards: wire})
 	}
-	page, err := h.Cards.Page(channel, user, offset, req.limit)
-	if err != nil {
-		return err
-	}
-	defer page.Release()
 	loc := call.Scenario.Location
-	return httpx.WriteJSON(c, func(b []byte) []byte {
-		return appendListAnswer(b, req.page, req.limit, page.Total, base, loc, page.Views)
+	return h.Cards.WithPage(channel, user, offset, req.limit, func(total int, views []model.CardView[[]byte]) error {
+		return httpx.WriteJSON(c, func(b []byte) []byte {
+			return appendListAnswer(b, req.page, req.limit, total, base, loc, views)
+		})
 	})
 }
 
