@@ -688,3 +688,40 @@ func TestJavaMavenPlatformProfiles(t *testing.T) {
 		}
 	}
 }
+
+// A push from the simulator in a container to a service on this machine
+// (issue 51, item 6): testdata/ContainerWebhook.java starts the image of
+// `make image` with the Java library's RewardsimContainer in the
+// repository's podman engine, listens on 0.0.0.0, makes the channel's
+// webhook URL the container's hostUrl(port) and waits for the push to
+// arrive. Through podman's command line, and through docker's talking to
+// the podman service when docker is installed (the engine is then found
+// by what the service calls itself); no container is left either way.
+func TestJavaContainerWebhook(t *testing.T) {
+	t.Parallel()
+	needTool(t, "java")
+	jar := need(t, "../dist/java/rewardsim.jar", "make java")
+	if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
+		t.Skip("no container engine: make test starts one (.ci/engine/up)")
+	}
+	engine := engineEnv(t)
+	clis := []string{"podman"}
+	if _, err := exec.LookPath("docker"); err == nil {
+		clis = append(clis, "docker")
+	}
+	for _, cli := range clis {
+		t.Run(cli, func(t *testing.T) {
+			env := append(slices.Clone(engine), "REWARDSIM_CONTAINER_ENGINE="+cli, "REWARDSIM_IMAGE=localhost/rewardsim:latest")
+			out := run(t, ".", env, 3*time.Minute, "java", "-cp", jar, "testdata/ContainerWebhook.java")
+			if !strings.Contains(out, "java container webhook: podman ") || !strings.Contains(out, "http://host.containers.internal:") {
+				t.Fatalf("no push arrived through %s:\n%s", cli, out)
+			}
+			t.Log(strings.TrimSpace(out))
+			ps := exec.Command("podman", "ps", "-aq", "--filter", "label=io.github.rewardsim")
+			ps.Env = append(os.Environ(), engine...)
+			if left, err := ps.Output(); err != nil || len(strings.TrimSpace(string(left))) != 0 {
+				t.Fatalf("containers left: %q (%v)", left, err)
+			}
+		})
+	}
+}
