@@ -441,7 +441,23 @@ func gone(pid int) bool {
 // returns its public and control URLs and a stop that waits for its exit.
 func startServe(t *testing.T, data string) (public, control string, stop func()) {
 	t.Helper()
-	cmd := exec.Command(rewardsimBin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
+	return startServeWith(t, []string{rewardsimBin}, "", nil, data)
+}
+
+// startServeWith is startServe through a launcher (argv: the rewardsim
+// command as a team runs it, e.g. java -jar rewardsim.jar) in dir with env
+// (nil: this process's). It holds a pipe on serve's standard input
+// (--exit-on-stdin-eof), which every launcher passes on: stop closes it
+// and waits, whatever sits between this process and the binary.
+func startServeWith(t *testing.T, argv []string, dir string, env []string, data string) (public, control string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(argv[0], append(argv[1:], "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0",
+		"--log-level", "error", "--exit-on-stdin-eof")...)
+	cmd.Dir, cmd.Env = dir, env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -449,7 +465,12 @@ func startServe(t *testing.T, data string) (public, control string, stop func())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	stop = func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }
+	stop = func() {
+		_ = stdin.Close()
+		timer := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
+		_ = cmd.Wait()
+		timer.Stop()
+	}
 	listening := regexp.MustCompile(`^rewardsim: (\S+) listening on (\S+)$`)
 	sc := bufio.NewScanner(out)
 	for (public == "" || control == "") && sc.Scan() {
