@@ -58,3 +58,23 @@ test("a push from the container reaches a service on the host at hostUrl(port)",
     await svc.close();
   }
 });
+
+test("a service listening on 127.0.0.1 alone refuses the container's push", async () => {
+  const svc = await receiver("127.0.0.1");
+  try {
+    const ch = await container.newChannel();
+    await ch.setWebhookUrl(`${container.hostUrl(svc.port)}/hooks/coupon-status`);
+    const { pushes: [push] } = await ch.webhook({ offerId: "OFFER-DEMO", reason: "OUT_OF_STOCK" });
+    let attempts = [];
+    for (const deadline = Date.now() + 15_000; attempts.length === 0 && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 200));
+      attempts = (await container.sim.control("GET", `/__sim/webhooks/${push.id}`)).attempts ?? [];
+    }
+    assert.ok(attempts.length > 0, "no delivery attempt in 15 s");
+    assert.equal(attempts[0].ok, false);
+    assert.match(attempts[0].error, /connection refused/);
+    assert.equal(svc.pushes.length, 0);
+  } finally {
+    await svc.close();
+  }
+});
