@@ -154,14 +154,22 @@ kit-deps: node-deps
 	fi
 
 # The JDK and Debian's JUnit 5 jars (there is no Maven repository to
-# download from) for make java and the Java library's tests.
+# download from) for make java and the Java library's tests; Debian's
+# Maven with its install and dependency plugins (in /usr/share/maven-repo,
+# which stands in for Maven Central) for the per-OS profiles of
+# docs/java.md (TestJavaMavenPlatformProfiles).
 .PHONY: java-deps java node node-deps node-kit
 JUNIT_JARS := /usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/opentest4j.jar:/usr/share/java/junit-platform-commons.jar
+MAVEN_PLUGINS := /usr/share/maven-repo/org/apache/maven/plugins
 java-deps: kit-deps
 	@if [ ! -f /usr/share/java/junit-jupiter-api.jar ] || [ ! -f /usr/share/java/junit-platform-console-standalone.jar ] || \
 	    ! command -v jar >/dev/null; then \
 	  echo "installing Debian's junit5 and openjdk-17-jdk-headless for make java"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq junit5 openjdk-17-jdk-headless; \
+	fi
+	@if ! command -v mvn >/dev/null || [ ! -d $(MAVEN_PLUGINS)/maven-install-plugin ] || [ ! -d $(MAVEN_PLUGINS)/maven-dependency-plugin ]; then \
+	  echo "installing Debian's maven and its install and dependency plugins for the Maven recipe's test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven libmaven-install-plugin-java libmaven-dependency-plugin-java; \
 	fi
 
 # The Java library (clients/java, docs/java.md), with the JDK's javac,

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -533,4 +535,90 @@ func TestLibrariesNameTheCause(t *testing.T) {
 		}
 		check(t, runIn(t, dir, l.env, time.Minute, nodeOf(t, "22"), "cause.mjs"))
 	})
+}
+
+// The issue's "done when" (issue 51): a Go-less Java project and a
+// Go-less Node project, holding only the packed artefacts, sweep their own
+// suite and report on it with the rewardsim command they installed
+// (java -jar rewardsim.jar, npx rewardsim): the command serves a
+// simulator, sweeps the example service's suite against it (--control),
+// then a suite attached to it (Java: the example service's, through
+// REWARDSIM_URL; Node: a file that attachRewardsim()s, as docs/node.md's
+// globalSetup recipe does: a sweep's channels go with the sweep) leaves
+// its journal there, and the command prints its conformance report.
+func TestGoLessSweepAndReport(t *testing.T) {
+	t.Parallel()
+	type project struct {
+		l               launch
+		swept, attached []string // the suite as the sweep runs it; a suite attached to REWARDSIM_URL
+	}
+	cases := map[string]func(t *testing.T) project{
+		"java": func(t *testing.T) project {
+			l, p := javaLaunch(t)
+			tests, main := p.exampleService(t)
+			suite := []string{"/bin/sh", "-c", `exec java -jar /usr/share/java/junit-platform-console-standalone.jar -cp "$0" ` +
+				`--select-package rewards.service --disable-banner --disable-ansi-colors`, tests + ":" + main + ":" + p.classpath}
+			return project{l, suite, suite}
+		},
+		"node": func(t *testing.T) project {
+			needTool(t, "npm")
+			node := nodeOf(t, "22")
+			env := hermeticEnv(t, node)
+			dir := nodeServiceProject(t)
+			attached := `import { test } from "node:test";
+import { attachRewardsim } from "rewardsim";
+test("a claim on the served simulator", async () => {
+  const sim = await attachRewardsim();   // REWARDSIM_URL, REWARDSIM_CONTROL_URL
+  const ch = await sim.newChannel();
+  await ch.publisher.fetchCoupon({ offerId: "OFFER-DEMO", virtualId: "VU-1", extTransactionId: "T-1", coinsUsed: 100 });
+});
+`
+			if err := os.WriteFile(filepath.Join(dir, "test", "attached.test.mjs"), []byte(attached), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return project{launch{"npx", []string{lookIn(t, env, "npx"), "--no", "rewardsim"}, dir, env},
+				[]string{"node", "--test", "--test-reporter=tap", "{tests|test/claim.test.mjs test/cards.test.mjs}"},
+				[]string{node, "--test", "test/attached.test.mjs"}}
+		},
+	}
+	for name, setUp := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := setUp(t)
+			l := p.l
+			if _, err := exec.Command("env", append(append([]string{"-i"}, l.env...), "sh", "-c", "command -v go")...).Output(); err == nil {
+				t.Fatal("go is on the project's PATH")
+			}
+			public, control, stop := startServeWith(t, l.argv, l.dir, l.env, filepath.Join(t.TempDir(), "data"))
+			defer stop()
+			out := t.TempDir()
+			stdout, stderr, status, _ := l.exitOf(t, append([]string{"sweep", "--control", control, "--url", public,
+				"--out", out, "--only", "fetchCouponCode", "--kinds", "internal-error", "--when", "every", "--"}, p.swept...)...)
+			if status != 0 {
+				t.Fatalf("%s sweep: status %d\n%s%s", l.name, status, stdout, stderr)
+			}
+			raw, err := os.ReadFile(filepath.Join(out, "sweep.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep struct {
+				Rows []struct{ ID, Grade string }
+			}
+			if err := json.Unmarshal(raw, &rep); err != nil || len(rep.Rows) != 1 {
+				t.Fatalf("%s sweep: %d rows (%v)\n%s", l.name, len(rep.Rows), err, stdout)
+			}
+			suite := exec.Command(p.attached[0], p.attached[1:]...)
+			suite.Dir, suite.Env = l.dir, append(slices.Clone(l.env), "REWARDSIM_URL="+public, "REWARDSIM_CONTROL_URL="+control)
+			if b, err := suite.CombinedOutput(); err != nil {
+				t.Fatalf("the suite attached to the served simulator: %v\n%s", err, b)
+			}
+			junit := filepath.Join(t.TempDir(), "report.xml")
+			stdout, stderr, status, _ = l.exitOf(t, "report", "--control", control, "--fail-on", "none", "--junit", junit)
+			m := regexp.MustCompile(`conformance report: (\d+) exchanges, (\d+) finding`).FindStringSubmatch(stdout)
+			if status != 0 || m == nil || m[1] == "0" || !exists(junit) {
+				t.Fatalf("%s report: status %d, junit written %v\n%s%s", l.name, status, exists(junit), stdout, stderr)
+			}
+			t.Logf("%s: sweep row %s graded %s; %s", l.name, rep.Rows[0].ID, rep.Rows[0].Grade, m[0])
+		})
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -440,7 +441,23 @@ func gone(pid int) bool {
 // returns its public and control URLs and a stop that waits for its exit.
 func startServe(t *testing.T, data string) (public, control string, stop func()) {
 	t.Helper()
-	cmd := exec.Command(rewardsimBin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error")
+	return startServeWith(t, []string{rewardsimBin}, "", nil, data)
+}
+
+// startServeWith is startServe through a launcher (argv: the rewardsim
+// command as a team runs it, e.g. java -jar rewardsim.jar) in dir with env
+// (nil: this process's). It holds a pipe on serve's standard input
+// (--exit-on-stdin-eof), which every launcher passes on: stop closes it
+// and waits, whatever sits between this process and the binary.
+func startServeWith(t *testing.T, argv []string, dir string, env []string, data string) (public, control string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(argv[0], append(argv[1:], "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0",
+		"--log-level", "error", "--exit-on-stdin-eof")...)
+	cmd.Dir, cmd.Env = dir, env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -448,7 +465,12 @@ func startServe(t *testing.T, data string) (public, control string, stop func())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	stop = func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }
+	stop = func() {
+		_ = stdin.Close()
+		timer := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
+		_ = cmd.Wait()
+		timer.Stop()
+	}
 	listening := regexp.MustCompile(`^rewardsim: (\S+) listening on (\S+)$`)
 	sc := bufio.NewScanner(out)
 	for (public == "" || control == "") && sc.Scan() {
@@ -596,4 +618,131 @@ func TestJavaServiceSweep(t *testing.T) {
 		t.Fatalf("%d rows\n%s", len(rep.Rows), stdout)
 	}
 	t.Logf("%s", stdout)
+}
+
+var (
+	mavenInstall = regexp.MustCompile("(?s)<!-- doctest: skip \\([^)]*TestJavaMavenPlatformProfiles[^)]*\\) -->\n```sh\n(.*?)```")
+	mavenPOM     = regexp.MustCompile("(?s)```xml\n(<project .*?</project>\n)```")
+)
+
+// A team on Linux, macOS and Windows with one pom.xml (issue 51, item 3):
+// docs/java.md's install of the packed jars and its pom.xml, as written,
+// with Debian's Maven and plugins standing in for Maven Central (a mirror
+// of every repository to /usr/share/maven-repo: nothing from the network).
+// On this machine its per-OS profiles put the library and this platform's
+// classifier alone on the test class path, and the rewardsim command runs
+// from it; with a Mac's os.name and os.arch (and Linux on ARM), the
+// profile of that platform takes its classifier instead. Windows cannot be
+// played this way: with os.name naming Windows, Maven's console library
+// calls Windows' kernel32 before anything else and the JVM dies
+// (UnsatisfiedLinkError), whatever jansi.* property is set.
+func TestJavaMavenPlatformProfiles(t *testing.T) {
+	t.Parallel()
+	needTool(t, "mvn", "java")
+	for _, plugin := range []string{"maven-install-plugin", "maven-dependency-plugin"} {
+		need(t, "/usr/share/maven-repo/org/apache/maven/plugins/"+plugin, "make java-deps")
+	}
+	dist := need(t, "../dist/java/rewardsim.jar", "make java")
+	md, err := os.ReadFile("../docs/java.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	install, pom := mavenInstall.FindSubmatch(md), mavenPOM.FindSubmatch(md)
+	if install == nil || pom == nil {
+		t.Fatal("docs/java.md: no install block marked for TestJavaMavenPlatformProfiles, or no ```xml pom.xml")
+	}
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.xml")
+	files := map[string]string{
+		"pom.xml": string(pom[1]),
+		"settings.xml": "<settings><localRepository>" + filepath.Join(dir, "m2") + "</localRepository>\n" +
+			"<mirrors><mirror><id>debian</id><mirrorOf>*</mirrorOf><url>file:///usr/share/maven-repo</url></mirror></mirrors></settings>\n",
+		// Read by mvn from the project's folder: these settings, batch mode (no colours, no jansi).
+		".mvn/maven.config": "-B -s " + settings + "\n",
+	}
+	for name, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "dist"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(dist), filepath.Join(dir, "dist", "java")); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MAVEN_OPTS=", "REWARDSIM_BIN=", "REWARDSIM_URL=", "REWARDSIM_CONTROL_URL="}
+	run(t, dir, env, 5*time.Minute, "sh", "-ec", string(install[1]))
+
+	p := newJavaProject(t)
+	for _, c := range []struct {
+		name, opts, want string
+	}{
+		{"this machine", "", hostPlatform()},
+		{"linux arm64", "-Dos.name=Linux -Dos.arch=aarch64", "linux-arm64"},
+		{"mac intel", "-Dos.name=MacOSX -Dos.arch=x86_64", "darwin-amd64"},
+		{"mac arm", "-Dos.name=MacOSX -Dos.arch=aarch64", "darwin-arm64"},
+	} {
+		out := filepath.Join(dir, "cp-"+c.want+".txt")
+		run(t, dir, append(env, "MAVEN_OPTS="+c.opts), 3*time.Minute, "mvn", "-q", "dependency:build-classpath", "-Dmdep.outputFile="+out)
+		cp, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jars []string
+		for _, j := range filepath.SplitList(strings.TrimSpace(string(cp))) {
+			jars = append(jars, filepath.Base(j))
+		}
+		slices.Sort(jars)
+		if want := []string{"rewardsim-0.1.0-" + c.want + ".jar", "rewardsim-0.1.0.jar"}; !slices.Equal(jars, want) {
+			t.Errorf("%s (MAVEN_OPTS %q): the test class path holds %v, want %v", c.name, c.opts, jars, want)
+			continue
+		}
+		t.Logf("%s: %v", c.name, jars)
+		if c.opts == "" {
+			if v := p.run(t, time.Minute, "java", "-cp", strings.TrimSpace(string(cp)), "io.github.rewardsim.Main", "version"); !regexp.MustCompile(`(?m)^rewardsim \S+$`).MatchString(v) {
+				t.Errorf("the rewardsim command from the class path Maven resolved: %q", v)
+			}
+		}
+	}
+}
+
+// A push from the simulator in a container to a service on this machine
+// (issue 51, item 6): testdata/ContainerWebhook.java starts the image of
+// `make image` with the Java library's RewardsimContainer in the
+// repository's podman engine, listens on 0.0.0.0, makes the channel's
+// webhook URL the container's hostUrl(port) and waits for the push to
+// arrive. Through podman's command line, and through docker's talking to
+// the podman service when docker is installed (the engine is then found
+// by what the service calls itself); no container is left either way.
+func TestJavaContainerWebhook(t *testing.T) {
+	t.Parallel()
+	needTool(t, "java")
+	jar := need(t, "../dist/java/rewardsim.jar", "make java")
+	if os.Getenv(requireEnv) == "" && os.Getenv("DOCKER_HOST") == "" {
+		t.Skip("no container engine: make test starts one (.ci/engine/up)")
+	}
+	engine := engineEnv(t)
+	clis := []string{"podman"}
+	if _, err := exec.LookPath("docker"); err == nil {
+		clis = append(clis, "docker")
+	}
+	for _, cli := range clis {
+		t.Run(cli, func(t *testing.T) {
+			env := append(slices.Clone(engine), "REWARDSIM_CONTAINER_ENGINE="+cli, "REWARDSIM_IMAGE=localhost/rewardsim:latest")
+			out := run(t, ".", env, 3*time.Minute, "java", "-cp", jar, "testdata/ContainerWebhook.java")
+			if !strings.Contains(out, "java container webhook: podman ") || !strings.Contains(out, "http://host.containers.internal:") {
+				t.Fatalf("no push arrived through %s:\n%s", cli, out)
+			}
+			t.Log(strings.TrimSpace(out))
+			ps := exec.Command("podman", "ps", "-aq", "--filter", "label=io.github.rewardsim")
+			ps.Env = append(os.Environ(), engine...)
+			if left, err := ps.Output(); err != nil || len(strings.TrimSpace(string(left))) != 0 {
+				t.Fatalf("containers left: %q (%v)", left, err)
+			}
+		})
+	}
 }

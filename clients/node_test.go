@@ -694,3 +694,128 @@ func TestNodeServiceSweep(t *testing.T) {
 		t.Logf("sweep %d:\n%s", i+1, stdout)
 	}
 }
+
+// nodePlatforms are the platform packages make node packs, as Node names them.
+var nodePlatforms = []string{"linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64", "win32-arm64"}
+
+// A team on Linux and macOS (issue 51, item 3), from the packed tarballs
+// kept in the project (vendor/rewardsim), offline. The wrong recipe, every
+// platform package a dependency, is a real install that fails with npm's
+// EBADPLATFORM naming the foreign package and leaves nothing installed.
+// docs/node.md's recipe, the platform packages as optionalDependencies,
+// installs on Linux: npm skips the five foreign packages, the lockfile
+// keeps all six for the macOS and Windows machines (npm ci), and the
+// Linux binary runs, through the rewardsim command and startRewardsim().
+func TestNodeMixedOSInstall(t *testing.T) {
+	t.Parallel()
+	needTool(t, "npm", "node")
+	vendorTo := func(dir string) {
+		if err := os.MkdirAll(filepath.Join(dir, "vendor", "rewardsim"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range append([]string{"rewardsim"}, prefixed("rewardsim-", nodePlatforms)...) {
+			b, err := os.ReadFile(need(t, "../dist/node/"+name+".tgz", "make node"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "vendor", "rewardsim", name+".tgz"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	foreign := "darwin-arm64"
+	if nodePlatform() == foreign {
+		foreign = "linux-x64"
+	}
+
+	t.Run("dependencies: EBADPLATFORM", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		vendorTo(dir)
+		if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"team","private":true}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("npm", "install", "--offline", "--no-audit", "--no-fund", "--save-dev", "./vendor/rewardsim/rewardsim.tgz",
+			"./vendor/rewardsim/rewardsim-"+nodePlatform()+".tgz", "./vendor/rewardsim/rewardsim-"+foreign+".tgz")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "EBADPLATFORM") || !strings.Contains(string(out), "@rewardsim/"+foreign) {
+			t.Fatalf("npm install of the %s tarball on %s: %v, want EBADPLATFORM naming it\n%s", foreign, nodePlatform(), err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "rewardsim")); err == nil {
+			t.Fatal("the failed install left rewardsim in node_modules")
+		}
+		t.Logf("the wrong recipe, as npm says it:\n%s", out)
+	})
+
+	t.Run("optionalDependencies", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		vendorTo(dir)
+		optional := map[string]string{}
+		for _, p := range nodePlatforms {
+			optional["@rewardsim/"+p] = "file:vendor/rewardsim/rewardsim-" + p + ".tgz"
+		}
+		manifest, err := json.Marshal(map[string]any{"name": "team", "private": true, "type": "module",
+			"devDependencies": map[string]string{"rewardsim": "file:vendor/rewardsim/rewardsim.tgz"}, "optionalDependencies": optional})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		script := "import { startRewardsim } from \"rewardsim\";\nconst sim = await startRewardsim();\n" +
+			"console.log(\"from \" + sim.process.from + \" \" + JSON.stringify(await sim.health()));\nawait sim.close();\n"
+		if err := os.WriteFile(filepath.Join(dir, "start.mjs"), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"REWARDSIM_BIN=", "REWARDSIM_URL=", "REWARDSIM_CONTROL_URL=", "REWARDSIM_CACHE=" + t.TempDir()}
+		for _, install := range [][]string{
+			{"install", "--offline", "--no-audit", "--no-fund"},
+			{"ci", "--offline", "--no-audit", "--no-fund"}, // CI, from the lockfile the first install wrote
+		} {
+			out := run(t, dir, nil, 3*time.Minute, "npm", install...)
+			installed, err := os.ReadDir(filepath.Join(dir, "node_modules", "@rewardsim"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(installed) != 1 || installed[0].Name() != nodePlatform() {
+				t.Fatalf("npm %s installed %v under @rewardsim; want %s alone\n%s", install[0], installed, nodePlatform(), out)
+			}
+			lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var locked struct {
+				Packages map[string]struct {
+					Optional bool     `json:"optional"`
+					OS       []string `json:"os"`
+					Resolved string   `json:"resolved"`
+				} `json:"packages"`
+			}
+			if err := json.Unmarshal(lock, &locked); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range nodePlatforms {
+				e, ok := locked.Packages["node_modules/@rewardsim/"+p]
+				if !ok || !e.Optional || len(e.OS) != 1 || e.Resolved != "file:vendor/rewardsim/rewardsim-"+p+".tgz" {
+					t.Errorf("npm %s: package-lock.json's @rewardsim/%s: %+v (present %v); want it optional, with its os, from vendor/", install[0], p, e, ok)
+				}
+			}
+			if v := run(t, dir, env, time.Minute, "node_modules/.bin/rewardsim", "version"); !strings.HasPrefix(v, "rewardsim ") {
+				t.Fatalf("npm %s: rewardsim version: %q", install[0], v)
+			}
+			if got := run(t, dir, env, time.Minute, "node", "start.mjs"); !strings.HasPrefix(got, "from @rewardsim/"+nodePlatform()+" ") {
+				t.Fatalf("npm %s: startRewardsim: %q, want the binary of @rewardsim/%s", install[0], got, nodePlatform())
+			}
+		}
+	})
+}
+
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}

@@ -84,6 +84,10 @@ export async function surface(): Promise<void> {
   const container: StartedRewardsimContainer = await new RewardsimContainer().start();
   const ch2: Channel = await container.newChannel();
   const urls: string = container.publicUrl + container.controlUrl;
+  const engine: "podman" | "docker" = container.engine;
+  await ch2.setWebhookUrl(container.hostUrl(8081) + "/hooks");   // the host, as the container reaches it
+  // @ts-expect-error: a port is a number
+  container.hostUrl("8081");
   await container.stop();
-  void [url, name, code, ref, session, coupons, count, push, ch2, urls];
+  void [url, name, code, ref, session, coupons, count, push, ch2, urls, engine];
 }
