@@ -21,6 +21,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/latency"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/state"
@@ -88,6 +89,7 @@ type Plane struct {
 	files     Files
 	scenarios *scenario.Registry
 	faults    *fault.Set
+	latency   *latency.Set
 	clock     clock.Clock     // the global clock
 	clocks    *clock.Channels // it, with the channels' own clocks
 	rand      io.Reader
@@ -117,7 +119,7 @@ func refuse(why refusal.Kind, format string, a ...any) error {
 func Open(o Options) (*Plane, error) {
 	p := &Plane{
 		store: o.Store, files: o.Files, scenarios: scenario.NewRegistry(o.Scenario),
-		faults: &fault.Set{}, clock: o.Clock, rand: o.Rand, log: o.Log, sharedBox: o.SharedBox,
+		faults: &fault.Set{}, latency: latency.NewSet(nil), clock: o.Clock, rand: o.Rand, log: o.Log, sharedBox: o.SharedBox,
 		secrets: o.Secrets, watched: map[string]string{},
 	}
 	if p.clock == nil {
@@ -167,6 +169,7 @@ func Open(o Options) (*Plane, error) {
 		p.faults.Restore(st)
 	}
 	p.faults.OnFire = p.saveCounters
+	restore(p, kindLatency, p.restoreLatency)
 	p.restoreChannelTokens()
 	return p, nil
 }
