@@ -2,6 +2,7 @@ package control
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -59,4 +60,17 @@ func (a *API) RemoveLatency(c echo.Context) error {
 		return refused(err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"removed": gone})
+}
+
+// latencyP99 is the p99 of the profile now governing endpoint's calls on
+// channel (0: none), for the report's client-timeout rule.
+func (a *API) latencyP99(endpoint, channel string) time.Duration {
+	var own *latency.Set
+	if sc := a.scenarios.ActiveFor(channel); sc != nil {
+		own = sc.Latency
+	}
+	if src := latency.First(a.plane.Latency(), own, endpoint, channel); src != nil {
+		return src.Quantile(0.99)
+	}
+	return 0
 }
