@@ -161,3 +161,16 @@ func TestSet_findsTheNarrowestProfile(t *testing.T) {
 		t.Errorf("removed %v, want GetReward's two", gone)
 	}
 }
+
+// BenchmarkFirst_noProfile is what every call pays with no profile set:
+// the run-time set's and the scenario's empty lookups.
+func BenchmarkFirst_noProfile(b *testing.B) {
+	run, own := NewSet(nil), NewSet(nil)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if First(run, own, "GetReward", "DEMOBANK") != nil {
+				b.Fatal("found a profile in empty sets")
+			}
+		}
+	})
+}
