@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -70,5 +71,38 @@ func TestMetrics_latencyProfileBesideTheAnsweredHistogram(t *testing.T) {
 	}
 	if count != 3 || sum < 0.12 {
 		t.Errorf("GetReward answered %d calls in %vs in all, want 3 of at least 40ms each", count, sum)
+	}
+}
+
+// The dashboard's latency panel sets each profile beside what its
+// endpoint answered (issue 53 item 4).
+func TestDashboard_latencyPanel(t *testing.T) {
+	e := newCardEnv(t)
+	get := func() string {
+		res, err := http.Get(e.s.ControlURL + "/__sim/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		return string(raw)
+	}
+	if page := get(); !strings.Contains(page, "No profile set") {
+		t.Error("with no profile the panel does not say so")
+	}
+	ctlOK(t, e.s, http.StatusOK, "POST", "/__sim/latency", map[string]any{"endpoint": "GetReward", "channel": "DEMOBANK", "fixed": "30ms"})
+	e.issue("lp-a", "UPI")
+	e.issue("lp-b", "UPI")
+	ctlOK(t, e.s, http.StatusOK, "GET", "/__sim/journal?limit=1", nil)
+	page := get()
+	i := strings.Index(page, `<tr data-latency="GetReward">`)
+	if i < 0 {
+		t.Fatalf("no GetReward row in the latency panel")
+	}
+	row := page[i : i+strings.Index(page[i:], "</tr>")]
+	for _, want := range []string{"run time", "DEMOBANK", "fixed", "30ms / 30ms", "<td>2</td>"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the row lacks %q: %s", want, row)
+		}
 	}
 }
