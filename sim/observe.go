@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/latency"
 	"github.com/rewardsim/rewardsim/sim/internal/metrics"
 	"github.com/rewardsim/rewardsim/sim/internal/outcome"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
@@ -33,6 +34,7 @@ func (s *Sim) observe() {
 			c, err := s.store.Counts()
 			return c.CouponsClaimed, err
 		},
+		LatencyProfiles: s.latencyFigures,
 	})
 	if !quietObservers.log {
 		s.journal.Observe(s.logEntry)
@@ -43,6 +45,23 @@ func (s *Sim) observe() {
 	if !quietObservers.live {
 		s.journal.Observe(s.live.Publish)
 	}
+}
+
+// latencyFigures are the configured latency profiles, the run-time ones
+// and each scenario's, for /metrics.
+func (s *Sim) latencyFigures() []metrics.Profile {
+	var out []metrics.Profile
+	add := func(from string, ps []latency.Profile) {
+		for _, p := range ps {
+			out = append(out, metrics.Profile{From: from, Endpoint: p.Endpoint, Channel: p.Channel, Kind: p.Kind(),
+				Median: p.Quantile(0.5).Seconds(), P99: p.Quantile(0.99).Seconds()})
+		}
+	}
+	add("runtime", s.plane.Latency().List())
+	for _, sc := range s.plane.Scenarios().Scenarios() {
+		add("scenario/"+sc.Name, sc.Latency.List())
+	}
+	return out
 }
 
 // quietObservers leaves observers out of simulators built from now on:

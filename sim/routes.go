@@ -61,7 +61,7 @@ func (s *Sim) routes() ([]route, error) {
 		}
 	}
 	s.plane.Faults().OnRemove = func(id string) { stories.Disarmed(id, s.plane.Faults().List()) }
-	door := &frontdoor.Door{Faults: s.plane.Faults(), Limits: s.plane.Limits(), Stories: stories.On, Log: s.log}
+	door := &frontdoor.Door{Faults: s.plane.Faults(), Limits: s.plane.Limits(), Latency: s.plane.Latency(), Stories: stories.On, Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
 	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
@@ -200,6 +200,9 @@ func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
 		{Control, http.MethodPost, "/__sim/faults", on(body, ctl.AddFault)},
 		{Control, http.MethodDelete, "/__sim/faults/:id", on(ctl.RuleChannel, ctl.RemoveFault)},
 		{Control, http.MethodDelete, "/__sim/faults", auth(ctl.ClearFaults)},
+		{Control, http.MethodGet, "/__sim/latency", auth(ctl.ListLatency)},
+		{Control, http.MethodPost, "/__sim/latency", on(body, ctl.SetLatency)},
+		{Control, http.MethodDelete, "/__sim/latency", on(query, ctl.RemoveLatency)},
 		{Control, http.MethodPost, "/__sim/webhooks", on(body, ctl.ScheduleWebhook)},
 		{Control, http.MethodGet, "/__sim/webhooks", auth(ctl.ListWebhooks)},
 		{Control, http.MethodGet, "/__sim/webhooks/:id", auth(ctl.GetWebhook)},

@@ -306,6 +306,25 @@ class Rewardsim {
   }
 
   /**
+   * Sets a latency profile (POST /__sim/latency, docs/latency.md): { endpoint, channel?, fixed | uniform: {min, max}
+   * | lognormal: {median, p99}, max?, seed? }, durations as Go writes them ("250ms"); kept across a restart.
+   */
+  latency(profile) {
+    return this.control("POST", "/__sim/latency", profile);
+  }
+
+  /** The latency profiles in force: { profiles (run-time), scenarios: { name: [profile] } }. */
+  latencies() {
+    return this.control("GET", "/__sim/latency");
+  }
+
+  /** Removes run-time latency profiles: of an endpoint (default every one) for a channel (default every channel's). */
+  removeLatency({ endpoint, channel } = {}) {
+    const q = new URLSearchParams({ ...(endpoint ? { endpoint } : {}), ...(channel ? { channel } : {}) }).toString();
+    return this.control("DELETE", `/__sim/latency${q ? `?${q}` : ""}`);
+  }
+
+  /**
    * The conformance report (GET /__sim/report, schemas/report.json): { channel, failOn, refTokenPerHour }.
    * channel: a name, CHANNELID or Channel; absent, every channel. failOn ("error", "warning",
    * "info" or "none"; absent, "none"): rejects with node:assert's AssertionError listing the
@@ -558,6 +577,11 @@ class Channel {
   /** Adds a fault rule for this channel (the channel is filled in). */
   fault(rule) {
     return this.sim.control("POST", "/__sim/faults", { channel: this.name, ...rule });
+  }
+
+  /** Sets a latency profile for this channel (sim.latency with this channel): { endpoint, fixed | uniform | lognormal, max?, seed? }. */
+  latency(profile) {
+    return this.sim.latency({ ...profile, channel: this.name });
   }
 
   /** Overrides a behaviour switch for this channel (sim.setSwitch with this channel). */

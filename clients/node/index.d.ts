@@ -138,6 +138,12 @@ export class Rewardsim {
   switches(options?: { channel?: string }): Promise<{ channel?: string; scenario: string; switches: SwitchState[] }>;
   /** Overrides a behaviour switch for a channel (default: every channel), kept across a restart; a value it does not take rejects, naming those it takes. */
   setSwitch<N extends SwitchName>(name: N, value: SwitchValues[N], options?: { channel?: string }): Promise<SwitchState>;
+  /** Sets a latency profile (POST /__sim/latency, docs/latency.md); kept across a restart. */
+  latency(profile: LatencyProfile): Promise<LatencyProfile>;
+  /** The latency profiles in force: the run-time ones and each scenario's own. */
+  latencies(): Promise<{ profiles: LatencyProfile[]; scenarios: Record<string, LatencyProfile[]> }>;
+  /** Removes run-time latency profiles: of an endpoint (default every one) for a channel (default every channel's). */
+  removeLatency(options?: { endpoint?: string; channel?: string }): Promise<{ removed: LatencyProfile[] }>;
   /** Puts the scenario's value back: of one switch, or every one (default: every channel's overrides). */
   resetSwitch(name?: SwitchName, options?: { channel?: string }): Promise<{ reset: string[] } & JsonObject>;
   /** The conformance report of channel (a name, CHANNELID or Channel; absent: every channel), as `rewardsim report` gives it. */
@@ -358,6 +364,8 @@ export class Channel {
   clock(): Promise<JsonObject>;
   /** A fault rule (docs/scenarios.md#faults); channel is filled in. */
   fault(rule: FaultRule): Promise<JsonObject>;
+  /** Sets a latency profile for this channel (sim.latency with this channel). */
+  latency(profile: Omit<LatencyProfile, "channel">): Promise<LatencyProfile>;
   /** Overrides a behaviour switch for this channel (sim.setSwitch with this channel). */
   setSwitch<N extends SwitchName>(name: N, value: SwitchValues[N]): Promise<SwitchState>;
   /** Puts the scenario's value back for this channel: of one switch, or every one. */
@@ -452,4 +460,21 @@ export interface LimitState {
   source: "run-time" | "scenario";
   scenario?: { inFlight?: number; rate?: number; burst?: number; wait?: string };
   stats: { inFlight: number; waiting: number; admitted: number; waited: number; refused: number };
+}
+
+/**
+ * A latency profile (docs/latency.md; schemas/control.latency.json): exactly one of fixed,
+ * uniform and lognormal; durations as Go writes them ("250ms"), each at most 1m.
+ */
+export interface LatencyProfile {
+  /** An operation name (GetReward, getCatalogue, ...) or "*". */
+  endpoint: string;
+  channel?: string;
+  fixed?: string;
+  uniform?: { min: string; max: string };
+  lognormal?: { median: string; p99: string };
+  /** Caps every draw. */
+  max?: string;
+  seed?: number;
+  samples?: number;
 }

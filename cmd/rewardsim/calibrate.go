@@ -34,6 +34,7 @@ type calibrateFlags struct {
 	out, jsonOut, against           string
 	wait                            time.Duration
 	failUnchecked                   bool
+	latencySamples                  int
 }
 
 func newCalibrateCmd() *cobra.Command {
@@ -69,6 +70,7 @@ Exit 2: it stopped (a transport failure, a burst of 5xx answers) or determined n
 	fl.StringVar(&f.zone, "timezone", "+05:30", "the service's UTC offset, to read an expireDate without one")
 	fl.IntVar(&f.budget, "budget", calibrate.DefaultBudget, "the most calls it makes")
 	fl.BoolVar(&f.allowWrites, "allow-writes", false, "permit calls that issue cards, claim coupons or burn stock")
+	fl.IntVar(&f.latencySamples, "latency-samples", 0, fmt.Sprintf("after the probes, call each read-only endpoint (getCatalogue) this many times more (at most %d) and write its latency as a log-normal profile into the overlay; every endpoint with %d samples or more is written", calibrate.MaxLatencySamples, calibrate.MinProfileSamples))
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan (each call and what it decides) and call nothing")
 	fl.StringVar(&f.out, "out", "", "write a scenario overlay (extends: default) of what it found")
 	fl.StringVar(&f.jsonOut, "json", "", "write the findings as JSON (schemas/calibrate.json)")
@@ -83,6 +85,9 @@ func runCalibrate(cmd *cobra.Command, f calibrateFlags) error {
 	w := cmd.OutOrStdout()
 	if f.budget < 1 {
 		return calibrateExit{2, "--budget must be at least 1"}
+	}
+	if f.latencySamples < 0 || f.latencySamples > calibrate.MaxLatencySamples {
+		return calibrateExit{2, fmt.Sprintf("--latency-samples must be from 0 to %d", calibrate.MaxLatencySamples)}
 	}
 	if f.wait < 0 {
 		return calibrateExit{2, "--wait must not be negative"}
@@ -100,7 +105,7 @@ func runCalibrate(cmd *cobra.Command, f calibrateFlags) error {
 			return calibrateExit{2, "--against: " + err.Error()}
 		}
 	}
-	rep := calibrate.Run(cmd.Context(), t, calibrate.Options{Budget: f.budget, AllowWrites: f.allowWrites, Wait: f.wait})
+	rep := calibrate.Run(cmd.Context(), t, calibrate.Options{Budget: f.budget, AllowWrites: f.allowWrites, Wait: f.wait, LatencySamples: f.latencySamples})
 	var drift []calibrate.Drift
 	if f.against != "" {
 		if drift, err = rep.CompareFile(f.against); err != nil {

@@ -15,7 +15,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newServeCmd(), newSignCmd(), newOpenCmd(), newValidateCmd(), newKeysCmd(), newWebhookCmd(), newVersionCmd(), newOpenAPICmd(), newHealthcheckCmd())
 	root.AddCommand(newReplayCmd(), newRecordCmd(), newRecordingCmd(), newReportCmd(), newDiagramCmd())
 	root.AddCommand(newVerifyCmd(), newScenarioCmd())
-	root.AddCommand(newFaultCmd(), newClockCmd(), newChannelCmd(), newStateCmd(), newJournalCmd(), newStoryCmd(), newSwitchCmd(), newLimitCmd())
+	root.AddCommand(newFaultCmd(), newClockCmd(), newChannelCmd(), newStateCmd(), newJournalCmd(), newStoryCmd(), newSwitchCmd(), newLimitCmd(), newLatencyCmd())
 	root.AddCommand(newCalibrateCmd())
 	root.AddCommand(newSweepCmd())
 	return root

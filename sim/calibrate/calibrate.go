@@ -53,6 +53,10 @@ type Options struct {
 	RunID string
 	// Now is the local clock (time.Now when nil).
 	Now func() time.Time
+	// LatencySamples is how many calls of each read-only endpoint are
+	// made after the probes, for its latency (at most MaxLatencySamples;
+	// 0: none beyond the probes' own).
+	LatencySamples int
 	// Wait bounds how long a probe that must wait something out (a
 	// session's lifetime) may watch it; 0 runs no such probe.
 	Wait time.Duration
@@ -121,6 +125,9 @@ type Report struct {
 	Drift    []Drift  `json:"drift,omitempty"`
 	// Against is the comparison with a scenario (--against).
 	Against *Check `json:"against,omitempty"`
+	// Latency is each endpoint's measured answer time, with the samples
+	// it rests on.
+	Latency []LatencyFigure `json:"latency,omitempty"`
 }
 
 // TargetRef names the target in a report (no credentials).
@@ -206,6 +213,7 @@ type run struct {
 	catalogue      map[string]int
 	catalogueIDs   []string
 	seq            int
+	latency        map[string][]time.Duration // endpoint -> answer times
 }
 
 type userToken struct {
@@ -227,6 +235,7 @@ func Run(ctx context.Context, t Target, o Options) *Report {
 	for _, p := range Plan() {
 		r.runProbe(p)
 	}
+	r.sampleLatency(o.LatencySamples)
 	return r.report()
 }
 
@@ -323,6 +332,7 @@ func (r *run) report() *Report {
 		}
 		rep.Findings = append(rep.Findings, Finding{Switch: s.Name, Cause: CauseUnobservable, Why: "not observable from a publisher's side: " + s.Unobservable})
 	}
+	rep.Latency = r.latencyFigures()
 	if rep.Stopped == "" && rep.Determined() == 0 {
 		rep.Stopped = "no switch determined: the target answered no probe the way this service's API does"
 	}

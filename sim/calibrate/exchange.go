@@ -67,10 +67,12 @@ func (r *run) send(e *Exchange) error {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	e.Sent = r.o.Now()
+	start := time.Now() // the wall clock, whatever Options.Now is
 	res, err := r.t.HTTP.Do(req)
 	if err == nil {
 		e.Resp, err = io.ReadAll(io.LimitReader(res.Body, 1<<20))
 		res.Body.Close()
+		r.noteLatency(e, time.Since(start))
 	}
 	if err != nil {
 		r.stopped = fmt.Sprintf("transport failure on %s %s: %v", e.Method, e.URL, err)

@@ -42,6 +42,13 @@ func (rep *Report) WriteTable(w io.Writer) {
 		fmt.Fprint(w, ", writes off")
 	}
 	fmt.Fprintln(w)
+	for _, l := range rep.Latency {
+		written := ""
+		if l.Profiled {
+			written = ", written as a log-normal profile"
+		}
+		fmt.Fprintf(w, "latency %s: median %s, p99 %s from %d samples%s\n", l.Endpoint, l.Median, l.P99, l.Samples, written)
+	}
 	for _, warn := range rep.Warnings {
 		fmt.Fprintln(w, "warning: "+warn)
 	}
@@ -145,6 +152,7 @@ func (rep *Report) Overlay() []byte {
 	}
 	b.WriteString("version: 1\nextends: default\n")
 	root.write(&b, "")
+	rep.writeLatency(&b)
 	return b.Bytes()
 }
 

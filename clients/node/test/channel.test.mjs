@@ -350,3 +350,21 @@ describe("the report from the test", { concurrency: true }, () => {
     await assert.rejects(ch.report({ refTokenPerHour: 0 }), (e) => e.status === 400 && /refTokenPerHour/.test(e.message));
   });
 });
+
+// Issue 53 item 1: a latency profile from the test, on the channel alone:
+// its getCatalogue answers after the fixed 300ms, another channel's at once.
+describe("latency from the test", () => {
+  test("ch.latency holds the channel's calls; removeLatency lifts it", async () => {
+    const slow = await sim.newChannel();
+    const quick = await sim.newChannel();
+    const set = await slow.latency({ endpoint: "getCatalogue", fixed: "300ms" });
+    assert.equal(set.channel, slow.name);
+    assert.ok((await sim.latencies()).profiles.some((p) => p.channel === slow.name && p.fixed === "300ms"));
+    const timed = async (ch) => { const t0 = Date.now(); await ch.publisher.catalogue(); return Date.now() - t0; };
+    assert.ok(await timed(slow) >= 300, "the profiled channel answered within 300ms");
+    assert.ok(await timed(quick) < 250, "another channel was held too");
+    await assert.rejects(slow.latency({ endpoint: "getCatalog", fixed: "1ms" }), /did you mean getCatalogue\?/);
+    assert.equal((await sim.removeLatency({ channel: slow.name })).removed.length, 1);
+    assert.ok(await timed(slow) < 250, "the profile was not removed");
+  });
+});

@@ -214,7 +214,7 @@ func (p *Plane) PatchChannel(name string, patch ChannelPatch) (ChannelSpec, erro
 // UnregisterChannel removes a channel registered at run time with
 // everything the store keys by it, in one transaction: its state (cards,
 // coupons, tokens, sessions, pending pushes), its own clock, the scenario
-// activated for it, its control token and the run-time fault rules that name it. A channel made again under the name
+// activated for it, its control token and the run-time fault rules and latency profiles that name it. A channel made again under the name
 // inherits nothing (issue 42). The journal, a file of its own, is the
 // caller's to drop.
 func (p *Plane) UnregisterChannel(name string) error {
@@ -235,9 +235,15 @@ func (p *Plane) UnregisterChannel(name string) error {
 				writes = append(writes, del(kindFault, st.ID))
 			}
 		}
+		for _, pr := range p.latency.List() {
+			if pr.Channel == name {
+				writes = append(writes, del(kindLatency, latencyKey(pr.Endpoint, pr.Channel)))
+			}
+		}
 		if err := p.store.ResetChannel(name, writes...); err != nil {
 			return err
 		}
+		p.latency.Remove("", name, false)
 		p.clocks.Drop(name)
 		p.tokens.set(name, "") // a channel made again under the name gets no token of the old one
 		p.limits.Drop(name)

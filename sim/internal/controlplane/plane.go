@@ -21,6 +21,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/latency"
 	"github.com/rewardsim/rewardsim/sim/internal/limit"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -89,7 +90,8 @@ type Plane struct {
 	files     Files
 	scenarios *scenario.Registry
 	faults    *fault.Set
-	limits    *limit.Set      // the channels' capacity limits (limits.go)
+	limits    *limit.Set // the channels' capacity limits (limits.go)
+	latency   *latency.Set
 	clock     clock.Clock     // the global clock
 	clocks    *clock.Channels // it, with the channels' own clocks
 	rand      io.Reader
@@ -119,7 +121,7 @@ func refuse(why refusal.Kind, format string, a ...any) error {
 func Open(o Options) (*Plane, error) {
 	p := &Plane{
 		store: o.Store, files: o.Files, scenarios: scenario.NewRegistry(o.Scenario),
-		faults: &fault.Set{}, limits: &limit.Set{}, clock: o.Clock, rand: o.Rand, log: o.Log, sharedBox: o.SharedBox,
+		faults: &fault.Set{}, limits: &limit.Set{}, latency: latency.NewSet(nil), clock: o.Clock, rand: o.Rand, log: o.Log, sharedBox: o.SharedBox,
 		secrets: o.Secrets, watched: map[string]string{},
 	}
 	if p.clock == nil {
@@ -170,6 +172,7 @@ func Open(o Options) (*Plane, error) {
 	}
 	p.faults.OnFire = p.saveCounters
 	p.restoreLimits()
+	restore(p, kindLatency, p.restoreLatency)
 	p.restoreChannelTokens()
 	return p, nil
 }

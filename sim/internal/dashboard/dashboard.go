@@ -99,6 +99,9 @@ type View struct {
 	Findings       []report.Finding
 	// FindingsOver is how many of the latest entries Findings cover.
 	FindingsOver int
+	// Latency is each latency profile in force beside its endpoint's
+	// answered latency over the same latest entries.
+	Latency []LatencyRow
 }
 
 // Recent is how many of the latest exchanges the dashboard lists.
@@ -267,6 +270,7 @@ func (s Sources) livePanels(ctx context.Context, v *View) error {
 		v.DiagramURL = template.HTML("/__sim/diagram.svg?" + template.HTMLEscapeString(u.Encode()))
 	}
 	v.Findings = report.Build(es, report.Options{}).Findings
+	v.Latency = s.latencyRows(es)
 	return nil
 }
 

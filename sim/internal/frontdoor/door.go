@@ -23,6 +23,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/latency"
 	"github.com/rewardsim/rewardsim/sim/internal/limit"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -107,6 +108,9 @@ type Door struct {
 	Log      *slog.Logger
 	// Limits are the channels' capacity limits (nil: none).
 	Limits *limit.Set
+	// Latency is the run-time latency profiles, consulted before the
+	// governing scenario's own (nil: only the scenario's).
+	Latency *latency.Set
 	// Tokens resolves the bearer token of a call no way in admitted to
 	// its owner (NoteUnopened; nil: not resolved).
 	Tokens httpx.TokenChecker
@@ -162,6 +166,9 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 			return err
 		}
 		defer ticket.Release()
+		if err := d.hold(c, op, call); err != nil {
+			return err
+		}
 		if e.Check != nil {
 			if err := e.Check(c, call, &req); err != nil {
 				return err
@@ -223,6 +230,26 @@ func (d *Door) refuse(c echo.Context, op contract.Op, call *Call, err error) err
 		answer.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
 	}
 	return answer
+}
+
+// hold keeps an admitted call for its latency profile's draw before any
+// of the operation's work: the profile is the service's processing time,
+// so every answer of the endpoint to the channel (a refusal by its own
+// rules too) and every effect come after it, and no store transaction is
+// open meanwhile. A fault's delay comes on top (the dialect's). A call
+// its way in refused is answered at once: it never reached the service's
+// processing. The wait is a timer on the request's own goroutine; a
+// client that hangs up ends it.
+func (d *Door) hold(c echo.Context, op contract.Op, call *Call) error {
+	var own *latency.Set
+	if call.Scenario != nil {
+		own = call.Scenario.Latency
+	}
+	src := latency.First(d.Latency, own, op.Name, call.Channel.Name)
+	if src == nil {
+		return nil
+	}
+	return httpx.Wait(c.Request().Context(), src.Draw())
 }
 
 // sayStories names the failure stories applied to the channel the call

@@ -38,6 +38,35 @@ type Sources struct {
 	Cards func() (issued, revealed int, err error)
 	// CouponsClaimed counts every channel's coupons delivered so far.
 	CouponsClaimed func() (int, error)
+	// LatencyProfiles are the configured latency profiles, shown beside
+	// rewardsim_request_duration_seconds (the answered latency).
+	LatencyProfiles func() []Profile
+}
+
+// Profile is one configured latency profile's figures: From is
+// "runtime" or "scenario/NAME"; Channel "" is every channel.
+type Profile struct {
+	From, Endpoint, Channel, Kind string
+	Median, P99                   float64 // seconds, before the cap
+}
+
+// profiles exports the configured profiles at scrape time.
+type profiles struct {
+	read func() []Profile
+	desc *prometheus.Desc
+}
+
+func (p profiles) Describe(ch chan<- *prometheus.Desc) { ch <- p.desc }
+
+func (p profiles) Collect(ch chan<- prometheus.Metric) {
+	for _, pr := range p.read() {
+		for _, q := range []struct {
+			name string
+			v    float64
+		}{{"0.5", pr.Median}, {"0.99", pr.P99}} {
+			ch <- prometheus.MustNewConstMetric(p.desc, prometheus.GaugeValue, q.v, pr.From, pr.Endpoint, pr.Channel, pr.Kind, q.name)
+		}
+	}
 }
 
 // Metrics is one simulator's registry and its counters.
@@ -123,6 +152,11 @@ func New(src Sources) *Metrics {
 			_, n, err := src.Cards()
 			return float64(n), err
 		})
+	}
+	if src.LatencyProfiles != nil {
+		m.reg.MustRegister(profiles{read: src.LatencyProfiles, desc: prometheus.NewDesc("rewardsim_latency_profile_seconds",
+			"Configured latency profiles (simulator behaviour, not contract): the quantile of the profile's delay before its cap, by where it is set (runtime, or scenario/NAME), endpoint (* every one), channel (\"\" every one) and kind. Compare rewardsim_request_duration_seconds, the answered latency.",
+			[]string{"from", "endpoint", "channel", "kind", "quantile"}, nil)})
 	}
 	if src.CouponsClaimed != nil {
 		gauge("rewardsim_coupons_claimed", "Coupons delivered and held in the store, every channel.", func() (float64, error) {

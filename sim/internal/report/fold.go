@@ -217,6 +217,19 @@ func (f *fold) perEntry(e *journal.Entry) {
 	if endpointIs(e, "GetReward") {
 		getReward(c, e)
 	}
+	f.clientTimeout(e)
+}
+
+// clientTimeout is a client that hung up sooner than the p99 of the
+// latency profile governing the call: its timeout cuts the tail.
+func (f *fold) clientTimeout(e *journal.Entry) {
+	if !e.ClientGone || f.o.LatencyP99 == nil || e.Endpoint == "" {
+		return
+	}
+	p99 := f.o.LatencyP99(e.Endpoint, e.Channel)
+	if waited := time.Duration(e.LatencyMs * float64(time.Millisecond)); p99 > 0 && waited < p99 {
+		f.c.add("client-timeout-below-latency-p99", e, fmt.Sprintf("the client hung up on %s after %v; the profile's p99 is %v", e.Endpoint, waited.Round(time.Millisecond), p99))
+	}
 }
 
 // finish runs what needs every call of a kind: TOK-5, CAP-1.

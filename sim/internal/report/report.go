@@ -62,6 +62,7 @@ var Rules = []Rule{
 	{"not-available-endpoint", "NA-1", Error, "RegisterEvent or ExitEvent was called; they have no implementation", "Remove the call: no logout is needed; run referrals with a scratch card trigger.", ""},
 	{"webhook-not-ok", "WH-2", Error, `The webhook receiver did not answer a JSON object with status "OK"`, `Answer the coupon-status webhook at once with {"status":"OK"} and process it asynchronously.`, ""},
 	{"webhook-slow", "WH-2", Warning, "The webhook receiver answered slowly", "Acknowledge first, then process asynchronously.", "The contract asks for a prompt acknowledgement; 2 s as slow is the simulator's threshold."},
+	{"client-timeout-below-latency-p99", "SIM-6", Warning, "The client hung up on an endpoint sooner than the latency profile's p99: about one call in a hundred of the real service's would time out", "Set the client's timeout above the endpoint's p99 (rewardsim latency ls shows it), or handle the timeout as the contract asks (CPN-4: reconcile, retry with the same extTransactionId).", "Latency is simulator behaviour, not contract: a journal entry marked clientGone whose latency is below the p99 of the profile governing its endpoint and channel as the report runs is the simulator's reading of a client timeout shorter than the p99."},
 	{"answer-signature-not-verified", "ENV-3", Error, "A token or session from an answer whose SIGN did not verify (an injected answer-sign fault) was used afterwards", "Verify SIGN of every signed answer with the service certificate before using anything in it; refuse the answer when it does not verify.", ""},
 	{"limit-retry-after-ignored", "CAP-1", Warning, "A call refused by the channel's capacity limit was retried sooner than its Retry-After", "Wait at least Retry-After before retrying a refused call (back off, with jitter); a retry storm keeps a limited service full.", "The contract shows no capacity refusal; the refusal's shape, its Retry-After and the next call of the same user and endpoint as its retry are the simulator's reading (docs/limits.md)."},
 	{"limit-refusal-not-retried", "CAP-1", Info, "A call refused by the channel's capacity limit was never sent again", "A refusal for capacity is transient: retry it after Retry-After (a claim with the same extTransactionId), or tell the user it can be tried again.", "The contract shows no capacity refusal; a refusal as transient, and the same user's next call of the endpoint as its retry, are the simulator's reading (docs/limits.md)."},
@@ -111,6 +112,9 @@ type Options struct {
 	// back end: the app that shows them fires the trackLink impressions),
 	// so TRK-1's rule is not checked (Report.Skipped says so).
 	NoCardsRendered bool
+	// LatencyP99 is the p99 of the latency profile now governing an
+	// endpoint's calls on a channel (0: none); nil: no profile is read.
+	LatencyP99 func(endpoint, channel string) time.Duration
 }
 
 // Skip is a rule not checked because an option says it does not apply.

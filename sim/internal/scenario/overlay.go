@@ -106,7 +106,7 @@ func mergeMapping(base, over *yaml.Node, top bool) *yaml.Node {
 		old := out.Content[j+1]
 		var merged *yaml.Node
 		switch {
-		case top && k.Value == "faults":
+		case top && (k.Value == "faults" || k.Value == "latency"):
 			merged = appendSeq(old, v)
 		case top && byKey[k.Value] != "":
 			merged = mergeSeqBy(old, v, byKey[k.Value])
@@ -259,7 +259,7 @@ func Resolve(name string, data []byte, src Sources) ([]byte, error) {
 
 // listKeys are the top-level keys that hold lists (or maps of lists): one
 // left null, every item commented out, is read as none.
-var listKeys = map[string]bool{"faults": true, "campaigns": true, "pools": true, "offers": true, "channels": true}
+var listKeys = map[string]bool{"faults": true, "latency": true, "campaigns": true, "pools": true, "offers": true, "channels": true}
 
 // dropNullLists removes a list key whose value is null (`faults:` with
 // every line under it commented out), so it reads as an empty list rather

@@ -23,6 +23,7 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/latency"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
@@ -195,6 +196,12 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 			fail(fmt.Sprintf("/faults/%d%s", i, ce.Field), ce.Msg)
 		}
 	}
+	for i, p := range f.LatencyProfiles {
+		var ce *latency.CheckError
+		if err := latency.Check(p); errors.As(err, &ce) { // the control API's check, in its words
+			fail(fmt.Sprintf("/latency/%d%s", i, ce.Field), ce.Msg)
+		}
+	}
 	checkBounds(f, fail)
 	s.Offers = compileOffers(f, fail)
 	compileCards(s, fail)
@@ -204,6 +211,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 		return nil, errs
 	}
 	s.Faults = fault.NewEngine(f.FaultRules, f.Seed)
+	s.Latency = latency.NewSet(f.LatencyProfiles)
 	return s, nil
 }
 

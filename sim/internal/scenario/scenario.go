@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/latency"
 	"github.com/rewardsim/rewardsim/sim/internal/limit"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
@@ -32,6 +33,8 @@ type File struct {
 	// Channels and Faults are what they compile to.
 	ChannelSpecs []Channel    `yaml:"channels"`
 	FaultRules   []fault.Rule `yaml:"faults"`
+	// LatencyProfiles are the file's latency profiles; Latency arms them.
+	LatencyProfiles []latency.Profile `yaml:"latency"`
 
 	// Offers are the coupon offers per channel name (offers.go).
 	Offers    map[string][]OfferFile `yaml:"offers"`
@@ -118,6 +121,9 @@ type Scenario struct {
 	// Faults is armed from the file's faults: its counters start afresh
 	// each time the scenario is loaded.
 	Faults *fault.Engine
+	// Latency is armed from the file's latency profiles (each its own
+	// random source), afresh each time the scenario is loaded.
+	Latency *latency.Set
 	// Offers are the compiled coupon offers per channel (offers.go).
 	Offers Offers
 

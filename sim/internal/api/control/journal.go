@@ -194,7 +194,7 @@ func (a *API) ReportHTML(c echo.Context) error { return a.report(c, true) }
 
 func (a *API) report(c echo.Context, html bool) error {
 	j := a.journal
-	o := report.Options{Channel: c.QueryParam("channel")}
+	o := report.Options{Channel: c.QueryParam("channel"), LatencyP99: a.latencyP99}
 	if v := c.QueryParam("refTokenPerHour"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {

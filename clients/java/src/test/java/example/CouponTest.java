@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.rewardsim.Channel;
+import io.github.rewardsim.Latency;
 import io.github.rewardsim.Publisher;
 import io.github.rewardsim.RewardsimException;
 import io.github.rewardsim.RewardsimServer;
@@ -80,5 +81,22 @@ class CouponTest {
         assertEquals("OUT_OF_STOCK", push.get("reason"), push.toString());
         Map<String, Object> coupon = ch.publisher().userCoupons("VU-3", "OFFER-DEMO").get(0);
         assertEquals("invalidated", coupon.get("state"), coupon.toString());
+    }
+
+    // Issue 53 item 1: a latency profile from the test, on the channel alone.
+    @Test
+    void latencyOfOneChannel(Channel ch, RewardsimServer server) {
+        Channel other = server.newChannel();
+        Map<String, Object> set = ch.latency(Latency.fixed(Duration.ofMillis(300)).on("getCatalogue"));
+        assertEquals("300ms", set.get("fixed"), set.toString());
+        long t0 = System.nanoTime();
+        ch.publisher().catalogue();
+        assertTrue(System.nanoTime() - t0 >= 300_000_000L, "the profiled channel answered within 300ms");
+        t0 = System.nanoTime();
+        other.publisher().catalogue();
+        assertTrue(System.nanoTime() - t0 < 250_000_000L, "another channel was held too");
+        RewardsimException bad = assertThrows(RewardsimException.class, () -> ch.latency(Latency.fixed(Duration.ofMillis(1)).on("getCatalog")));
+        assertTrue(bad.getMessage().contains("did you mean getCatalogue?"), bad.getMessage());
+        assertEquals(1, ((List<?>) server.removeLatency(null, ch.name()).get("removed")).size());
     }
 }

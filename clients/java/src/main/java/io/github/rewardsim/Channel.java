@@ -328,6 +328,16 @@ public final class Channel {
     }
 
     /**
+     * Sets a latency profile for this channel ({@link RewardsimServer#latency(Latency, String)}).
+     *
+     * @param profile such as {@code Latency.logNormal(Duration.ofMillis(200), Duration.ofMillis(800)).on("GetReward")}
+     * @return the profile as the simulator keeps it
+     */
+    public Map<String, Object> latency(Latency profile) {
+        return server.latency(profile, name);
+    }
+
+    /**
      * Overrides a behaviour switch for this channel ({@link RewardsimServer#setSwitch(Switch, String, String)}).
      *
      * @param sw the switch

@@ -425,6 +425,33 @@ public final class RewardsimServer implements AutoCloseable {
     }
 
     /**
+     * Sets a latency profile for a channel, or every channel ({@code POST /__sim/latency}); kept across a restart.
+     *
+     * @param profile such as {@code Latency.fixed(Duration.ofMillis(250)).on("getCatalogue")}
+     * @param channel the channel; null: every channel
+     * @return the profile as the simulator keeps it
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> latency(Latency profile, String channel) {
+        return (Map<String, Object>) control("POST", "/__sim/latency", profile.toProfile(channel));
+    }
+
+    /**
+     * Removes run-time latency profiles ({@code DELETE /__sim/latency}).
+     *
+     * @param endpoint the operation; null: every one
+     * @param channel the channel; null: every channel's
+     * @return {@code removed}: the profiles removed
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> removeLatency(String endpoint, String channel) {
+        StringBuilder q = new StringBuilder();
+        if (endpoint != null) q.append("&endpoint=").append(query(endpoint));
+        if (channel != null) q.append("&channel=").append(query(channel));
+        return (Map<String, Object>) control("DELETE", "/__sim/latency" + (q.length() > 0 ? "?" + q.substring(1) : ""), null);
+    }
+
+    /**
      * Every behaviour switch of a channel ({@code GET /__sim/switches}).
      *
      * @param channel the channel; null: every channel's
