@@ -117,6 +117,13 @@ func New(src Sources) *Metrics {
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.faults, m.webhooks, m.limitRefused, m.limitWaited, m.limitWait,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.registerSources(src)
+	return m
+}
+
+// registerSources adds the gauges read from src at scrape time; a source
+// left nil is not shown.
+func (m *Metrics) registerSources(src Sources) {
 	gauge := func(name, help string, read func() (float64, error)) {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
 			v, err := read()
@@ -164,7 +171,6 @@ func New(src Sources) *Metrics {
 			return float64(n), err
 		})
 	}
-	return m
 }
 
 // Observe counts one stored journal entry.
