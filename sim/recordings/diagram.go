@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
@@ -19,7 +19,7 @@ func Diagram(recordingJSON []byte, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rec, err := recording.Parse(recordingJSON, set)
+	rec, err := recfile.Parse(recordingJSON, set)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package recording
+package replay
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -48,7 +49,7 @@ type ReplayPrepared struct {
 // replaySource names a replay for its channel copy: the file it was read
 // from (or the recording's name) and the hash of its content, so two
 // files never share a copy, even with the same recorded name.
-func replaySource(o ReplayOptions, rec *Recording, data []byte) string {
+func replaySource(o ReplayOptions, rec *recfile.Recording, data []byte) string {
 	src := o.Source
 	if src == "" {
 		src = rec.Name
@@ -60,7 +61,7 @@ func replaySource(o ReplayOptions, rec *Recording, data []byte) string {
 // againstScenario picks the YAML to copy: --scenario, else the target's
 // copy of the recorded scenario, else (a recording that names none) the
 // embedded default. It returns the differences it noticed.
-func againstScenario(ctx context.Context, rec *Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
+func againstScenario(ctx context.Context, rec *recfile.Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
 	if o.Scenario != nil {
 		yml, err := resolveOverlay(ctx, o, c)
 		return yml, "--scenario", nil, nil, err
@@ -188,7 +189,7 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // a recorded channel, the same rule on that channel's copy, and compares
 // the rules in force for the recorded channels with the recorded ones.
 // It returns the ids armed (to disarm after the replay).
-func copyFaults(ctx context.Context, rec *Recording, iso *Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
+func copyFaults(ctx context.Context, rec *recfile.Recording, iso *Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
 	var list struct {
 		Rules []fault.Rule `json:"rules"`
 	}
