@@ -72,7 +72,7 @@ func (s *Sim) startLoops() {
 		s.loops.Go(func() { s.plane.Watch(ctx, poll) })
 	}
 	if s.opts.State.Retention >= 0 {
-		s.loops.Go(func() { s.sweepLoop(ctx) })
+		s.loops.Go(func() { s.purgeLoop(ctx) })
 	}
 	if s.opts.Durability == DurabilityProcess {
 		s.loops.Go(func() { clock.Every(ctx, SyncEvery, s.syncState) })

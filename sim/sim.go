@@ -153,11 +153,11 @@ type JournalOptions struct {
 type StateOptions struct {
 	// Retention is how long, in simulated time, a token or session is kept
 	// after it expired: within it the token answers as expired, after it
-	// the background sweep deletes it and it answers as unknown
+	// the background purge deletes it and it answers as unknown
 	// (docs/security.md). 0: 24h; negative: never swept.
 	Retention time.Duration
-	// SweepTick is how often (real time) the sweep runs; 0: 1s.
-	SweepTick time.Duration
+	// PurgeTick is how often (real time) the purge runs; 0: 1s.
+	PurgeTick time.Duration
 	// GroupWait is how long a busy group commit of a few writes waits for
 	// more to share it (a lone write never waits); 0: 200µs; negative:
 	// no wait.

@@ -208,7 +208,7 @@ func readServerConfig(v *viper.Viper) (serverConfig, error) {
 }
 
 // parseRetention reads state-retention: a positive duration, or -1 for
-// never sweeping (sim.StateOptions takes a negative one).
+// never purging (sim.StateOptions takes a negative one).
 func parseRetention(s string) (time.Duration, error) {
 	if strings.TrimSpace(s) == "-1" {
 		return -1, nil
