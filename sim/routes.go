@@ -64,8 +64,8 @@ func (s *Sim) routes() ([]route, error) {
 	door := &frontdoor.Door{Faults: s.plane.Faults(), Stories: stories.On, Log: s.log}
 	reg := s.plane.Scenarios()
 	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
-	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
-	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
+	tokens := token.New(s.store, s.clock, s.opts.Rand)
+	cardSvc := &cards.Service{Store: s.store, Clock: s.clock}
 	rw := rewards.Deps{Door: door, Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: reg, PublicURL: s.opts.PublicURL}
 	hd := hotdeals.Deps{
 		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Door: door,
@@ -73,7 +73,7 @@ func (s *Sim) routes() ([]route, error) {
 		KnownSecKey: func(k string) { s.secrets.LearnSecKey(k) },
 	}
 	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
-	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
+	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.clock,
 		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Door: door, LiveSession: s.liveSession()}
 	door.Tokens, s.door = tokens, door
 	door.Openers = map[contract.Auth]frontdoor.Opener{

@@ -59,7 +59,7 @@ const (
 // Service runs coupon decisions against the store.
 type Service struct {
 	Store *state.Store
-	Clock clock.Clock
+	Clock clock.PerChannel
 }
 
 // ClaimRequest is one fetchCouponCode.
