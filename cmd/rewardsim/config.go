@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewardsim/rewardsim/sim"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
+
+	"github.com/rewardsim/rewardsim/sim"
 )
 
 // serveConfig is everything `rewardsim serve` reads. viper is confined to

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rewardsim/rewardsim/sim/calibrate"
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/recordings"
 )
 
@@ -421,7 +422,7 @@ func newRecordingCmd() *cobra.Command {
 					q.Set(k, v)
 				}
 			}
-			data, err := ctl.get(cmd.Context(), "/__sim/recording", q)
+			data, err := controlapi.Body(ctl.Recording(cmd.Context(), q))
 			if err != nil {
 				return err
 			}
@@ -496,7 +497,7 @@ func newReportCmd() *cobra.Command {
 			if noCards {
 				q.Set("noCardsRendered", "true")
 			}
-			data, err := ctl.get(cmd.Context(), "/__sim/report", q)
+			data, err := controlapi.Body(ctl.Report(cmd.Context(), q))
 			if err != nil {
 				return err
 			}

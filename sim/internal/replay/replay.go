@@ -170,7 +170,7 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		armed, faultDiffs, err := copyFaults(ctx, rec, iso, c)
 		defer func() {
 			for _, id := range armed { // the copies' rules go with the replay
-				_, _ = c.Do(context.WithoutCancel(ctx), http.MethodDelete, "/__sim/faults/"+url.PathEscape(id), nil, "", nil)
+				_, _ = c.DisarmFault(context.WithoutCancel(ctx), id)
 			}
 		}()
 		if err != nil {
@@ -256,15 +256,14 @@ func isolate(ctx context.Context, c *controlapi.Client, yml []byte, source, runI
 	}
 	names := slices.Sorted(maps.Values(iso.Channels))
 	q := url.Values{"name": {iso.Scenario + ".yaml"}}
-	if _, err := c.Do(ctx, http.MethodPost, "/__sim/scenarios", q, "application/yaml", iso.YAML); err != nil {
+	if _, err := controlapi.Body(c.UploadScenario(ctx, iso.YAML, q)); err != nil {
 		return nil, fmt.Errorf("loading the replay's copy of the scenario: %w", err)
 	}
 	for _, ch := range names {
-		body := map[string]string{"channel": ch}
-		if _, err := c.PostJSON(ctx, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", body); err != nil {
+		if _, err := controlapi.Body(c.ActivateScenario(ctx, iso.Scenario, ch)); err != nil {
 			return nil, fmt.Errorf("activating the replay's scenario for %s: %w", ch, err)
 		}
-		if _, err := c.PostJSON(ctx, "/__sim/state/reset", body); err != nil {
+		if _, err := controlapi.Body(c.ResetState(ctx, ch)); err != nil {
 			return nil, fmt.Errorf("resetting channel %s: %w", ch, err)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -71,7 +70,7 @@ func againstScenario(ctx context.Context, rec *recfile.Recording, o ReplayOption
 		yml, err = fs.ReadFile(scenarios.FS, scenarios.Default)
 		return yml, "the embedded default scenario", nil, nil, err
 	}
-	a, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/"+url.PathEscape(ag.Scenario), nil, "", nil)
+	a, err := c.Scenario(ctx, ag.Scenario)
 	if err != nil {
 		return nil, "", nil, nil, err
 	}
@@ -87,7 +86,7 @@ func againstScenario(ctx context.Context, rec *recfile.Recording, o ReplayOption
 		notes = append(notes, fmt.Sprintf("the target's scenario %q changed since the recording (sha256 %s, recorded %s)", ag.Scenario, short(got), short(ag.SHA256)))
 	}
 	for _, ch := range ag.Channels {
-		active, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/active", url.Values{"channel": {ch}}, "", nil)
+		active, err := c.ActiveScenario(ctx, ch)
 		if err != nil {
 			return nil, "", nil, nil, err
 		}
@@ -117,7 +116,7 @@ func resolveOverlay(ctx context.Context, o ReplayOptions, c *controlapi.Client) 
 		if strings.ContainsAny(name, "/\\") {
 			return nil, false
 		}
-		if a, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/"+url.PathEscape(name), nil, "", nil); err == nil && a.Status == http.StatusOK {
+		if a, err := c.Scenario(ctx, name); err == nil && a.Status == http.StatusOK {
 			if b, err := unmaskSecKeys(a.Body, o.Secrets); err == nil {
 				return b, true
 			}
@@ -193,7 +192,7 @@ func copyFaults(ctx context.Context, rec *recfile.Recording, iso *Isolation, c *
 	var list struct {
 		Rules []fault.Rule `json:"rules"`
 	}
-	if err := c.CallJSON(ctx, http.MethodGet, "/__sim/faults", nil, &list); err != nil {
+	if err := controlapi.Decoded(&list)(c.Faults(ctx, false)); err != nil {
 		return nil, nil, fmt.Errorf("reading the target's fault rules: %w", err)
 	}
 	recorded := map[string]bool{}
@@ -218,7 +217,7 @@ func copyFaults(ctx context.Context, rec *recfile.Recording, iso *Isolation, c *
 		}
 		r.ID, r.Channel = "", copyTo
 		var got fault.Rule
-		if err := c.CallJSON(ctx, http.MethodPost, "/__sim/faults", r, &got); err != nil {
+		if err := controlapi.Decoded(&got)(c.ArmFault(ctx, r)); err != nil {
 			return armed, nil, fmt.Errorf("copying a fault rule onto %s: %w", copyTo, err)
 		}
 		armed = append(armed, got.ID)
