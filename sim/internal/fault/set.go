@@ -95,10 +95,23 @@ func (s *Set) Add(r Rule) {
 	s.rules = append(s.rules, e)
 }
 
-// Next is what Add(r) would arm, without arming it: r with fresh
-// counters and the place in the order it would take. The control plane
-// saves it first and then arms it with Restore.
-func (s *Set) Next(r Rule) Status {
+// Arm arms r in one call: save hears what will be armed (r with fresh
+// counters and the place in the order it takes) and, when it returns no
+// error, r is armed in that place; an error leaves the set as it was.
+// The control plane saves the rule in save, so what is armed is what
+// was saved. save runs without the set's lock (it may Remove others);
+// the caller serialises arming.
+func (s *Set) Arm(r Rule, save func(Status) error) (Status, error) {
+	st := s.planned(r)
+	if err := save(st); err != nil {
+		return Status{}, err
+	}
+	s.Restore(st)
+	return st, nil
+}
+
+// planned is what Add(r) would arm, without arming it.
+func (s *Set) planned(r Rule) Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, x := range s.rules {
