@@ -88,12 +88,8 @@ func newChannelAddCmd() *cobra.Command {
 }
 
 func newChannelLsCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List the channels in force, each with the scenario that governs it",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	cmd, _ := plainVerb("ls", "List the channels in force, each with the scenario that governs it", cobra.NoArgs,
+		func(cmd *cobra.Command, v *verb, _ []string) error {
 			return v.show(cmd, decoded(func(l struct{ Channels []channelRow }) string {
 				var b strings.Builder
 				for _, c := range l.Channels {
@@ -101,9 +97,7 @@ func newChannelLsCmd() *cobra.Command {
 				}
 				return b.String()
 			}))(v.Channels(cmd.Context()))
-		},
-	}
-	v.flags(cmd)
+		})
 	return cmd
 }
 
@@ -129,16 +123,10 @@ func newChannelTokenCmd() *cobra.Command {
 }
 
 func newChannelRmCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "rm NAME",
-		Short: "Remove a channel registered at run time (a scenario's own channels stay)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	cmd, v := plainVerb("rm NAME", "Remove a channel registered at run time (a scenario's own channels stay)", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, v *verb, args []string) error {
 			return v.show(cmd, fixed("removed channel "+args[0]))(v.RemoveChannel(cmd.Context(), args[0]))
-		},
-	}
-	v.flags(cmd)
-	cmd.ValidArgsFunction = channelArg(&v)
+		})
+	cmd.ValidArgsFunction = channelArg(v)
 	return cmd
 }

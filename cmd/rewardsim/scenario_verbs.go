@@ -50,16 +50,10 @@ func (l scenarioList) String() string {
 }
 
 func newScenarioLsCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List the loaded scenarios (* the default one) and the channels that run their own",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	cmd, _ := plainVerb("ls", "List the loaded scenarios (* the default one) and the channels that run their own", cobra.NoArgs,
+		func(cmd *cobra.Command, v *verb, _ []string) error {
 			return v.show(cmd, decoded(func(l scenarioList) string { return l.String() }))(v.Scenarios(cmd.Context()))
-		},
-	}
-	v.flags(cmd)
+		})
 	return cmd
 }
 

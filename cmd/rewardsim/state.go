@@ -50,17 +50,10 @@ func (u userState) String() string {
 }
 
 func newStateUserCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "user CHANNEL VIRTUALID",
-		Short: "A user's tokens (expired or not, on the channel's clock), sessions, cards and coupons",
-		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return v.show(cmd,
-				decoded(func(u userState) string { return u.String() }))(v.UserState(cmd.Context(), args[0], args[1]))
-		},
-	}
-	v.flags(cmd)
-	cmd.ValidArgsFunction = channelArg(&v)
+	cmd, v := plainVerb("user CHANNEL VIRTUALID", "A user's tokens (expired or not, on the channel's clock), sessions, cards and coupons", cobra.ExactArgs(2),
+		func(cmd *cobra.Command, v *verb, args []string) error {
+			return v.show(cmd, decoded(func(u userState) string { return u.String() }))(v.UserState(cmd.Context(), args[0], args[1]))
+		})
+	cmd.ValidArgsFunction = channelArg(v)
 	return cmd
 }

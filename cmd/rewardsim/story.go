@@ -36,16 +36,10 @@ func (l storyList) String() string {
 }
 
 func newStoryLsCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List the stories, what each does, and which channel has which applied",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	cmd, _ := plainVerb("ls", "List the stories, what each does, and which channel has which applied", cobra.NoArgs,
+		func(cmd *cobra.Command, v *verb, _ []string) error {
 			return v.show(cmd, decoded(func(l storyList) string { return l.String() }))(v.Stories(cmd.Context()))
-		},
-	}
-	v.flags(cmd)
+		})
 	return cmd
 }
 

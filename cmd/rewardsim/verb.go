@@ -132,6 +132,17 @@ func channelVerb(use, short, channelHelp string, args cobra.PositionalArgs, run 
 	return cmd
 }
 
+// plainVerb is a control verb without --channel: the verb flags, and run
+// gets the verb. It returns the verb too, for a completion that asks
+// the simulator.
+func plainVerb(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, v *verb, args []string) error) (*cobra.Command, *verb) {
+	var v verb
+	cmd := &cobra.Command{Use: use, Short: short, Args: args,
+		RunE: func(cmd *cobra.Command, args []string) error { return run(cmd, &v, args) }}
+	v.flags(cmd)
+	return cmd, &v
+}
+
 // channelVerbOf is channelVerb that also returns the verb, for a
 // completion of its arguments that asks the simulator.
 func channelVerbOf(use, short, channelHelp string, args cobra.PositionalArgs, run func(cmd *cobra.Command, v *verb, channel string, args []string) error) (*cobra.Command, *verb) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/replay"
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 type (
@@ -66,11 +65,7 @@ func FileName(name string) string { return replay.FileName(name) }
 // no earlier step handed out (fetched outside the exported slice): a
 // replay cannot send them. An error means the file is not a recording.
 func Unresolved(recordingJSON []byte) ([]string, error) {
-	set, err := schema.Embedded()
-	if err != nil {
-		return nil, err
-	}
-	rec, err := recfile.Parse(recordingJSON, set)
+	rec, err := recfile.ParseFile(recordingJSON)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // Recording diff: two recordings of the app's own traffic compared request
@@ -55,13 +53,10 @@ func (r *DiffResult) Format(w io.Writer) {
 // extend RequestMasks (field name to value, digits, url, ignore or none).
 // An error means a file is not a recording (the message says which).
 func DiffFiles(oldJSON, newJSON []byte, masks map[string]string) (*DiffResult, error) {
-	set, err := schema.Embedded()
-	if err != nil {
-		return nil, err
-	}
 	var recs [2]*Recording
+	var err error
 	for i, data := range [][]byte{oldJSON, newJSON} {
-		if recs[i], err = Parse(data, set); err != nil {
+		if recs[i], err = ParseFile(data); err != nil {
 			return nil, fmt.Errorf("%s recording: %w", [2]string{"old", "new"}[i], err)
 		}
 	}

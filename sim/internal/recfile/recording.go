@@ -147,6 +147,16 @@ func Parse(data []byte, set *schema.Set) (*Recording, error) {
 	return &s, nil
 }
 
+// ParseFile is Parse against the embedded schemas: a recording file as
+// a tool outside the simulator reads it.
+func ParseFile(data []byte) (*Recording, error) {
+	set, err := schema.Embedded()
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, set)
+}
+
 // WriteTo writes what Marshal returns, a step at a time, so the answer
 // of an export never exists whole in memory (issue 23).
 func (s *Recording) WriteTo(w io.Writer) (int64, error) {

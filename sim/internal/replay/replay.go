@@ -26,7 +26,6 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/recfile"
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // DefaultReplaySecrets are the API-key credentials of the embedded default
@@ -132,11 +131,7 @@ var volatileFields = sync.OnceValues(func() (map[string]recfile.MaskKind, error)
 // the recording could not be read or a request could not be sent;
 // differences are in the result.
 func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*ReplayResult, error) {
-	set, err := schema.Embedded()
-	if err != nil {
-		return nil, err
-	}
-	rec, err := recfile.Parse(recordingJSON, set)
+	rec, err := recfile.ParseFile(recordingJSON)
 	if err != nil {
 		return nil, err
 	}
