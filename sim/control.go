@@ -47,7 +47,8 @@ func (s *Sim) openControl(active *scenario.Scenario) error {
 	if err != nil {
 		return err
 	}
-	s.plane, s.opts.Clock = p, p.Clock()
+	s.plane, s.clock = p, p.Clock()
+	s.opts.Clock = s.clock
 	return nil
 }
 
@@ -72,7 +73,7 @@ func (s *Sim) startLoops() {
 		s.loops.Go(func() { s.plane.Watch(ctx, poll) })
 	}
 	if s.opts.State.Retention >= 0 {
-		s.loops.Go(func() { s.sweepLoop(ctx) })
+		s.loops.Go(func() { s.purgeLoop(ctx) })
 	}
 	if s.opts.Durability == DurabilityProcess {
 		s.loops.Go(func() { clock.Every(ctx, SyncEvery, s.syncState) })
@@ -158,7 +159,7 @@ func (s *Sim) readTokens(ch, vid string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := clock.NowFor(s.opts.Clock, ch)
+	now := clock.NowFor(s.clock, ch)
 	out := make([]tokenView, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, tokenView{t.Value, string(t.Kind), t.IssuedAt, t.ExpiresAt, !now.Before(t.ExpiresAt)})

@@ -8,7 +8,7 @@ import (
 
 // coupons is the coupon domain over the simulator's store and clock.
 func (s *Sim) coupons() *coupons.Service {
-	return &coupons.Service{Store: s.store, Clock: s.opts.Clock}
+	return &coupons.Service{Store: s.store, Clock: s.clock}
 }
 
 // couponInvalidator lets a fired COUPON_INVALIDATED push mark the offer's

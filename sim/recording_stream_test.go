@@ -13,7 +13,8 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim"
 	journalpkg "github.com/rewardsim/rewardsim/sim/internal/journal"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
+	recreplay "github.com/rewardsim/rewardsim/sim/internal/replay"
 	"github.com/rewardsim/rewardsim/sim/simtest"
 )
 
@@ -73,10 +74,10 @@ func TestRecording_streamedExportIsTheInMemoryBuild(t *testing.T) {
 			if res.StatusCode != http.StatusOK {
 				t.Fatalf("export: HTTP %d %s", res.StatusCode, got)
 			}
-			want := recording.Build(c.entries, recording.BuildOptions{Name: "streamed", RecordedAt: c.entries[0].At})
+			want := recreplay.Build(c.entries, recreplay.BuildOptions{Name: "streamed", RecordedAt: c.entries[0].At})
 			// What the recording was made against is the control plane's,
 			// not Build's: taken from the export.
-			var head struct{ Against *recording.Against }
+			var head struct{ Against *recfile.Against }
 			if err := json.Unmarshal(got, &head); err != nil || head.Against == nil {
 				t.Fatalf("export: %v %.300s", err, got)
 			}

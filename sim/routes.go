@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -18,13 +17,8 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/api/rewards"
 	"github.com/rewardsim/rewardsim/sim/internal/cards"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
-	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/openapi"
-	"github.com/rewardsim/rewardsim/sim/internal/signedcall"
-	"github.com/rewardsim/rewardsim/sim/internal/story"
-	"github.com/rewardsim/rewardsim/sim/internal/token"
-	"github.com/rewardsim/rewardsim/sim/sweep"
 )
 
 // contractOps is the contract table New routes (a variable so a test can
@@ -49,80 +43,31 @@ const anyMethod = "ANY"
 // routes is every route of the simulator, the one place that lists them:
 // the contract's operations, bound from each host's handlers by the
 // contract table, then the simulator's own routes and the control API.
+// The services they call are built apart (services.go).
 func (s *Sim) routes() ([]route, error) {
-	stories := story.NewBook(s.plane.Faults().List())
-	for _, sc := range s.plane.StoryClocks() { // a story's clock move, known again after a restart
-		for i, name := range sc.Stories {
-			var moved *story.ClockBefore
-			if i == 0 {
-				moved = &story.ClockBefore{Own: sc.Own, By: sc.By}
-			}
-			stories.Add(sc.Channel, name, moved)
-		}
-	}
-	s.plane.Faults().OnRemove = func(id string) { stories.Disarmed(id, s.plane.Faults().List()) }
-	door := &frontdoor.Door{Faults: s.plane.Faults(), Limits: s.plane.Limits(), Latency: s.plane.Latency(), Stories: stories.On, Log: s.log}
-	reg := s.plane.Scenarios()
-	signed := &signedcall.Deps{Schemas: s.schemas, ServiceKey: s.serviceKey, Channels: reg}
-	tokens := token.New(s.store, s.opts.Clock, s.opts.Rand)
-	cardSvc := &cards.Service{Store: s.store, Clock: s.opts.Clock}
-	rw := rewards.Deps{Door: door, Signed: signed, Tokens: tokens, Cards: cardSvc, Channels: reg, PublicURL: s.opts.PublicURL}
-	hd := hotdeals.Deps{
-		Channels: reg, Schemas: s.schemas, Coupons: s.coupons(), PublicURL: s.opts.PublicURL, Door: door,
-		SharedBox:   s.opts.SharedBox,
-		KnownSecKey: func(k string) { s.secrets.LearnSecKey(k) },
-	}
-	bk := bank.Deps{Door: door, Signed: signed, Sessions: tokens, Cards: cardSvc, PublicURL: s.opts.PublicURL}
-	ms := microsite.Deps{Sessions: tokens, Channels: reg, Cards: cardSvc, Clock: s.opts.Clock,
-		Schemas: s.schemas, PublicURL: s.opts.PublicURL, DeepLink: bank.DeepLink, Door: door, LiveSession: s.liveSession()}
-	door.Tokens, s.door = tokens, door
-	door.Openers = map[contract.Auth]frontdoor.Opener{
-		contract.SignedEnvelope: signed.Open,
-		contract.BearerRef:      rewards.Opener(rw), contract.BearerUser: rewards.Opener(rw),
-		contract.APIKey:    hotdeals.Opener(hd),
-		contract.SDKClient: microsite.Opener(ms),
-	}
-	door.Dialects = map[contract.Dialect]frontdoor.Dialect{
-		contract.BareFailure: signedcall.Faults, contract.CardsJSON: rewards.Dialect(rw),
-		contract.Coupon: hotdeals.Dialect(hd), contract.SDK: microsite.Dialect(ms),
-	}
-	door.Failures = map[contract.Dialect]frontdoor.Failure{
-		contract.BareFailure: signedcall.InternalFailure, contract.CardsJSON: rewards.Failure,
-		contract.Coupon: hotdeals.Failure, contract.SDK: microsite.Failure,
-	}
-	if err := door.Covers(contractOps); err != nil {
+	sv, err := s.services()
+	if err != nil {
 		return nil, err
 	}
-	bankOps, err := merge(bank.Handlers(bk), microsite.Handlers(ms))
+	bankOps, err := merge(bank.Handlers(sv.bank), microsite.Handlers(sv.microsite))
 	if err != nil {
 		return nil, err
 	}
 	ops, err := bindOps(contractOps, map[contract.Host]httpx.OpHandlers{
-		contract.Rewards:  rewards.Handlers(rw),
+		contract.Rewards:  rewards.Handlers(sv.rewards),
 		contract.Bank:     bankOps,
-		contract.Hotdeals: hotdeals.Handlers(hd),
+		contract.Hotdeals: hotdeals.Handlers(sv.hotdeals),
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Filled from the table below before anything is served; the control
-	// API's own OpenAPI document is drawn from it on first request.
-	var controlRoutes []openapi.ControlRoute
-	pages := pageRoutes(rw, hd, ms)
-	sweeps := &control.Sweeps{Schemas: s.schemas, Page: sweep.HTMLFromJSON}
-	ctl := control.New(control.Options{
-		Plane: s.plane, Webhooks: s.hooks, Journal: s.journal, Cards: cardSvc, Readers: s.readers(cardSvc),
-		Schemas: s.schemas, ServiceCertPEM: s.certPEM, Token: s.opts.Control.Token,
-		Version: s.version(), Durability: string(s.opts.Durability),
-		OpenAPI: sync.OnceValues(func() ([]byte, error) { return OpenAPI(s.opts.Version, s.opts.PublicURL) }),
-		Live:    s.live, WebhookDeadline: s.hooks.Deadline(), Coupons: hd.Coupons, Stories: stories, Sweeps: sweeps,
-		OpenAPIControl: sync.OnceValues(func() ([]byte, error) { return ControlOpenAPI(s.opts.Version, controlRoutes) }),
-	})
+	pages := pageRoutes(sv.rewards, sv.hotdeals, sv.microsite)
+	ctl, sweeps := sv.control, sv.sweeps
 	all := append(ops, pages...)
 	all = append(all, s.controlTable(ctl, sweeps)...)
 	for _, r := range all {
 		if r.host == Control {
-			controlRoutes = append(controlRoutes, openapi.ControlRoute{Method: r.method, Path: r.path})
+			*sv.controlRoutes = append(*sv.controlRoutes, openapi.ControlRoute{Method: r.method, Path: r.path})
 		}
 	}
 	return all, nil
@@ -182,27 +127,6 @@ func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
 		{Control, http.MethodPost, "/__sim/channels/:name/token", auth(ctl.IssueChannelToken)},
 		{Control, http.MethodPost, "/__sim/state/reset", on(body, ctl.ResetState)},
 		{Control, http.MethodGet, "/__sim/state/users/:channel/:virtualId", on(control.ParamChannel("channel"), ctl.ReadUser)},
-		{Control, http.MethodGet, "/__sim/clock", on(query, ctl.ShowClock)},
-		{Control, http.MethodPost, "/__sim/clock", on(body, ctl.SetClock)},
-		{Control, http.MethodPost, "/__sim/clock/advance", on(body, ctl.AdvanceClock)},
-		{Control, http.MethodDelete, "/__sim/clock", on(query, ctl.DropClock)},
-		{Control, http.MethodGet, "/__sim/stories", auth(ctl.ListStories)},
-		{Control, http.MethodPost, "/__sim/stories/clear", on(query, ctl.ClearStories)},
-		{Control, http.MethodPost, "/__sim/stories/:name/apply", on(query, ctl.ApplyStory)},
-		{Control, http.MethodGet, "/__sim/switches", auth(ctl.ListSwitches)},
-		{Control, http.MethodPost, "/__sim/switches", auth(ctl.SetSwitch)},
-		{Control, http.MethodDelete, "/__sim/switches", auth(ctl.ResetSwitches)},
-		{Control, http.MethodDelete, "/__sim/switches/:name", auth(ctl.ResetSwitches)},
-		{Control, http.MethodGet, "/__sim/limits", on(query, ctl.ListLimits)},
-		{Control, http.MethodPost, "/__sim/limits", on(body, ctl.SetLimit)},
-		{Control, http.MethodDelete, "/__sim/limits/:channel", on(control.ParamChannel("channel"), ctl.RemoveLimit)},
-		{Control, http.MethodGet, "/__sim/faults", auth(ctl.ListFaults)},
-		{Control, http.MethodPost, "/__sim/faults", on(body, ctl.AddFault)},
-		{Control, http.MethodDelete, "/__sim/faults/:id", on(ctl.RuleChannel, ctl.RemoveFault)},
-		{Control, http.MethodDelete, "/__sim/faults", auth(ctl.ClearFaults)},
-		{Control, http.MethodGet, "/__sim/latency", auth(ctl.ListLatency)},
-		{Control, http.MethodPost, "/__sim/latency", on(body, ctl.SetLatency)},
-		{Control, http.MethodDelete, "/__sim/latency", on(query, ctl.RemoveLatency)},
 		{Control, http.MethodPost, "/__sim/webhooks", on(body, ctl.ScheduleWebhook)},
 		{Control, http.MethodGet, "/__sim/webhooks", auth(ctl.ListWebhooks)},
 		{Control, http.MethodGet, "/__sim/webhooks/:id", auth(ctl.GetWebhook)},
@@ -227,6 +151,9 @@ func (s *Sim) controlTable(ctl *control.API, sweeps *control.Sweeps) []route {
 		{Control, anyMethod, "/__sim", auth(ctl.NotFound)},
 		{Control, anyMethod, "/__sim/*", auth(ctl.NotFound)},
 	}
+	// Before the catch-alls: echo matches the static and parameter routes
+	// first anyway, but the table reads in the order a reader expects.
+	all = append(behaviourRoutes(ctl), all...)
 	if s.opts.DebugPprof {
 		all = append(all, route{Control, http.MethodGet, debugPprofPath + "*", auth(debugPprof)},
 			route{Control, http.MethodGet, debugStorePath, auth(s.debugStore)})
@@ -328,4 +255,35 @@ func (s *Sim) mount(rs []route) map[Host]http.Handler {
 		out[h] = e
 	}
 	return out
+}
+
+// behaviourRoutes is the control routes that change how the simulator
+// answers a channel: its clock, stories, switches, limits, fault rules
+// and latency profiles.
+func behaviourRoutes(ctl *control.API) []route {
+	auth, on := ctl.Auth, ctl.ForChannel
+	query, body := control.QueryChannel, control.BodyChannel
+	return []route{
+		{Control, http.MethodGet, "/__sim/clock", on(query, ctl.ShowClock)},
+		{Control, http.MethodPost, "/__sim/clock", on(body, ctl.SetClock)},
+		{Control, http.MethodPost, "/__sim/clock/advance", on(body, ctl.AdvanceClock)},
+		{Control, http.MethodDelete, "/__sim/clock", on(query, ctl.DropClock)},
+		{Control, http.MethodGet, "/__sim/stories", auth(ctl.ListStories)},
+		{Control, http.MethodPost, "/__sim/stories/clear", on(query, ctl.ClearStories)},
+		{Control, http.MethodPost, "/__sim/stories/:name/apply", on(query, ctl.ApplyStory)},
+		{Control, http.MethodGet, "/__sim/switches", auth(ctl.ListSwitches)},
+		{Control, http.MethodPost, "/__sim/switches", auth(ctl.SetSwitch)},
+		{Control, http.MethodDelete, "/__sim/switches", auth(ctl.ResetSwitches)},
+		{Control, http.MethodDelete, "/__sim/switches/:name", auth(ctl.ResetSwitches)},
+		{Control, http.MethodGet, "/__sim/limits", on(query, ctl.ListLimits)},
+		{Control, http.MethodPost, "/__sim/limits", on(body, ctl.SetLimit)},
+		{Control, http.MethodDelete, "/__sim/limits/:channel", on(control.ParamChannel("channel"), ctl.RemoveLimit)},
+		{Control, http.MethodGet, "/__sim/faults", auth(ctl.ListFaults)},
+		{Control, http.MethodPost, "/__sim/faults", on(body, ctl.AddFault)},
+		{Control, http.MethodDelete, "/__sim/faults/:id", on(ctl.RuleChannel, ctl.RemoveFault)},
+		{Control, http.MethodDelete, "/__sim/faults", auth(ctl.ClearFaults)},
+		{Control, http.MethodGet, "/__sim/latency", auth(ctl.ListLatency)},
+		{Control, http.MethodPost, "/__sim/latency", on(body, ctl.SetLatency)},
+		{Control, http.MethodDelete, "/__sim/latency", on(query, ctl.RemoveLatency)},
+	}
 }

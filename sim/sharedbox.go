@@ -15,7 +15,7 @@ func (s *Sim) liveSession() func(channel, virtualID string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		now := clock.NowFor(s.opts.Clock, channel)
+		now := clock.NowFor(s.clock, channel)
 		for _, sess := range list {
 			if sess.ExpiresAt.IsZero() || now.Before(sess.ExpiresAt) {
 				return true, nil

@@ -25,6 +25,7 @@ import (
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
+	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
@@ -153,11 +154,11 @@ type JournalOptions struct {
 type StateOptions struct {
 	// Retention is how long, in simulated time, a token or session is kept
 	// after it expired: within it the token answers as expired, after it
-	// the background sweep deletes it and it answers as unknown
+	// the background purge deletes it and it answers as unknown
 	// (docs/security.md). 0: 24h; negative: never swept.
 	Retention time.Duration
-	// SweepTick is how often (real time) the sweep runs; 0: 1s.
-	SweepTick time.Duration
+	// PurgeTick is how often (real time) the purge runs; 0: 1s.
+	PurgeTick time.Duration
 	// GroupWait is how long a busy group commit of a few writes waits for
 	// more to share it (a lone write never waits); 0: 200µs; negative:
 	// no wait.
@@ -182,7 +183,10 @@ type Sim struct {
 	door *frontdoor.Door
 	// plane owns the run-time configuration (scenarios in force, channels,
 	// fault rules, clock); hooks delivers webhook pushes.
-	plane   *controlplane.Plane
+	plane *controlplane.Plane
+	// clock is the plane's clock, handed to every service that reads a
+	// channel's time (clock.PerChannel: no service asks which kind it holds).
+	clock   clock.PerChannel
 	hooks   *webhook.Scheduler
 	journal *journal.Journal
 	// secrets is what the journal masks by value: the control plane and
@@ -268,7 +272,7 @@ func (s *Sim) open() error {
 	// (the persisted sim clock when Options gave none).
 	s.journal, err = journal.Open(s.opts.DataDir, journal.Options{
 		MaxEntries: s.opts.Journal.MaxEntries, MaxBytes: s.opts.Journal.MaxBytes, MaxAge: s.opts.Journal.MaxAge, Disabled: s.opts.Journal.Disabled,
-		Clock: s.opts.Clock, Logger: s.log, Secrets: s.secrets,
+		Clock: s.clock, Logger: s.log, Secrets: s.secrets,
 	})
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)

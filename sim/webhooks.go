@@ -48,7 +48,7 @@ func (s *Sim) newWebhooks() *webhook.Scheduler {
 	}
 	reg := s.plane.Scenarios()
 	return webhook.New(webhook.Options{
-		Store: s.store, Clock: s.opts.Clock, Invalidator: o.Invalidator, Client: o.Client,
+		Store: s.store, Clock: s.clock, Invalidator: o.Invalidator, Client: o.Client,
 		Rand: s.opts.Rand, Deadline: o.Deadline, Log: s.log, OnAttempt: s.journalWebhook,
 		Channel: func(name string) (webhook.Channel, bool) {
 			c, _, ok := reg.ByChannelName(name)

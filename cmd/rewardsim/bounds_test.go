@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewardsim/rewardsim/scenarios"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/rewardsim/rewardsim/scenarios"
 )
 
 // unboundedScenario is the default scenario with a coupon pattern whose

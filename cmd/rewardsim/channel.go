@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 
@@ -68,7 +66,7 @@ func newChannelAddCmd() *cobra.Command {
 					body[k] = s
 				}
 			}
-			return v.run(cmd, http.MethodPost, "/__sim/channels", nil, body, decoded(func(c channelRow) string { return "registered " + c.String() }))
+			return v.show(cmd, decoded(func(c channelRow) string { return "registered " + c.String() }))(v.RegisterChannel(cmd.Context(), body))
 		},
 	}
 	f := cmd.Flags()
@@ -90,22 +88,16 @@ func newChannelAddCmd() *cobra.Command {
 }
 
 func newChannelLsCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List the channels in force, each with the scenario that governs it",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return v.run(cmd, http.MethodGet, "/__sim/channels", nil, nil, decoded(func(l struct{ Channels []channelRow }) string {
+	cmd, _ := plainVerb("ls", "List the channels in force, each with the scenario that governs it", cobra.NoArgs,
+		func(cmd *cobra.Command, v *verb, _ []string) error {
+			return v.show(cmd, decoded(func(l struct{ Channels []channelRow }) string {
 				var b strings.Builder
 				for _, c := range l.Channels {
 					b.WriteString(c.String() + "\n")
 				}
 				return b.String()
-			}))
-		},
-	}
-	v.flags(cmd)
+			}))(v.Channels(cmd.Context()))
+		})
 	return cmd
 }
 
@@ -121,8 +113,8 @@ func newChannelTokenCmd() *cobra.Command {
 		Example: "  rewardsim channel token CI-42",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return v.run(cmd, http.MethodPost, "/__sim/channels/"+url.PathEscape(args[0])+"/token", nil, nil,
-				decoded(func(t struct{ Channel, Token string }) string { return t.Token }))
+			return v.show(cmd,
+				decoded(func(t struct{ Channel, Token string }) string { return t.Token }))(v.ChannelToken(cmd.Context(), args[0]))
 		},
 	}
 	v.flags(cmd)
@@ -131,16 +123,10 @@ func newChannelTokenCmd() *cobra.Command {
 }
 
 func newChannelRmCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "rm NAME",
-		Short: "Remove a channel registered at run time (a scenario's own channels stay)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return v.run(cmd, http.MethodDelete, "/__sim/channels/"+url.PathEscape(args[0]), nil, nil, fixed("removed channel "+args[0]))
-		},
-	}
-	v.flags(cmd)
-	cmd.ValidArgsFunction = channelArg(&v)
+	cmd, v := plainVerb("rm NAME", "Remove a channel registered at run time (a scenario's own channels stay)", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, v *verb, args []string) error {
+			return v.show(cmd, fixed("removed channel "+args[0]))(v.RemoveChannel(cmd.Context(), args[0]))
+		})
+	cmd.ValidArgsFunction = channelArg(v)
 	return cmd
 }

@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 // clockAnswer is the control API's clock answer.
@@ -42,7 +43,7 @@ func newClockCmd() *cobra.Command {
 	cmd := channelVerb("clock [--channel C]", "Show, move, set or release the simulated clock, global or one channel's own (/__sim/clock)",
 		"that channel's time (its own clock, or the global one it follows)", cobra.NoArgs,
 		func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
-			return v.run(cmd, http.MethodGet, "/__sim/clock", channelQuery(channel), nil, printClock)
+			return v.show(cmd, printClock)(v.Clock(cmd.Context(), channel))
 		})
 	cmd.AddCommand(newClockAdvanceCmd(), newClockSetCmd(), newClockRealCmd())
 	return cmd
@@ -59,11 +60,7 @@ func newClockAdvanceCmd() *cobra.Command {
 			if _, err := time.ParseDuration(args[0]); err != nil {
 				return fmt.Errorf("%q is not a duration like 90s, 31m, 2h", args[0])
 			}
-			body := map[string]any{"by": args[0]}
-			if channel != "" {
-				body["channel"] = channel
-			}
-			return v.run(cmd, http.MethodPost, "/__sim/clock/advance", nil, body, printClock)
+			return v.show(cmd, printClock)(v.AdvanceClock(cmd.Context(), controlapi.ClockMove{By: args[0], Channel: channel}))
 		})
 }
 
@@ -79,11 +76,7 @@ func newClockSetCmd() *cobra.Command {
 			if frozen {
 				mode = "frozen"
 			}
-			body := map[string]any{"mode": mode, "time": t.Format(time.RFC3339Nano)}
-			if channel != "" {
-				body["channel"] = channel
-			}
-			return v.run(cmd, http.MethodPost, "/__sim/clock", nil, body, printClock)
+			return v.show(cmd, printClock)(v.SetClock(cmd.Context(), controlapi.ClockMove{Mode: mode, Time: t.Format(time.RFC3339Nano), Channel: channel}))
 		})
 	cmd.Flags().BoolVar(&frozen, "frozen", false, "stand still at TIME until moved")
 	return cmd
@@ -93,8 +86,8 @@ func newClockRealCmd() *cobra.Command {
 	return clockSub("real [--channel C]", "Back to real time; with --channel, the channel follows the global clock again",
 		cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
 			if channel != "" {
-				return v.run(cmd, http.MethodDelete, "/__sim/clock", channelQuery(channel), nil, printClock)
+				return v.show(cmd, printClock)(v.DropClock(cmd.Context(), channel))
 			}
-			return v.run(cmd, http.MethodPost, "/__sim/clock", nil, map[string]any{"mode": "real"}, printClock)
+			return v.show(cmd, printClock)(v.SetClock(cmd.Context(), controlapi.ClockMove{Mode: "real"}))
 		})
 }

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 // Shell completion (cobra's `completion` command and its hidden
@@ -74,7 +75,7 @@ func completeChannelFlag(cmd *cobra.Command, v *verb) {
 // channelNames are the running simulator's channels, each with where it
 // comes from as its description.
 func channelNames(cmd *cobra.Command, v *verb) []string {
-	out, err := v.call(cmd, http.MethodGet, "/__sim/channels", nil, nil)
+	out, err := v.body(cmd)(v.Channels(cmd.Context()))
 	if err != nil {
 		return nil
 	}
@@ -90,13 +91,13 @@ func channelNames(cmd *cobra.Command, v *verb) []string {
 }
 
 // namesAt completes the first argument with the "name" of each item of
-// the list under key in the answer of GET path.
-func namesAt(v *verb, path, key string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+// the list under key in the answer of list (a typed control call).
+func namesAt(v *verb, list func(*controlapi.Client, context.Context) (*controlapi.Answer, error), key string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		out, err := v.call(cmd, http.MethodGet, path, nil, nil)
+		out, err := v.body(cmd)(list(&v.Client, cmd.Context()))
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewardsim/rewardsim/sim"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
+
+	"github.com/rewardsim/rewardsim/sim"
 )
 
 // serveConfig is everything `rewardsim serve` reads. viper is confined to
@@ -208,7 +209,7 @@ func readServerConfig(v *viper.Viper) (serverConfig, error) {
 }
 
 // parseRetention reads state-retention: a positive duration, or -1 for
-// never sweeping (sim.StateOptions takes a negative one).
+// never purging (sim.StateOptions takes a negative one).
 func parseRetention(s string) (time.Duration, error) {
 	if strings.TrimSpace(s) == "-1" {
 		return -1, nil

@@ -2,10 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/url"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -37,27 +34,19 @@ func envOr(key, def string) string {
 	return def
 }
 
-func (c *controlClient) get(ctx context.Context, path string, q url.Values) ([]byte, error) {
-	return c.Do(ctx, http.MethodGet, path, q, "", nil)
-}
-
-// postJSON POSTs body as JSON (with the query q, if any) and prints the
-// answer, indented.
-func (c *controlClient) postJSON(cmd *cobra.Command, path string, q url.Values, body any) error {
-	raw, err := json.Marshal(body)
-	if err != nil {
+// printJSON prints a control answer's body, indented.
+func printJSON(cmd *cobra.Command) func(out []byte, err error) error {
+	return func(out []byte, err error) error {
+		if err != nil {
+			return err
+		}
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, out, "", "  ") == nil {
+			out = append(pretty.Bytes(), '\n')
+		}
+		_, err = cmd.OutOrStdout().Write(out)
 		return err
 	}
-	out, err := c.Do(cmd.Context(), http.MethodPost, path, q, "application/json", raw)
-	if err != nil {
-		return err
-	}
-	var pretty bytes.Buffer
-	if json.Indent(&pretty, out, "", "  ") == nil {
-		out = append(pretty.Bytes(), '\n')
-	}
-	_, err = cmd.OutOrStdout().Write(out)
-	return err
 }
 
 // writeOut writes data to path, or to standard output when path is "" or

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -116,7 +115,7 @@ func newFaultAddCmd() *cobra.Command {
 					rule[k] = n
 				}
 			}
-			return v.run(cmd, http.MethodPost, "/__sim/faults", nil, rule, decoded(func(r faultRule) string { return "armed " + r.String() }))
+			return v.show(cmd, decoded(func(r faultRule) string { return "armed " + r.String() }))(v.ArmFault(cmd.Context(), rule))
 		},
 	}
 	f := cmd.Flags()
@@ -145,11 +144,7 @@ func listFaults(cmd *cobra.Command, v *verb, channel string) ([]faultRule, []jso
 
 // listFaultsOf is listFaults; active leaves out the spent rules.
 func listFaultsOf(cmd *cobra.Command, v *verb, channel string, active bool) ([]faultRule, []json.RawMessage, error) {
-	var q url.Values
-	if active {
-		q = url.Values{"active": {"true"}}
-	}
-	out, err := v.call(cmd, http.MethodGet, "/__sim/faults", q, nil)
+	out, err := v.body(cmd)(v.Faults(cmd.Context(), active))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,10 +205,10 @@ func newFaultRmCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !all {
-				return v.run(cmd, http.MethodDelete, "/__sim/faults/"+url.PathEscape(args[0]), nil, nil, disarmed(args[0]))
+				return v.show(cmd, disarmed(args[0]))(v.DisarmFault(cmd.Context(), args[0]))
 			}
 			if channel == "" {
-				return v.run(cmd, http.MethodDelete, "/__sim/faults", nil, nil, fixed("disarmed every fault rule"))
+				return v.show(cmd, fixed("disarmed every fault rule"))(v.DisarmFaults(cmd.Context()))
 			}
 			rules, _, err := listFaults(cmd, &v, channel)
 			if err != nil {
@@ -221,7 +216,7 @@ func newFaultRmCmd() *cobra.Command {
 			}
 			var ids []string
 			for _, r := range rules {
-				if _, err := v.call(cmd, http.MethodDelete, "/__sim/faults/"+url.PathEscape(r.ID), nil, nil); err != nil {
+				if _, err := v.body(cmd)(v.DisarmFault(cmd.Context(), r.ID)); err != nil {
 					return err
 				}
 				ids = append(ids, r.ID)

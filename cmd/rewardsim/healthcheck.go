@@ -33,7 +33,7 @@ func newHealthcheckCmd() *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
 			defer cancel()
 			// The control API's client: no redirect to another host is followed.
-			ans, err := (&controlapi.Client{Base: base}).Send(ctx, http.MethodGet, "/__sim/health", nil, "", nil)
+			ans, err := (&controlapi.Client{Base: base}).Health(ctx)
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -128,10 +127,10 @@ func newJournalTailCmd() *cobra.Command {
 // active one for ""): the clock's answer is in it, as every answer's
 // times and the dashboard's are.
 func (v *verb) scenarioZone(cmd *cobra.Command, channel string) (*time.Location, error) {
-	out, err := v.call(cmd, http.MethodGet, "/__sim/clock", channelQuery(channel), nil)
+	out, err := v.body(cmd)(v.Clock(cmd.Context(), channel))
 	var no errRefused
 	if errors.As(err, &no) && channel != "" { // a channel no longer in force: the active scenario's zone
-		out, err = v.call(cmd, http.MethodGet, "/__sim/clock", nil, nil)
+		out, err = v.body(cmd)(v.Clock(cmd.Context(), ""))
 	}
 	if err != nil {
 		return nil, err
@@ -152,7 +151,7 @@ func (v *verb) tailFrom(cmd *cobra.Command, q url.Values, after uint64, keep int
 	var got []json.RawMessage
 	for {
 		q.Set("after", strconv.FormatUint(after, 10))
-		out, err := v.call(cmd, http.MethodGet, "/__sim/journal", q, nil)
+		out, err := v.body(cmd)(v.Journal(cmd.Context(), q))
 		if err != nil {
 			return after, err
 		}

@@ -20,6 +20,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rewardsim/rewardsim/sim/calibrate"
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/recordings"
 )
 
@@ -52,7 +54,7 @@ It prints a line per recording (per step with -v), notes a step that waits long
 			"  rewardsim replay checkout.json --shared --target https://uat.example --junit replay.xml",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := recordings.ReplayOptions{Target: target, Control: ctl.Base, ControlToken: ctl.Token, Shared: shared, RunID: runID, Secrets: secrets, Masks: map[string]string{}}
+			o := recordings.ReplayOptions{Target: target, Control: ctl.Base, ControlToken: ctl.Token, Shared: shared, RunID: runID, Secrets: secrets, Masks: map[string]string{}, CompareReadings: calibrate.CompareReadings}
 			if err := readReplayInputs(&o, keyPath, scenarioPath, masks); err != nil {
 				return err
 			}
@@ -332,7 +334,7 @@ Ctrl-C or SIGTERM, writes the exchanges as a recording to --out (standard
 output by default; messages go to standard error).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rec, err := recordings.NewRecorder(recordings.RecorderOptions{Upstream: upstream})
+			rec, err := recordings.NewRecorder(recordings.RecorderOptions{Upstream: upstream, ReadSwitches: calibrate.ReadAnswers})
 			if err != nil {
 				return err
 			}
@@ -420,7 +422,7 @@ func newRecordingCmd() *cobra.Command {
 					q.Set(k, v)
 				}
 			}
-			data, err := ctl.get(cmd.Context(), "/__sim/recording", q)
+			data, err := controlapi.Body(ctl.Recording(cmd.Context(), q))
 			if err != nil {
 				return err
 			}
@@ -495,7 +497,7 @@ func newReportCmd() *cobra.Command {
 			if noCards {
 				q.Set("noCardsRendered", "true")
 			}
-			data, err := ctl.get(cmd.Context(), "/__sim/report", q)
+			data, err := controlapi.Body(ctl.Report(cmd.Context(), q))
 			if err != nil {
 				return err
 			}

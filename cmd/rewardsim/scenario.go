@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/url"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rewardsim/rewardsim/sim"
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 func newScenarioCmd() *cobra.Command {
@@ -18,7 +18,7 @@ func newScenarioCmd() *cobra.Command {
 		Short: "Print a scenario loaded in a running simulator (as in force, secrets masked), else an embedded one (default)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := cc.get(cmd.Context(), "/__sim/scenarios/"+url.PathEscape(args[0]), nil)
+			out, err := controlapi.Body(cc.Scenario(cmd.Context(), args[0]))
 			if err == nil {
 				_, err = cmd.OutOrStdout().Write(out)
 				return err

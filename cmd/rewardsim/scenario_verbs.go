@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 // scenarioList is GET /__sim/scenarios.
@@ -49,16 +50,10 @@ func (l scenarioList) String() string {
 }
 
 func newScenarioLsCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List the loaded scenarios (* the default one) and the channels that run their own",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return v.run(cmd, http.MethodGet, "/__sim/scenarios", nil, nil, decoded(func(l scenarioList) string { return l.String() }))
-		},
-	}
-	v.flags(cmd)
+	cmd, _ := plainVerb("ls", "List the loaded scenarios (* the default one) and the channels that run their own", cobra.NoArgs,
+		func(cmd *cobra.Command, v *verb, _ []string) error {
+			return v.show(cmd, decoded(func(l scenarioList) string { return l.String() }))(v.Scenarios(cmd.Context()))
+		})
 	return cmd
 }
 
@@ -92,12 +87,12 @@ func newScenarioLoadCmd() *cobra.Command {
 			if channel != "" {
 				q.Set("channel", channel)
 			}
-			return v.run(cmd, http.MethodPost, "/__sim/scenarios", q, raw, decoded(func(s struct{ Name string }) string {
+			return v.show(cmd, decoded(func(s struct{ Name string }) string {
 				if activate {
 					return "loaded " + activated(s.Name, channel)
 				}
 				return "loaded scenario " + s.Name + " (not active: scenario activate " + s.Name + ")"
-			}))
+			}))(v.UploadScenario(cmd.Context(), raw, q))
 		},
 	}
 	cmd.Flags().BoolVar(&activate, "activate", false, "activate it once loaded")
@@ -113,12 +108,8 @@ func newScenarioLoadCmd() *cobra.Command {
 func newScenarioActivateCmd() *cobra.Command {
 	cmd, v := channelVerbOf("activate NAME [--channel C]", "Make a loaded scenario govern one channel, or every channel without its own",
 		"only this channel", cobra.ExactArgs(1), func(cmd *cobra.Command, v *verb, channel string, args []string) error {
-			body := map[string]any{}
-			if channel != "" {
-				body["channel"] = channel
-			}
-			return v.run(cmd, http.MethodPost, "/__sim/scenarios/"+url.PathEscape(args[0])+"/activate", nil, body, fixed(activated(args[0], channel)))
+			return v.show(cmd, fixed(activated(args[0], channel)))(v.ActivateScenario(cmd.Context(), args[0], channel))
 		})
-	cmd.ValidArgsFunction = namesAt(v, "/__sim/scenarios", "scenarios")
+	cmd.ValidArgsFunction = namesAt(v, (*controlapi.Client).Scenarios, "scenarios")
 	return cmd
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 
 	"github.com/spf13/cobra"
 )
@@ -19,12 +17,11 @@ func newStateResetCmd() *cobra.Command {
 	return channelVerb("reset [--channel C]",
 		"Wipe the state (tokens, sessions, cards, coupons, pushes) of one channel, or of every channel; configuration stays",
 		"only this channel's state", cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
-			body := map[string]any{}
 			what := "every channel"
 			if channel != "" {
-				body["channel"], what = channel, "channel "+channel
+				what = "channel " + channel
 			}
-			return v.run(cmd, http.MethodPost, "/__sim/state/reset", nil, body, fixed("wiped the state of "+what))
+			return v.show(cmd, fixed("wiped the state of "+what))(v.ResetState(cmd.Context(), channel))
 		})
 }
 
@@ -53,17 +50,10 @@ func (u userState) String() string {
 }
 
 func newStateUserCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "user CHANNEL VIRTUALID",
-		Short: "A user's tokens (expired or not, on the channel's clock), sessions, cards and coupons",
-		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return v.run(cmd, http.MethodGet, "/__sim/state/users/"+url.PathEscape(args[0])+"/"+url.PathEscape(args[1]), nil, nil,
-				decoded(func(u userState) string { return u.String() }))
-		},
-	}
-	v.flags(cmd)
-	cmd.ValidArgsFunction = channelArg(&v)
+	cmd, v := plainVerb("user CHANNEL VIRTUALID", "A user's tokens (expired or not, on the channel's clock), sessions, cards and coupons", cobra.ExactArgs(2),
+		func(cmd *cobra.Command, v *verb, args []string) error {
+			return v.show(cmd, decoded(func(u userState) string { return u.String() }))(v.UserState(cmd.Context(), args[0], args[1]))
+		})
+	cmd.ValidArgsFunction = channelArg(v)
 	return cmd
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 func newStoryCmd() *cobra.Command {
@@ -36,16 +36,10 @@ func (l storyList) String() string {
 }
 
 func newStoryLsCmd() *cobra.Command {
-	var v verb
-	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List the stories, what each does, and which channel has which applied",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return v.run(cmd, http.MethodGet, "/__sim/stories", nil, nil, decoded(func(l storyList) string { return l.String() }))
-		},
-	}
-	v.flags(cmd)
+	cmd, _ := plainVerb("ls", "List the stories, what each does, and which channel has which applied", cobra.NoArgs,
+		func(cmd *cobra.Command, v *verb, _ []string) error {
+			return v.show(cmd, decoded(func(l storyList) string { return l.String() }))(v.Stories(cmd.Context()))
+		})
 	return cmd
 }
 
@@ -59,13 +53,13 @@ func newStoryApplyCmd() *cobra.Command {
 			if err := oneChannelOr(cmd, v, channel); err != nil {
 				return err
 			}
-			return v.run(cmd, http.MethodPost, "/__sim/stories/"+url.PathEscape(args[0])+"/apply", channelQuery(channel), nil,
+			return v.show(cmd,
 				decoded(func(a struct{ Story, Channel, Description string }) string {
 					return "applied " + a.Story + " to channel " + a.Channel + ": " + a.Description
-				}))
+				}))(v.ApplyStory(cmd.Context(), args[0], channel))
 		})
 	cmd.Example = "  rewardsim story apply stock-out --channel CI-42"
-	cmd.ValidArgsFunction = namesAt(v, "/__sim/stories", "stories")
+	cmd.ValidArgsFunction = namesAt(v, (*controlapi.Client).Stories, "stories")
 	return cmd
 }
 
@@ -75,7 +69,7 @@ func newStoryClearCmd() *cobra.Command {
 			if err := oneChannelOr(cmd, v, channel); err != nil {
 				return err
 			}
-			return v.run(cmd, http.MethodPost, "/__sim/stories/clear", channelQuery(channel), nil,
+			return v.show(cmd,
 				decoded(func(a struct {
 					Channel string
 					Cleared []string
@@ -84,7 +78,7 @@ func newStoryClearCmd() *cobra.Command {
 						return "no story was applied to channel " + a.Channel
 					}
 					return "cleared " + strings.Join(a.Cleared, ", ") + " from channel " + a.Channel
-				}))
+				}))(v.ClearStories(cmd.Context(), channel))
 		})
 }
 
@@ -95,7 +89,7 @@ func oneChannelOr(cmd *cobra.Command, v *verb, channel string) error {
 	if channel != "" {
 		return nil
 	}
-	out, err := v.call(cmd, http.MethodGet, "/__sim/channels", nil, nil)
+	out, err := v.body(cmd)(v.Channels(cmd.Context()))
 	if err != nil {
 		return err
 	}

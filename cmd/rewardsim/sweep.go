@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,7 +133,7 @@ func runSweep(cmd *cobra.Command, args []string, f sweepFlags) error {
 	if f.out != "" {
 		o.Scratch = f.out // each run's files stay beside its output
 	}
-	if a, err := o.Control.Send(ctx, http.MethodGet, "/__sim/channels/"+url.PathEscape(f.like), nil, "", nil); err != nil {
+	if a, err := o.Control.Channel(ctx, f.like); err != nil {
 		return err
 	} else if a.Status == http.StatusNotFound {
 		return errSweepUsage{fmt.Sprintf("--like %s: the simulator has no channel of that name", f.like)}
@@ -165,7 +164,7 @@ func runSweep(cmd *cobra.Command, args []string, f sweepFlags) error {
 	if f.control != "" {
 		// The dashboard shows the last sweep; a simulator without the
 		// route (an older one) cannot, which is no reason to fail.
-		if _, err := o.Control.PostJSON(ctx, "/__sim/sweeps/last", rep); err != nil {
+		if _, err := controlapi.Body(o.Control.PutLastSweep(ctx, rep)); err != nil {
 			fmt.Fprintln(stderr, "sweep: not reported to the simulator's dashboard:", err)
 		}
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -74,7 +72,7 @@ func whichChannel(channel string) string {
 func newSwitchLsCmd() *cobra.Command {
 	return channelVerb("ls [--channel C]", "List every switch: the value in force, the default, the scenario's value and the overrides (GET /__sim/switches)",
 		switchChannelHelp, cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
-			return v.run(cmd, http.MethodGet, "/__sim/switches", channelQuery(channel), nil, decoded(func(l switchList) string { return l.String() }))
+			return v.show(cmd, decoded(func(l switchList) string { return l.String() }))(v.Switches(cmd.Context(), channel))
 		})
 }
 
@@ -86,9 +84,9 @@ func newSwitchSetCmd() *cobra.Command {
 			if channel != "" {
 				body["channel"] = channel
 			}
-			return v.run(cmd, http.MethodPost, "/__sim/switches", nil, body, decoded(func(s switchState) string {
+			return v.show(cmd, decoded(func(s switchState) string {
 				return fmt.Sprintf("%s is %s for %s (default %s, scenario %s)", strings.TrimPrefix(s.Name, "switches."), s.Value, whichChannel(channel), s.Default, s.Scenario)
-			}))
+			}))(v.SetSwitch(cmd.Context(), body))
 		})
 	cmd.Example = "  rewardsim switch set coupons.duplicate reject --channel DEMOBANK\n  rewardsim switch set cards.listMaxLimit 100"
 	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
@@ -119,11 +117,11 @@ func newSwitchResetCmd() *cobra.Command {
 	cmd, _ := channelVerbOf("reset [NAME] [--channel C]",
 		"Drop a channel's override of one switch, or of every one, so the scenario's value is in force again (DELETE /__sim/switches)",
 		switchChannelHelp, cobra.MaximumNArgs(1), func(cmd *cobra.Command, v *verb, channel string, args []string) error {
-			path := "/__sim/switches"
+			name := ""
 			if len(args) == 1 {
-				path += "/" + url.PathEscape(args[0])
+				name = args[0]
 			}
-			return v.run(cmd, http.MethodDelete, path, channelQuery(channel), nil, decoded(func(l switchList) string {
+			return v.show(cmd, decoded(func(l switchList) string {
 				where := whichChannel(channel)
 				if len(l.Reset) == 0 {
 					return "no switch of " + where + " was overridden"
@@ -133,7 +131,7 @@ func newSwitchResetCmd() *cobra.Command {
 					names[i] = strings.TrimPrefix(n, "switches.")
 				}
 				return "reset " + strings.Join(names, ", ") + " of " + where + " to the scenario's value"
-			}))
+			}))(v.ResetSwitches(cmd.Context(), name, channel))
 		})
 	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 // verb is what every control verb (fault, clock, channel, scenario ls,
@@ -44,49 +45,39 @@ func (v *verb) flags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&v.json, "json", false, "print the control API's JSON answer instead of a short line")
 }
 
-// call makes one control call (body nil: none; []byte: sent as YAML;
-// anything else: as JSON) and returns the answer's body; a refusal or an
-// unreachable simulator is an error with its exit status.
-func (v *verb) call(cmd *cobra.Command, method, path string, q url.Values, body any) ([]byte, error) {
-	var raw []byte
-	ct := ""
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		raw, ct = b, "application/yaml"
-	default:
-		var err error
-		if raw, err = json.Marshal(b); err != nil {
-			return nil, err
+// body is what a typed control call (controlapi.Client's methods)
+// answered: its body, or a refusal (exit 1, the answer printed first
+// with --json) or an unreachable simulator (exit 2) as an error.
+func (v *verb) body(cmd *cobra.Command) func(*controlapi.Answer, error) ([]byte, error) {
+	return func(a *controlapi.Answer, err error) ([]byte, error) {
+		if err != nil {
+			return nil, errUnreachable{err}
 		}
-		ct = "application/json"
-	}
-	a, err := v.Send(cmd.Context(), method, path, q, ct, raw)
-	if err != nil {
-		return nil, errUnreachable{err}
-	}
-	if a.Status >= 300 {
-		if v.json && len(a.Body) > 0 {
-			v.print(cmd, a.Body)
+		if a.Status >= 300 {
+			if v.json && len(a.Body) > 0 {
+				v.print(cmd, a.Body)
+			}
+			var e struct{ Error string }
+			reason := strings.TrimSpace(string(a.Body))
+			if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
+				reason = e.Error
+			}
+			return nil, errRefused{a.Status, reason}
 		}
-		var e struct{ Error string }
-		reason := strings.TrimSpace(string(a.Body))
-		if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
-			reason = e.Error
-		}
-		return nil, errRefused{a.Status, reason}
+		return a.Body, nil
 	}
-	return a.Body, nil
 }
 
-// run makes the call and prints its answer: the JSON with --json (an
-// answer with no body prints {}), else the line human makes of it.
-func (v *verb) run(cmd *cobra.Command, method, path string, q url.Values, body any, human func([]byte) (string, error)) error {
-	out, err := v.call(cmd, method, path, q, body)
-	if err != nil {
-		return err
+// show prints a typed call's answer: the JSON with --json (an answer
+// with no body prints {}), else the line human makes of it.
+func (v *verb) show(cmd *cobra.Command, human func([]byte) (string, error)) func(*controlapi.Answer, error) error {
+	return func(a *controlapi.Answer, err error) error {
+		out, err := v.body(cmd)(a, err)
+		if err != nil {
+			return err
+		}
+		return v.answer(cmd, out, human)
 	}
-	return v.answer(cmd, out, human)
 }
 
 // answer prints out as run does.
@@ -133,20 +124,23 @@ func fixed(line string) func([]byte) (string, error) {
 	return func([]byte) (string, error) { return line, nil }
 }
 
-// channelQuery is ?channel=C, or none.
-func channelQuery(channel string) url.Values {
-	if channel == "" {
-		return nil
-	}
-	return url.Values{"channel": {channel}}
-}
-
 // channelVerb is a control verb with --channel (completed with the
 // running simulator's channels) and the verb flags; run gets the verb and
 // the channel given ("" for none).
 func channelVerb(use, short, channelHelp string, args cobra.PositionalArgs, run func(cmd *cobra.Command, v *verb, channel string, args []string) error) *cobra.Command {
 	cmd, _ := channelVerbOf(use, short, channelHelp, args, run)
 	return cmd
+}
+
+// plainVerb is a control verb without --channel: the verb flags, and run
+// gets the verb. It returns the verb too, for a completion that asks
+// the simulator.
+func plainVerb(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, v *verb, args []string) error) (*cobra.Command, *verb) {
+	var v verb
+	cmd := &cobra.Command{Use: use, Short: short, Args: args,
+		RunE: func(cmd *cobra.Command, args []string) error { return run(cmd, &v, args) }}
+	v.flags(cmd)
+	return cmd, &v
 }
 
 // channelVerbOf is channelVerb that also returns the verb, for a

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -63,8 +62,7 @@ Without --times, --at-least or --at-most: at least once. Exit 0 when the count h
 			if len(w) > 0 {
 				body["where"] = w
 			}
-			raw, _ := json.Marshal(body)
-			out, err := cc.Do(cmd.Context(), http.MethodPost, "/__sim/verify", nil, "application/json", raw)
+			out, err := controlapi.Body(cc.Verify(cmd.Context(), body))
 			if err != nil {
 				return errCannotVerify{err}
 			}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 func newWebhookCmd() *cobra.Command {
@@ -60,7 +62,7 @@ func newWebhookSendCmd() *cobra.Command {
 			if f.wait != 0 {
 				q = url.Values{"wait": {f.wait.String()}}
 			}
-			return ctl.postJSON(cmd, "/__sim/webhooks", q, req)
+			return printJSON(cmd)(controlapi.Body(ctl.PushWebhook(cmd.Context(), req, q)))
 		},
 	}
 	fl := cmd.Flags()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 // Passive reads, from traffic calibrate did not make (a recording made
@@ -109,4 +111,14 @@ func CompareReadings(readings map[string]string, scenarioName string, yml []byte
 		}
 	}
 	return out
+}
+
+// ReadAnswers is Passive over the answers a record proxy passed on (the
+// recording wing hands them out; calibrate reads them).
+func ReadAnswers(as []recfile.Answer) map[string]string {
+	xs := make([]Exchange, len(as))
+	for i, a := range as {
+		xs[i] = Exchange{Op: a.Op, Method: a.Method, URL: a.URL, Status: a.Status, RespHeader: a.Header, Resp: a.Body, At: a.At}
+	}
+	return Passive(xs)
 }

@@ -39,6 +39,18 @@ type Answer struct {
 	Status int
 	Body   []byte
 	Header http.Header
+	// Method and Path are the call's, for the wording of a refusal.
+	Method, Path string
+}
+
+// refusal is the error an answer of 300 or above makes, with the
+// simulator's message.
+func (a *Answer) refusal() error {
+	var e struct{ Error string }
+	if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
+		return fmt.Errorf("control API answered %s %s with HTTP %d: %s", a.Method, a.Path, a.Status, e.Error)
+	}
+	return fmt.Errorf("control API answered %s %s with HTTP %d: %s", a.Method, a.Path, a.Status, strings.TrimSpace(string(a.Body)))
 }
 
 // Send makes one control call and returns its answer whatever its status,
@@ -72,24 +84,13 @@ func (c *Client) Send(ctx context.Context, method, path string, q url.Values, co
 	if err != nil {
 		return nil, fmt.Errorf("control API: %w", err)
 	}
-	return &Answer{Status: res.StatusCode, Body: out, Header: res.Header}, nil
+	return &Answer{Status: res.StatusCode, Body: out, Header: res.Header, Method: method, Path: path}, nil
 }
 
 // Do calls the control API and returns the answer body; an answer of 300
 // or above is an error carrying the simulator's message.
 func (c *Client) Do(ctx context.Context, method, path string, q url.Values, contentType string, body []byte) ([]byte, error) {
-	a, err := c.Send(ctx, method, path, q, contentType, body)
-	if err != nil {
-		return nil, err
-	}
-	if a.Status >= 300 {
-		var e struct{ Error string }
-		if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
-			return nil, fmt.Errorf("control API answered %s %s with HTTP %d: %s", method, path, a.Status, e.Error)
-		}
-		return nil, fmt.Errorf("control API answered %s %s with HTTP %d: %s", method, path, a.Status, strings.TrimSpace(string(a.Body)))
-	}
-	return a.Body, nil
+	return Body(c.Send(ctx, method, path, q, contentType, body))
 }
 
 // PostJSON POSTs body as JSON and returns the answer body.

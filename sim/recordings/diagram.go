@@ -4,8 +4,7 @@ import (
 	"io"
 
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 // Diagram writes the SVG sequence diagram of a recording file
@@ -15,11 +14,7 @@ import (
 // the one the dashboard draws from the journal. An error means the file
 // is not a valid recording (the message says where).
 func Diagram(recordingJSON []byte, w io.Writer) error {
-	set, err := schema.Embedded()
-	if err != nil {
-		return err
-	}
-	rec, err := recording.Parse(recordingJSON, set)
+	rec, err := recfile.ParseFile(recordingJSON)
 	if err != nil {
 		return err
 	}

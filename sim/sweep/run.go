@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -122,7 +121,7 @@ func (s *sweeper) run(ctx context.Context, row Row, name string, baseline bool) 
 			r.Times = 1
 		}
 	}
-	if _, err := s.o.Control.PostJSON(ctx, "/__sim/faults", r); err != nil {
+	if _, err := controlapi.Body(s.o.Control.ArmFault(ctx, r)); err != nil {
 		return res, evidence{}, err
 	}
 	// The run's own folder: where the libraries name the channels they
@@ -199,7 +198,7 @@ func (s *sweeper) env(ch string, row Row, baseline bool) ([]string, error) {
 }
 
 func (s *sweeper) makeChannel(ctx context.Context, ch string) error {
-	if _, err := s.o.Control.PostJSON(ctx, "/__sim/channels", map[string]string{"name": ch, "like": s.o.Like}); err != nil {
+	if _, err := controlapi.Body(s.o.Control.RegisterChannel(ctx, map[string]string{"name": ch, "like": s.o.Like})); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -226,14 +225,14 @@ func (s *sweeper) dropChannel(ch string) {
 	rules, _ := s.rules(ctx, ch)
 	channels := []string{ch}
 	for _, r := range rules {
-		_, _ = c.Send(ctx, http.MethodDelete, "/__sim/faults/"+url.PathEscape(r.ID), nil, "", nil)
+		_, _ = c.DisarmFault(ctx, r.ID)
 		if !slices.Contains(channels, r.Channel) {
 			channels = append(channels, r.Channel)
 		}
 	}
 	for _, x := range slices.Backward(channels) {
-		_, _ = c.Send(ctx, http.MethodDelete, "/__sim/journal", url.Values{"channel": {x}}, "", nil)
-		_, _ = c.Send(ctx, http.MethodDelete, "/__sim/channels/"+url.PathEscape(x), nil, "", nil)
+		_, _ = c.ClearJournal(ctx, x)
+		_, _ = c.RemoveChannel(ctx, x)
 	}
 	s.mu.Lock()
 	s.made = slices.DeleteFunc(s.made, func(x string) bool { return x == ch })
@@ -246,7 +245,7 @@ func (s *sweeper) rules(ctx context.Context, ch string) ([]fault.Status, error) 
 	var list struct {
 		Rules []fault.Status `json:"rules"`
 	}
-	if err := s.o.Control.CallJSON(ctx, http.MethodGet, "/__sim/faults", nil, &list); err != nil {
+	if err := controlapi.Decoded(&list)(s.o.Control.Faults(ctx, false)); err != nil {
 		return nil, err
 	}
 	var out []fault.Status
@@ -290,7 +289,7 @@ func (s *sweeper) journal(ctx context.Context, ch string) ([]journal.Entry, erro
 	after := uint64(0)
 	for {
 		q := url.Values{"channel": {ch}, "limit": {"1000"}, "after": {strconv.FormatUint(after, 10)}}
-		raw, err := s.o.Control.Do(ctx, http.MethodGet, "/__sim/journal", q, "", nil)
+		raw, err := controlapi.Body(s.o.Control.Journal(ctx, q))
 		if err != nil {
 			return nil, err
 		}

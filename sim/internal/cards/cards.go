@@ -41,7 +41,7 @@ const DateTimeMs = "2006-01-02 15:04:05.000"
 // Service runs card decisions against the store.
 type Service struct {
 	Store *state.Store
-	Clock clock.Clock
+	Clock clock.PerChannel
 }
 
 // IssueRequest is one qualifying event, from GetReward or GetScratchCardForBank.

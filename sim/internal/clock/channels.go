@@ -36,6 +36,15 @@ func (c *Channels) Own(channel string) (*Sim, bool) {
 	return s, ok
 }
 
+// OwnClock is Own as a Clock (PerChannel).
+func (c *Channels) OwnClock(channel string) (Clock, bool) {
+	s, ok := c.Own(channel)
+	if !ok {
+		return nil, false
+	}
+	return s, true
+}
+
 // Put gives channel its own clock s.
 func (c *Channels) Put(channel string, s *Sim) {
 	c.mu.Lock()
@@ -50,13 +59,32 @@ func (c *Channels) Drop(channel string) {
 	c.mu.Unlock()
 }
 
-// For is the clock of channel when c keeps clocks per channel, else c.
-func For(c Clock, channel string) Clock {
-	if cs, ok := c.(*Channels); ok && channel != "" {
-		return cs.For(channel)
-	}
-	return c
+// PerChannel is the clock the services are handed: the global time, and
+// the time of one channel (its own clock or the global one). The
+// composition root passes the control plane's Channels; a service never
+// asks which kind of clock it holds.
+type PerChannel interface {
+	Clock
+	For(channel string) Clock
+	// OwnClock is channel's own clock, if it keeps one (the journal
+	// stamps such a channel's entries on it).
+	OwnClock(channel string) (Clock, bool)
 }
 
-// NowFor is For(c, channel).Now().
-func NowFor(c Clock, channel string) time.Time { return For(c, channel).Now() }
+// One is a PerChannel with one clock for every channel (a service's own
+// tests, tools without channels).
+type One struct{ Clock }
+
+// For is the one clock.
+func (o One) For(string) Clock { return o.Clock }
+
+// OwnClock: no channel keeps a clock of its own.
+func (One) OwnClock(string) (Clock, bool) { return nil, false }
+
+// NowFor is c.For(channel).Now(); channel "" is the global time.
+func NowFor(c PerChannel, channel string) time.Time {
+	if channel == "" {
+		return c.Now()
+	}
+	return c.For(channel).Now()
+}

@@ -91,6 +91,10 @@ const (
 	OpExitEvent     = "ExitEvent"
 )
 
+// CouponRedirectPrefix is the path under which coupon URLs are served
+// (CPN-8): the coupons service builds them, the picture tells them apart.
+const CouponRedirectPrefix = "/hotdeals/r/"
+
 // Ops is the catalogue of built operations: the one table the router,
 // validation, the journal and the harness read. The router refuses to
 // start if an operation here has no handler, or a handler no operation.

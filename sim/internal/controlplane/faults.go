@@ -31,20 +31,20 @@ func (p *Plane) AddFault(r fault.Rule) (fault.Status, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	st := p.faults.Next(r)
-	aged := p.agedOut()
-	writes := []stateWrite{put(kindFault, r.ID, st)}
-	for _, id := range aged {
-		writes = append(writes, del(kindFault, id))
-	}
-	if err := p.store.WriteConfig(writes...); err != nil {
-		return fault.Status{}, err
-	}
-	for _, id := range aged {
-		p.faults.Remove(id)
-	}
-	p.faults.Restore(st)
-	return st, nil
+	return p.faults.Arm(r, func(st fault.Status) error {
+		aged := p.agedOut()
+		writes := []stateWrite{put(kindFault, r.ID, st)}
+		for _, id := range aged {
+			writes = append(writes, del(kindFault, id))
+		}
+		if err := p.store.WriteConfig(writes...); err != nil {
+			return err
+		}
+		for _, id := range aged {
+			p.faults.Remove(id)
+		}
+		return nil
+	})
 }
 
 // MaxSpentRules bounds the spent rules the list keeps: a one-shot rule

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/latency"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 )
@@ -18,7 +19,7 @@ func (p *Plane) Latency() *latency.Set { return p.latency }
 // SetLatency puts profile pr in force (replacing the one of its endpoint
 // and channel) after saving it: it is in force again after a restart.
 func (p *Plane) SetLatency(pr latency.Profile) (latency.Profile, error) {
-	if err := latency.Check(pr); err != nil { // the scenario files' check, in their words
+	if err := latency.Check(pr, fault.NotAnOperation); err != nil { // the scenario files' check, in their words
 		return pr, refuse(refusal.Invalid, "%v", err)
 	}
 	if err := p.knownOrEvery(pr.Channel); err != nil {
@@ -60,7 +61,7 @@ func (p *Plane) RemoveLatency(endpoint, channel string, all bool) ([]latency.Pro
 
 // restoreLatency puts a kept profile in force again at start-up.
 func (p *Plane) restoreLatency(pr latency.Profile) error {
-	if err := latency.Check(pr); err != nil {
+	if err := latency.Check(pr, fault.NotAnOperation); err != nil {
 		return err
 	}
 	p.latency.Put(pr)

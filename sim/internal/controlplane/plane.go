@@ -215,7 +215,7 @@ func (p *Plane) Faults() *fault.Set { return p.faults }
 
 // Clock is the simulated clock: the global one, with the channels' own
 // (clock.For finds a channel's).
-func (p *Plane) Clock() clock.Clock { return p.clocks }
+func (p *Plane) Clock() clock.PerChannel { return p.clocks }
 
 // knownChannel refuses a channel name nothing defines.
 func (p *Plane) knownChannel(name string) error {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 	"github.com/rewardsim/rewardsim/sim/internal/refusal"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
@@ -21,7 +22,7 @@ import (
 )
 
 // RedirectPrefix is the path under which coupon URLs are served (CPN-8).
-const RedirectPrefix = "/hotdeals/r/"
+const RedirectPrefix = contract.CouponRedirectPrefix
 
 // Outcome is how a claim was decided.
 type Outcome int
@@ -58,7 +59,7 @@ const (
 // Service runs coupon decisions against the store.
 type Service struct {
 	Store *state.Store
-	Clock clock.Clock
+	Clock clock.PerChannel
 }
 
 // ClaimRequest is one fetchCouponCode.

@@ -50,7 +50,7 @@ func newService(t testing.TB, switches string) (*Service, *scenario.Scenario) {
 	}
 	t.Cleanup(func() { st.Close() })
 	clk := clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))
-	return &Service{Store: st, Clock: clk}, sc
+	return &Service{Store: st, Clock: clock.One{Clock: clk}}, sc
 }
 
 // step is one claim and what it must decide.

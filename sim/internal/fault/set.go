@@ -3,9 +3,9 @@ package fault
 import (
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
+	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
 // More action kinds. Each endpoint renders them in its own shape; a rule
@@ -95,10 +95,23 @@ func (s *Set) Add(r Rule) {
 	s.rules = append(s.rules, e)
 }
 
-// Next is what Add(r) would arm, without arming it: r with fresh
-// counters and the place in the order it would take. The control plane
-// saves it first and then arms it with Restore.
-func (s *Set) Next(r Rule) Status {
+// Arm arms r in one call: save hears what will be armed (r with fresh
+// counters and the place in the order it takes) and, when it returns no
+// error, r is armed in that place; an error leaves the set as it was.
+// The control plane saves the rule in save, so what is armed is what
+// was saved. save runs without the set's lock (it may Remove others);
+// the caller serialises arming.
+func (s *Set) Arm(r Rule, save func(Status) error) (Status, error) {
+	st := s.planned(r)
+	if err := save(st); err != nil {
+		return Status{}, err
+	}
+	s.Restore(st)
+	return st, nil
+}
+
+// planned is what Add(r) would arm, without arming it.
+func (s *Set) planned(r Rule) Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, x := range s.rules {
@@ -193,9 +206,9 @@ type CheckError struct {
 
 func (e *CheckError) Error() string { return e.Msg }
 
-// MaxDelay bounds an injected delay, so a held answer always ends before
-// the server's default write timeout (sim.DefaultWriteTimeout) cuts it.
-const MaxDelay = time.Minute
+// MaxDelay bounds an injected delay (model.MaxDelay, which latency
+// profiles share).
+const MaxDelay = model.MaxDelay
 
 // Check reports what is wrong with a rule (a *CheckError), or nil.
 //

@@ -44,10 +44,11 @@ type Call struct {
 	// (envelope schemes).
 	Envelope envelope.Envelope
 	BDATA    []byte
-	// Fields are the request's top-level string fields where the opener
-	// keeps them (the coupon host: offerId, extTransactionId), so an
-	// injected answer can word itself as the real outcome would.
-	Fields map[string]string
+	// OfferID and IdemKey are the coupon host's offerId and
+	// extTransactionId (the claim's idempotency key) as its opener read
+	// them, so an injected answer can word itself as the real outcome
+	// would; "" where the request has none.
+	OfferID, IdemKey string
 	// Fault is an injected action the dialect left to the operation (a
 	// not-eligible answer, a claim's commit kinds); Fired says one fired.
 	Fault fault.Action

@@ -31,7 +31,7 @@ func TestBearer_AUTH1_AUTH2_TOK3_TOK4(t *testing.T) {
 	}
 	defer st.Close()
 	clk := clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))
-	tokens := token.New(st, clk, rand.Reader)
+	tokens := token.New(st, clock.One{Clock: clk}, rand.Reader)
 	ref, _ := tokens.Issue(model.ReferenceToken, "DEMOBANK", "", time.Hour)
 	user, _ := tokens.Issue(model.UserToken, "DEMOBANK", "VU-1", 30*time.Minute)
 

@@ -2,9 +2,11 @@
 // host and every outbound webhook attempt (SIM-4), for the control API,
 // recording export and the conformance report.
 //
-// The hot path only copies what it saw into a bounded queue; a background
-// writer masks secrets, works out channel and virtualId, encodes, and
-// appends batches to bbolt in one transaction each, pruning to the bound
+// The hot path only copies what it saw into a bounded queue (whom a call
+// was for comes from the way in's note, httpx.Outcome: the journal reads
+// no request); a background writer masks secrets, stamps each entry on
+// its channel's clock (Options.Clock, passed by the composition root),
+// encodes, and appends batches to bbolt in one transaction each, pruning to the bound
 // (count and/or age) in that same transaction. Close flushes the queue.
 // The journal is diagnostics, not service state: on kill -9 the last few
 // milliseconds of entries may be lost, and when the queue is full an entry
@@ -58,9 +60,11 @@ type Options struct {
 	MaxBytes int64
 	// Queue is the capacity of the hand-off queue; 0 means DefaultQueue.
 	Queue int
-	// Clock stamps entries (simulated time); Wall measures latency.
-	Clock, Wall clock.Clock
-	Logger      *slog.Logger
+	// Clock stamps entries (simulated time), a channel with a clock of
+	// its own on that clock; Wall measures latency.
+	Clock  clock.PerChannel
+	Wall   clock.Clock
+	Logger *slog.Logger
 	// Disabled turns the journal off: nothing is recorded.
 	Disabled bool
 	// Secrets is what the journal learns to mask by value, and masks
@@ -156,13 +160,13 @@ type Exchange struct {
 
 // stamp is the time an exchange arrived on its channel's clock: a
 // channel with a clock of its own has its entries stamped on it (the
-// channel is known only once the request is read, here).
+// way in knows the channel only after the arrival was stamped, so the
+// writer moves it back by the wall time since).
 func (j *Journal) stamp(channel string, x *Exchange) time.Time {
-	cs, ok := j.opts.Clock.(*clock.Channels)
-	if !ok || x.WallAt.IsZero() {
+	if x.WallAt.IsZero() {
 		return x.At
 	}
-	own, ok := cs.Own(channel)
+	own, ok := j.opts.Clock.OwnClock(channel)
 	if !ok {
 		return x.At
 	}
@@ -194,7 +198,7 @@ func openOver(store *store, opts Options) (*Journal, error) {
 		opts.Queue = DefaultQueue
 	}
 	if opts.Clock == nil {
-		opts.Clock = clock.Real{}
+		opts.Clock = clock.One{Clock: clock.Real{}}
 	}
 	if opts.Wall == nil {
 		opts.Wall = clock.Real{}

@@ -108,7 +108,7 @@ func TestJournal_SIM4_boundHoldsUnder100kRequests(t *testing.T) {
 
 // clause: SIM-4
 func TestJournal_SIM4_identifiesChannelUserFaultAndMasks(t *testing.T) {
-	j, _, e := open(t, Options{Clock: clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))})
+	j, _, e := open(t, Options{Clock: clock.One{Clock: clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))}})
 	serve(e, "/api/fetchCouponCode", `{"offerId":"O1","virtualId":"VU-9","channelName":"DEMOBANK"}`,
 		http.Header{"X-Channelid": {"DEMOID"}, "Authorization": {"ServiceAppKey APP:SEC"}})
 	serve(e, "/api/GetReward", `{"fail":1}`, http.Header{"X-Channelid": {"HOTID"}})
@@ -152,7 +152,7 @@ func TestJournal_SIM4_fullQueueDropsAndCloseFlushes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Journal{opts: Options{MaxEntries: DefaultMaxEntries, Clock: clock.Real{}, Wall: clock.Real{}}, store: st, queue: make(chan item, 2), done: make(chan struct{}), builder: NewBuilder(secrets.New())}
+	j := &Journal{opts: Options{MaxEntries: DefaultMaxEntries, Clock: clock.One{Clock: clock.Real{}}, Wall: clock.Real{}}, store: st, queue: make(chan item, 2), done: make(chan struct{}), builder: NewBuilder(secrets.New())}
 	// No writer yet: the third enqueue finds the queue full.
 	for i := 0; i < 3; i++ {
 		j.RecordWebhook(WebhookAttempt{URL: fmt.Sprint("u", i)})

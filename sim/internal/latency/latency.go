@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
-	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -30,7 +29,7 @@ const Z99 = 2.3263478740408408
 
 // MaxDelay bounds every figure and every draw: the fault delay's bound,
 // so a held answer ends before the server's write timeout cuts it.
-const MaxDelay = fault.MaxDelay
+const MaxDelay = model.MaxDelay
 
 // Uniform is a delay drawn evenly between Min and Max.
 type Uniform struct {
@@ -110,8 +109,11 @@ type CheckError struct{ Field, Msg string }
 func (e *CheckError) Error() string { return e.Msg }
 
 // Check reports what is wrong with p (a *CheckError), or nil. The control
-// API and scenario files both check here, in the same words.
-func Check(p Profile) error {
+// API and scenario files both check here, in the same words. notAnOp
+// words an unknown endpoint (fault.NotAnOperation: its did-you-mean is
+// the fault rules'); passed in so that this package stays a leaf beside
+// fault rather than below it.
+func Check(p Profile, notAnOp func(name, orElse string) string) error {
 	bad := func(field, format string, a ...any) error {
 		return &CheckError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -125,7 +127,7 @@ func Check(p Profile) error {
 		return nil
 	}
 	if _, ok := contract.ByName(p.Endpoint); !ok && p.Endpoint != "*" {
-		return bad("/endpoint", "%s", fault.NotAnOperation(p.Endpoint, "or *"))
+		return bad("/endpoint", "%s", notAnOp(p.Endpoint, "or *"))
 	}
 	n := 0
 	if p.Fixed != 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -109,7 +110,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := Check(c.p)
+			err := Check(c.p, fault.NotAnOperation)
 			if c.says == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

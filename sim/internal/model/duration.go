@@ -28,3 +28,8 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 // MarshalText writes the Go duration string.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// MaxDelay bounds every delay the simulator holds an answer for (a
+// fault's, a latency profile's draw), so a held answer always ends before
+// the server's default write timeout (sim.DefaultWriteTimeout) cuts it.
+const MaxDelay = time.Minute

@@ -9,7 +9,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/outcome"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 func TestCalls_lanes(t *testing.T) {
@@ -75,26 +75,26 @@ func TestStock_stepsDownAtEachClaim(t *testing.T) {
 func TestRecordingCalls(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
-		st            recording.Step
+		st            recfile.Step
 		to, label     string
 		status        int
 		fault, reason string
 	}{
-		{"step host", recording.Step{Host: "bank", Endpoint: "GenerateSessionInfoV2", Method: "POST", Path: "/api/GenerateSessionInfoV2", Expect: recording.Expect{Status: 200}},
+		{"step host", recfile.Step{Host: "bank", Endpoint: "GenerateSessionInfoV2", Method: "POST", Path: "/api/GenerateSessionInfoV2", Expect: recfile.Expect{Status: 200}},
 			Bank, "GenerateSessionInfoV2", 200, "", ""},
-		{"contract host when the step has none", recording.Step{Endpoint: "fetchCouponCode", Method: "POST", Path: "/api/fetchCouponCode", Expect: recording.Expect{Status: 200}},
+		{"contract host when the step has none", recfile.Step{Endpoint: "fetchCouponCode", Method: "POST", Path: "/api/fetchCouponCode", Expect: recfile.Expect{Status: 200}},
 			Hotdeals, "fetchCouponCode", 200, "", ""},
-		{"placeholder path", recording.Step{Host: "rewards", Method: "GET", Path: "${s5.url}", Expect: recording.Expect{Status: 204}},
+		{"placeholder path", recfile.Step{Host: "rewards", Method: "GET", Path: "${s5.url}", Expect: recfile.Expect{Status: 204}},
 			Rewards, "GET ${s5.url}", 204, "", ""},
-		{"injected fault", recording.Step{Host: "rewards", Endpoint: "GetReward", Method: "POST", Path: "/api/GetReward",
-			Expect: recording.Expect{Status: 500, Header: map[string]string{"X-Rewardsim-Reason": "injected fault: gr-500"}}},
+		{"injected fault", recfile.Step{Host: "rewards", Endpoint: "GetReward", Method: "POST", Path: "/api/GetReward",
+			Expect: recfile.Expect{Status: 500, Header: map[string]string{"X-Rewardsim-Reason": "injected fault: gr-500"}}},
 			Rewards, "GetReward", 500, "gr-500", ""},
-		{"reason, header name in any case", recording.Step{Host: "rewards", Endpoint: "GetReward", Method: "POST", Path: "/api/GetReward",
-			Expect: recording.Expect{Status: 401, Header: map[string]string{"x-rewardsim-reason": "token expired"}}},
+		{"reason, header name in any case", recfile.Step{Host: "rewards", Endpoint: "GetReward", Method: "POST", Path: "/api/GetReward",
+			Expect: recfile.Expect{Status: 401, Header: map[string]string{"x-rewardsim-reason": "token expired"}}},
 			Rewards, "GetReward", 401, "", "token expired"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := RecordingCalls([]recording.Step{{Method: "GET", Path: "/first", Expect: recording.Expect{Status: 200}}, tc.st})
+			cs := RecordingCalls([]recfile.Step{{Method: "GET", Path: "/first", Expect: recfile.Expect{Status: 200}}, tc.st})
 			c := cs[1]
 			if c.Seq != 2 || c.From != Publisher || c.To != tc.to || c.Label != tc.label || c.Status != tc.status || c.Fault != tc.fault || c.Reason != tc.reason {
 				t.Errorf("call = %+v, want #2 %s -> %s %q %d fault %q reason %q", c, Publisher, tc.to, tc.label, tc.status, tc.fault, tc.reason)

@@ -11,7 +11,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/outcome"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 // RecordingCalls turns a recording's steps into the diagram's calls, in
@@ -20,7 +20,7 @@ import (
 // X-Rewardsim-Reason header, so the fault that fired (or the reason
 // given) shows as it does for the journal. Recordings leave webhook
 // pushes out, so the receiver's lane stays empty.
-func RecordingCalls(steps []recording.Step) []Call {
+func RecordingCalls(steps []recfile.Step) []Call {
 	out := make([]Call, 0, len(steps))
 	for i, st := range steps {
 		e := journal.Entry{Kind: journal.KindExchange, Host: st.Host, Method: st.Method, Path: st.Path}
@@ -46,7 +46,7 @@ func RecordingCalls(steps []recording.Step) []Call {
 }
 
 // RecordingTitle names the diagram of rec.
-func RecordingTitle(rec *recording.Recording) string {
+func RecordingTitle(rec *recfile.Recording) string {
 	return fmt.Sprintf("rewardsim recording %s (%d steps)", rec.Name, len(rec.Steps))
 }
 
@@ -67,7 +67,7 @@ func headerValue(h map[string]string, name string) string {
 // recordedOutcome reads a recorded answer's contract outcome: a fault
 // that fired, no answer, or a refusal in the body (a coupon errorCode,
 // {STATUS: FAILURE}, status false, also in the decoded BDATA).
-func recordedOutcome(c Call, x recording.Expect) (kind, errorCode string) {
+func recordedOutcome(c Call, x recfile.Expect) (kind, errorCode string) {
 	var b struct {
 		ErrorCode string `json:"errorCode"`
 		STATUS    string `json:"STATUS"`

@@ -11,7 +11,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rewardsim/rewardsim/sim/internal/coupons"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/outcome"
@@ -90,7 +90,7 @@ func laneOf(e journal.Entry) string {
 	switch {
 	case strings.HasPrefix(e.Path, AssetPrefix), strings.HasPrefix(e.Path, "/microsite"), strings.HasPrefix(e.Path, "/sdk/"):
 		return Bank
-	case strings.HasPrefix(e.Path, coupons.RedirectPrefix):
+	case strings.HasPrefix(e.Path, contract.CouponRedirectPrefix):
 		return Hotdeals
 	}
 	return Rewards

@@ -198,7 +198,7 @@ func compile(name string, root *yaml.Node, f File, src Sources) (*Scenario, erro
 	}
 	for i, p := range f.LatencyProfiles {
 		var ce *latency.CheckError
-		if err := latency.Check(p); errors.As(err, &ce) { // the control API's check, in its words
+		if err := latency.Check(p, fault.NotAnOperation); errors.As(err, &ce) { // the control API's check, in its words
 			fail(fmt.Sprintf("/latency/%d%s", i, ce.Field), ce.Msg)
 		}
 	}

@@ -60,7 +60,7 @@ func (r *recall[T]) forget() {
 	r.mu.Unlock()
 }
 
-// drop forgets the given keys (records a sweep deleted) and, like forget,
+// drop forgets the given keys (records a purge deleted) and, like forget,
 // turns away a read that began before the deletion committed.
 func (r *recall[T]) drop(keys []string) {
 	if len(keys) == 0 {

@@ -42,10 +42,10 @@ type Store struct {
 	// Tokens and sessions never change once issued; a reset forgets them.
 	tokens   recall[model.Token]
 	sessions recall[model.Session]
-	// sweepMu serialises Sweep calls; sweepAt is where the next resumes.
-	sweepMu sync.Mutex
-	sweepAt sweepCursor
-	sweep   sweepIdle
+	// purgeMu serialises Purge calls; purgeAt is where the next resumes.
+	purgeMu sync.Mutex
+	purgeAt purgeCursor
+	purge   purgeIdle
 	// couponH: the running write transaction's coupon handles, nil
 	// between commits (coupons.go).
 	couponH *couponHandles

@@ -30,7 +30,7 @@ func (c *counting) Read(p []byte) (int, error) {
 // the 32 bytes it read, as NewOpaque's; the kinds run apart.
 func TestIssue_runs(t *testing.T) {
 	r := &counting{}
-	s := New(newMem(), clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)), r)
+	s := New(newMem(), clock.One{Clock: clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))}, r)
 	first := map[string][]byte{} // each kind's run's first value
 	for i := range 3*runLen + 1 {
 		tok, err := s.Issue(model.ReferenceToken, "DEMOBANK", "", time.Minute)
@@ -64,7 +64,7 @@ func TestIssue_runs(t *testing.T) {
 // With crypto/rand, every value of many issued in parallel differs from
 // every other in the bytes that are its own.
 func TestIssue_runsDistinct(t *testing.T) {
-	s := New(newLockedMem(), clock.Real{}, rand.Reader)
+	s := New(newLockedMem(), clock.One{Clock: clock.Real{}}, rand.Reader)
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	var wg sync.WaitGroup
@@ -120,7 +120,7 @@ func BenchmarkIssueStored(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			s := New(st, clock.Real{}, rand.Reader)
+			s := New(st, clock.One{Clock: clock.Real{}}, rand.Reader)
 			s.tokenRuns.len = n
 			issue := func() {
 				if _, err := s.Issue(model.ReferenceToken, "DEMOBANK", "", 15*time.Minute); err != nil {

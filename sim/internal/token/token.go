@@ -28,7 +28,7 @@ type Store interface {
 // Service issues and checks tokens and sessions.
 type Service struct {
 	store Store
-	clock clock.Clock
+	clock clock.PerChannel
 	rand  io.Reader
 	// The token values and the session ids are each issued in runs
 	// sharing a random prefix (runOf).
@@ -36,7 +36,7 @@ type Service struct {
 }
 
 // New returns a Service; rand supplies the token bytes (crypto/rand.Reader in production).
-func New(store Store, clk clock.Clock, rand io.Reader) *Service {
+func New(store Store, clk clock.PerChannel, rand io.Reader) *Service {
 	return &Service{store: store, clock: clk, rand: rand}
 }
 

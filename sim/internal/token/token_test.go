@@ -73,7 +73,7 @@ func TestIssueAndCheck(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			clk := clock.NewFake(t0)
-			s := New(newMem(), clk, bytes.NewReader(bytes.Repeat([]byte{1}, 32)))
+			s := New(newMem(), clock.One{Clock: clk}, bytes.NewReader(bytes.Repeat([]byte{1}, 32)))
 			tok, err := s.Issue(c.kind, "DEMOBANK", "VU-1", 30*time.Minute)
 			if err != nil {
 				t.Fatal(err)
@@ -96,7 +96,7 @@ func TestIssueAndCheck(t *testing.T) {
 
 // Two issues draw two values; the random source decides them.
 func TestIssue_valuesAreDistinct(t *testing.T) {
-	s := New(newMem(), clock.NewFake(time.Unix(0, 0)), bytes.NewReader(append(bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)...)))
+	s := New(newMem(), clock.One{Clock: clock.NewFake(time.Unix(0, 0))}, bytes.NewReader(append(bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)...)))
 	a, _ := s.Issue(model.UserToken, "C", "U", time.Minute)
 	b, _ := s.Issue(model.UserToken, "C", "U", time.Minute)
 	if a.Value == b.Value {
@@ -130,7 +130,7 @@ func TestSessions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			clk := clock.NewFake(t0)
-			s := New(newMem(), clk, bytes.NewReader(bytes.Repeat([]byte{3}, 32)))
+			s := New(newMem(), clock.One{Clock: clk}, bytes.NewReader(bytes.Repeat([]byte{3}, 32)))
 			sess, err := s.IssueSession("DEMOBANK", "VU-1", c.ttl)
 			if err != nil || sess.ID == "" || sess.Channel != "DEMOBANK" || sess.VirtualID != "VU-1" || !sess.IssuedAt.Equal(t0) {
 				t.Fatalf("issued %+v, %v", sess, err)
@@ -155,7 +155,7 @@ func TestSessions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(newMem(), clock.NewFake(t0), bytes.NewReader(nil)).IssueSession("C", "U", 0); err == nil {
+	if _, err := New(newMem(), clock.One{Clock: clock.NewFake(t0)}, bytes.NewReader(nil)).IssueSession("C", "U", 0); err == nil {
 		t.Error("an exhausted random source gave a session")
 	}
 }

@@ -68,7 +68,7 @@ func (m *memStore) clear() {
 func newTestScheduler(t *testing.T, url string) (*Scheduler, *memStore, *clock.Fake) {
 	st := &memStore{recs: map[string]json.RawMessage{}}
 	clk := clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))
-	s := New(Options{Store: st, Clock: clk, Rand: rand.Reader,
+	s := New(Options{Store: st, Clock: clock.One{Clock: clk}, Rand: rand.Reader,
 		Channel: func(name string) (Channel, bool) { return Channel{Name: name, WebhookURL: url}, true }})
 	t.Cleanup(s.Stop)
 	return s, st, clk
@@ -252,7 +252,7 @@ func TestDispatch_fairAcrossChannels(t *testing.T) {
 	defer close(release) // before rc.Close: the silent handlers return
 	st := &memStore{recs: map[string]json.RawMessage{}}
 	clk := clock.NewFake(time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC))
-	s := New(Options{Store: st, Clock: clk, Rand: rand.Reader, Deadline: MaxDeadline,
+	s := New(Options{Store: st, Clock: clock.One{Clock: clk}, Rand: rand.Reader, Deadline: MaxDeadline,
 		Channel: func(name string) (Channel, bool) {
 			if name == "SILENT" {
 				return Channel{Name: name, WebhookURL: rc.URL + "/silent"}, true

@@ -155,7 +155,7 @@ type Channel struct {
 // Options configure a Scheduler.
 type Options struct {
 	Store Store
-	Clock clock.Clock
+	Clock clock.PerChannel
 	// Channel finds a channel by name, at scheduling and at delivery time.
 	Channel     func(name string) (Channel, bool)
 	Invalidator Invalidator

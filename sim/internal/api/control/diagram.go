@@ -13,7 +13,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/picture"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
 )
 
@@ -69,7 +69,7 @@ func (a *API) RecordingDiagram(c echo.Context) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return fail(http.StatusBadRequest, "the body is empty: send a recording file (schemas/recording.json)")
 	}
-	rec, err := recording.Parse(body, a.schemas)
+	rec, err := recfile.Parse(body, a.schemas)
 	if err != nil {
 		return badBody("", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"net/url"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/replay"
 )
 
 // channelSlice selects the entries of one channel (name or CHANNELID)
@@ -38,7 +38,7 @@ func (s *channelSlice) mine(e *journal.Entry) bool {
 }
 
 // learnChannel reads the sessionIds and URLs of channel's entries.
-func learnChannel(read recording.Source, channel string) (*channelSlice, error) {
+func learnChannel(read replay.Source, channel string) (*channelSlice, error) {
 	s := &channelSlice{channel: channel, sessions: map[digest]bool{}, urls: map[digest]bool{}}
 	err := read(func(e journal.Entry) bool {
 		if s.mine(&e) {
@@ -54,7 +54,7 @@ func learnChannel(read recording.Source, channel string) (*channelSlice, error) 
 // source is read narrowed to the channel's entries. Each read starts
 // from what learnChannel learnt: a kept call's body may name a session
 // again (a page's reveal), which later calls then belong to.
-func (s *channelSlice) source(read recording.Source) recording.Source {
+func (s *channelSlice) source(read replay.Source) replay.Source {
 	return func(fn func(journal.Entry) bool) error {
 		sessions := maps.Clone(s.sessions)
 		return read(func(e journal.Entry) bool {

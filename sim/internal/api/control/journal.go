@@ -16,7 +16,8 @@ import (
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/match"
-	"github.com/rewardsim/rewardsim/sim/internal/recording"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
+	"github.com/rewardsim/rewardsim/sim/internal/replay"
 	"github.com/rewardsim/rewardsim/sim/internal/report"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
@@ -134,7 +135,7 @@ func (a *API) ResetJournal(c echo.Context) error {
 // Recording writes a recording file of the journal's exchanges, filtered
 // (GET /__sim/recording; /__sim/session is its former name, kept for
 // existing scripts). It streams: the journal is read a page at a time,
-// twice (recording.Stream; three times for a channel, whose calls that
+// twice (replay.Stream; three times for a channel, whose calls that
 // name none are known only once all its answers are read), so memory is
 // bounded by a page and the indexes of handed-out values, not by the
 // journal (issue 23).
@@ -158,7 +159,7 @@ func (a *API) Recording(c echo.Context) error {
 			return fn(e)
 		})
 	}
-	src := recording.Source(read)
+	src := replay.Source(read)
 	if channel != "" {
 		sl, err := learnChannel(read, channel)
 		if err != nil {
@@ -178,11 +179,11 @@ func (a *API) Recording(c echo.Context) error {
 	if name == "" {
 		name = "recording"
 	}
-	o := recording.BuildOptions{Name: name, Description: c.QueryParam("description"), Secrets: a.journal.Secrets()}
+	o := replay.BuildOptions{Name: name, Description: c.QueryParam("description"), Secrets: a.journal.Secrets()}
 	// Set before the first byte is written; an error of the first read
 	// is still answered in the control API's shape.
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	_, err = recording.Stream(c.Response(), noting, o, func(r *recording.Recording) { r.Against = a.against(named) })
+	_, err = replay.Stream(c.Response(), noting, o, func(r *recfile.Recording) { r.Against = a.against(named) })
 	return err
 }
 
@@ -245,7 +246,7 @@ func (a *API) report(c echo.Context, html bool) error {
 // CHANNELIDs the entries carry; when one scenario governs them all) and
 // the run-time fault rules that apply to those channels, as they stand
 // at export.
-func (a *API) against(named map[string]bool) *recording.Against {
+func (a *API) against(named map[string]bool) *recfile.Against {
 	names := map[string]bool{}
 	for ch := range named {
 		if ch == "" {
@@ -273,7 +274,7 @@ func (a *API) against(named map[string]bool) *recording.Against {
 	if s == nil {
 		return nil
 	}
-	ag := &recording.Against{Scenario: s.Name, SHA256: s.SHA256, Channels: channels}
+	ag := &recfile.Against{Scenario: s.Name, SHA256: s.SHA256, Channels: channels}
 	for _, st := range a.plane.Faults().List() {
 		if st.Channel != "" && !names[st.Channel] {
 			if m, _, ok := a.scenarios.ByChannelID(st.Channel); !ok || !names[m.Name] {

@@ -184,7 +184,7 @@ func (h *handlers) open(c echo.Context, op contract.Op, body []byte, readErr err
 	offer, _ := fields["offerId"].(string)
 	ext, _ := fields["extTransactionId"].(string)
 	return &frontdoor.Call{Op: op, Channel: ch, Scenario: sc, VirtualID: virtualID,
-		Fields: map[string]string{"offerId": offer, "extTransactionId": ext}}, nil
+		OfferID: offer, IdemKey: ext}, nil
 }
 
 // isJSON: is the Content-Type application/json? The plain value, the
@@ -293,7 +293,7 @@ func injectedMessage(call *frontdoor.Call, act fault.Action, code string) string
 	if act.Message != "" {
 		return act.Message
 	}
-	offer, ext := call.Fields["offerId"], call.Fields["extTransactionId"]
+	offer, ext := call.OfferID, call.IdemKey
 	if offer == "" { // a call about no one offer (the catalogue)
 		if m, ok := noOfferMessage[code]; ok {
 			return m

@@ -63,7 +63,7 @@ type Deps struct {
 	Sessions *token.Service
 	Channels Channels
 	Cards    *cards.Service
-	Clock    clock.Clock
+	Clock    clock.PerChannel
 	Schemas  *schema.Set
 	// PublicURL, when set, is the base of the tracking URLs handed out.
 	PublicURL string

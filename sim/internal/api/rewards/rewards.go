@@ -1,5 +1,8 @@
-// Package rewards serves the rewards host: the two token endpoints now;
-// GetReward, FetchRewardInfo, the listing and tracking as they land.
+// Package rewards serves the rewards host's operations: the two token
+// endpoints (rewards.go) and the scratch cards' GetReward,
+// FetchRewardInfo and the listing, and the tracking pixel and click
+// handlers (Tracking), which sim/routes.go lists beside the contract's
+// operations (cards.go).
 package rewards
 
 import (

@@ -1,15 +1,14 @@
-package recording
+package recfile
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rewardsim/rewardsim/sim/internal/match"
-	"io"
-	"mime"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 )
 
 // Difference is one way a replayed answer differs from the recorded one.
@@ -36,108 +35,29 @@ func orAbsent(s string) string {
 	return s
 }
 
-// Format writes a readable report of r.
-func (r *ResendResult) Format(w io.Writer, name string) {
-	if r.OK() {
-		fmt.Fprintf(w, "replay %s: %d steps, no difference\n", name, r.Steps)
-		return
-	}
-	fmt.Fprintf(w, "replay %s: %d steps, %d difference(s)\n", name, r.Steps, len(r.Differences))
-	for _, d := range r.Differences {
-		fmt.Fprintf(w, "- %s\n", d)
-	}
-}
-
-func compare(st *Step, a answer, masks map[string]MaskKind) []Difference {
-	var out []Difference
-	add := func(where, want, got, compared, note string) {
-		out = append(out, Difference{Step: st.ID, Label: st.Label(), Where: where, Want: want, Got: got, Compared: compared, Note: note})
-	}
-	if a.status != st.Expect.Status {
-		note := refusalText(st, a)
-		if r := a.header.Get("X-Rewardsim-Reason"); note == "" && r != "" {
-			note = "the target's reason: " + r // why it answered otherwise
-		}
-		add("status", fmt.Sprint(st.Expect.Status), fmt.Sprint(a.status), "", note)
-	}
-	for h, want := range st.Expect.Header {
-		got := a.header.Get(h)
-		if h == "Content-Type" {
-			wm, _, _ := mime.ParseMediaType(want)
-			gm, _, _ := mime.ParseMediaType(got)
-			if wm == gm {
-				continue
-			}
-		}
-		if got != want {
-			add("header "+h, quote(want), quote(got), "", "")
-		}
-	}
-	if len(st.Expect.BDATA) > 0 {
-		if a.bdata == nil {
-			add("bdata", string(st.Expect.BDATA), string(a.body), "", "the recorded answer was a signed envelope; the replayed one is not")
-		} else {
-			diffJSON("bdata", st.Expect.BDATA, a.bdata, masks, add)
-		}
-	}
-	switch {
-	case len(st.Expect.Body) > 0:
-		if _, ok := decode(a.body); !ok {
-			add("body", string(st.Expect.Body), quote(string(a.body)), "", "the replayed answer is not JSON")
-			break
-		}
-		diffJSON("body", st.Expect.Body, a.body, masks, add)
-	case st.Expect.Text != "" && pageText(string(a.body)) != pageText(st.Expect.Text):
-		add("body", quote(st.Expect.Text), quote(string(a.body)), "", "")
-	}
-	return out
-}
-
-// refusalText is why the target refused a control step: the control
-// API's error message (only a control step's status is compared, so its
-// body would otherwise never show).
-func refusalText(st *Step, a answer) string {
-	if st.Host != HostControl || a.status < 300 {
-		return ""
-	}
-	var e struct {
-		Error, Message string
-	}
-	if json.Unmarshal(a.body, &e) == nil && (e.Error != "" || e.Message != "") {
-		return "the control API said: " + strings.TrimSpace(e.Message+" "+e.Error)
-	}
-	if t := strings.TrimSpace(string(a.body)); t != "" {
-		if len(t) > 300 {
-			t = t[:300] + "..."
-		}
-		return "the control API said: " + t
-	}
-	return ""
-}
-
 // origin is the scheme and host of an absolute http(s) URL in a page.
 var origin = regexp.MustCompile(`https?://[A-Za-z0-9.\-]+(:[0-9]+)?`)
 
-// pageText is a text answer as compared: credentials masked, and the
+// PageText is a text answer as compared: credentials masked, and the
 // origins of absolute URLs (the target's own host and port in a page's
 // links differ from the recording's) made one.
-func pageText(s string) string {
-	return origin.ReplaceAllString(maskText(s, nil), "<origin>")
+func PageText(s string) string {
+	return origin.ReplaceAllString(MaskText(s, nil), "<origin>")
 }
 
-func quote(s string) string {
+func Quote(s string) string {
 	if s == "" {
 		return ""
 	}
-	q, _ := marshal(s)
+	q, _ := MarshalValue(s)
 	return string(q)
 }
 
-// diffJSON compares want and got after masking and reports every
+// DiffJSON compares want and got after masking and reports every
 // differing leaf with its JSON Pointer, showing the unmasked values.
-func diffJSON(where string, want, got json.RawMessage, masks map[string]MaskKind, add func(where, want, got, compared, note string)) {
-	wv, _ := decode(want)
-	gv, _ := decode(got)
+func DiffJSON(where string, want, got json.RawMessage, masks map[string]MaskKind, add func(where, want, got, compared, note string)) {
+	wv, _ := Decode(want)
+	gv, _ := Decode(got)
 	mw, mg := apply(wv, masks), apply(gv, masks)
 	walkDiff("", mw, mg, func(ptr string, a, b any, note string) {
 		if a == nil && b == nil { // fields collapsed into the note
@@ -169,7 +89,7 @@ func text(v, present any) string {
 	if present == nil && v == nil {
 		return ""
 	}
-	b, _ := marshal(v)
+	b, _ := MarshalValue(v)
 	return string(b)
 }
 

@@ -1,4 +1,4 @@
-package recording
+package replay
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -115,7 +116,7 @@ func TestStream_journalChangingBetweenReadsStillReplayable(t *testing.T) {
 			if _, err := Stream(&got, src, BuildOptions{Name: "moving"}, nil); err != nil {
 				t.Fatal(err)
 			}
-			r, err := Parse(got.Bytes(), nil)
+			r, err := recfile.Parse(got.Bytes(), nil)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, got.Bytes())
 			}

@@ -1,4 +1,4 @@
-package recording
+package replay
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 // A replay into a channel of its own: the scenario the recording was made
@@ -167,7 +168,7 @@ func (iso *Isolation) all() map[string]string {
 // name becomes the new one. An envelope whose payload changed is encoded
 // afresh and, if its recorded SIGN verified under pub, signed with key (a
 // recorded bad signature stays bad).
-func (iso *Isolation) Rewrite(s *Recording, key *rsa.PrivateKey) error {
+func (iso *Isolation) Rewrite(s *recfile.Recording, key *rsa.PrivateKey) error {
 	m := iso.all()
 	for i := range s.Steps {
 		st := &s.Steps[i]
@@ -190,7 +191,7 @@ func (iso *Isolation) Rewrite(s *Recording, key *rsa.PrivateKey) error {
 				continue
 			}
 			e.Payload = payload
-			if placeholder.Match(payload) {
+			if recfile.Placeholder.Match(payload) {
 				continue // encoded and signed when sent
 			}
 			signed := e.SIGN != "" && key != nil && envelope.Verify(&key.PublicKey, e.BDATA, e.SIGN) == nil
@@ -219,7 +220,7 @@ func (iso *Isolation) AnswerNames() [][2]string {
 }
 
 func renameJSON(raw json.RawMessage, m map[string]string) json.RawMessage {
-	return rewriteStrings(raw, func(_, val string) (string, bool) {
+	return recfile.RewriteStrings(raw, func(_, val string) (string, bool) {
 		if n, ok := m[val]; ok {
 			return n, true
 		}

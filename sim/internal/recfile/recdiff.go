@@ -1,4 +1,4 @@
-package recording
+package recfile
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
 )
 
 // Recording diff: two recordings of the app's own traffic compared request
@@ -55,13 +53,10 @@ func (r *DiffResult) Format(w io.Writer) {
 // extend RequestMasks (field name to value, digits, url, ignore or none).
 // An error means a file is not a recording (the message says which).
 func DiffFiles(oldJSON, newJSON []byte, masks map[string]string) (*DiffResult, error) {
-	set, err := schema.Embedded()
-	if err != nil {
-		return nil, err
-	}
 	var recs [2]*Recording
+	var err error
 	for i, data := range [][]byte{oldJSON, newJSON} {
-		if recs[i], err = Parse(data, set); err != nil {
+		if recs[i], err = ParseFile(data); err != nil {
 			return nil, fmt.Errorf("%s recording: %w", [2]string{"old", "new"}[i], err)
 		}
 	}
@@ -115,28 +110,28 @@ func diffRequest(o, n *Step, masks map[string]MaskKind) []Difference {
 		out = append(out, Difference{Step: n.ID, Label: n.Label(), Where: where, Want: want, Got: got, Compared: compared, Note: note})
 	}
 	if o.Path != n.Path {
-		add("request path", quote(o.Path), quote(n.Path), "", "")
+		add("request path", Quote(o.Path), Quote(n.Path), "", "")
 	}
-	if pageText(o.Query) != pageText(n.Query) {
-		add("request query", quote(o.Query), quote(n.Query), "", "")
+	if PageText(o.Query) != PageText(n.Query) {
+		add("request query", Quote(o.Query), Quote(n.Query), "", "")
 	}
 	for _, h := range headerNames(o.Header, n.Header) {
 		if ov, nv := o.Header[h], n.Header[h]; ov != nv {
-			add("request header "+h, quote(ov), quote(nv), "", "")
+			add("request header "+h, Quote(ov), Quote(nv), "", "")
 		}
 	}
 	switch {
 	case o.Envelope != nil && n.Envelope != nil:
 		if o.Envelope.CHANNELID != n.Envelope.CHANNELID {
-			add("request envelope /CHANNELID", quote(o.Envelope.CHANNELID), quote(n.Envelope.CHANNELID), "", "")
+			add("request envelope /CHANNELID", Quote(o.Envelope.CHANNELID), Quote(n.Envelope.CHANNELID), "", "")
 		}
-		diffJSON("request bdata", o.Envelope.Payload, n.Envelope.Payload, masks, add)
+		DiffJSON("request bdata", o.Envelope.Payload, n.Envelope.Payload, masks, add)
 	case (o.Envelope == nil) != (n.Envelope == nil):
 		add("request body", "", "", "", "one request is a signed envelope, the other is not")
 	case len(o.Body) > 0 || len(n.Body) > 0:
-		diffJSON("request body", orNull(o.Body), orNull(n.Body), masks, add)
-	case pageText(o.Text) != pageText(n.Text):
-		add("request body", quote(o.Text), quote(n.Text), "", "")
+		DiffJSON("request body", orNull(o.Body), orNull(n.Body), masks, add)
+	case PageText(o.Text) != PageText(n.Text):
+		add("request body", Quote(o.Text), Quote(n.Text), "", "")
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package recording
+package replay
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/rewardsim/rewardsim/schemas"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
@@ -146,7 +147,7 @@ func call(t *testing.T, c *http.Client, method, url string, h http.Header, body 
 
 // recordFlow runs token -> GetReward -> reveal (signed, carrying the
 // rewardId) -> impression (a trackLink URL) -> coupon (API key).
-func recordFlow(t *testing.T, f *fake) *Recording {
+func recordFlow(t *testing.T, f *fake) *recfile.Recording {
 	return Build(recordEntries(t, f), BuildOptions{Name: "fake-flow"})
 }
 
@@ -191,7 +192,7 @@ func TestBuild_SIM4_capturesAndSubstitutions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Parse(data, set); err != nil {
+	if _, err := recfile.Parse(data, set); err != nil {
 		t.Fatalf("the built session breaks its schema: %v\n%s", err, data)
 	}
 	if len(s.Steps) != 6 || s.Steps[5].Expect.Status != http.StatusFound {
@@ -265,25 +266,25 @@ func TestParseTargets(t *testing.T) {
 
 // clause: SIM-4
 func TestCompare_SIM4_masksAndReadableDiff(t *testing.T) {
-	st := &Step{ID: "s1", Endpoint: "GetAuthToken", Method: "POST", Path: "/api/GetAuthToken", Expect: Expect{
+	st := &recfile.Step{ID: "s1", Endpoint: "GetAuthToken", Method: "POST", Path: "/api/GetAuthToken", Expect: recfile.Expect{
 		Status: 200, Body: json.RawMessage(`{"CHANNELID":"REWARDSIM","SIGN":"<masked>","BDATA":"<masked>"}`),
 		BDATA: json.RawMessage(`{"token":"<masked>","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://sim.test:8080/img/7.png?c=1"}`),
 	}}
 	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	cases := []struct {
 		name, bdata string
-		masks       map[string]MaskKind
+		masks       map[string]recfile.MaskKind
 		want        []string
 	}{
 		{"same-but-volatile", `{"token":"zzz","expireDate":"2027-12-31 23:59:59.999","list":[1,2]}`, nil, nil},
 		{"format-changed", `{"token":"zzz","expireDate":"1767000000000","list":[1,2]}`, nil, []string{"bdata /expireDate"}},
 		{"field-missing-and-extra", `{"expireDate":"2026-01-15 10:30:00.000","list":[1,2],"extra":true}`, nil, []string{"bdata /extra", "bdata /token"}},
 		{"array-length", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1]}`, nil, []string{"bdata /list"}},
-		{"ignored", `{"token":"z","expireDate":"x","list":[1,2]}`, map[string]MaskKind{"expireDate": MaskIgnore}, nil},
-		{"unmasked", `{"token":"other","expireDate":"2026-01-15 10:30:00.000","list":[1,2]}`, map[string]MaskKind{"token": MaskNone}, []string{"bdata /token"}},
+		{"ignored", `{"token":"z","expireDate":"x","list":[1,2]}`, map[string]recfile.MaskKind{"expireDate": recfile.MaskIgnore}, nil},
+		{"unmasked", `{"token":"other","expireDate":"2026-01-15 10:30:00.000","list":[1,2]}`, map[string]recfile.MaskKind{"token": recfile.MaskNone}, []string{"bdata /token"}},
 		{"url-on-another-host-and-id", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://127.0.0.1:9999/img/42.png?c=8"}`, nil, nil},
 		{"url-path-changed", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://127.0.0.1:9999/other/42.png?c=8"}`, nil, []string{"bdata /banner"}},
-		{"url-exact", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://127.0.0.1:9999/img/42.png?c=8"}`, map[string]MaskKind{"banner": MaskNone}, []string{"bdata /banner"}},
+		{"url-exact", `{"token":"z","expireDate":"2026-01-15 10:30:00.000","list":[1,2],"banner":"http://127.0.0.1:9999/img/42.png?c=8"}`, map[string]recfile.MaskKind{"banner": recfile.MaskNone}, []string{"bdata /banner"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -293,7 +294,7 @@ func TestCompare_SIM4_masksAndReadableDiff(t *testing.T) {
 			body := fmt.Sprintf(`{"CHANNELID":"REWARDSIM","SIGN":"abc","BDATA":%q}`, enc(c.bdata))
 			a := answer{status: 200, header: http.Header{}, body: []byte(body), bdata: []byte(c.bdata)}
 			var got []string
-			for _, d := range compare(st, a, Masks(volatile(t), c.masks)) {
+			for _, d := range compare(st, a, recfile.Masks(volatile(t), c.masks)) {
 				got = append(got, d.Where)
 			}
 			if fmt.Sprint(got) != fmt.Sprint(c.want) {
@@ -316,10 +317,10 @@ func TestReplay_SIM4_reSignsOnlyWhatWasSigned(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	payload := json.RawMessage(`{"rewardId":"${s1.rewardId}"}`)
-	s := &Recording{Version: Version, Name: "x", Steps: []Step{
-		{ID: "s1", Method: "POST", Path: "/a", Body: json.RawMessage(`{}`), Captures: []Capture{{Name: "s1.rewardId", From: "body", Pointer: "/rewardId"}}, Expect: Expect{Status: 200, Body: json.RawMessage(`{"rewardId":"x"}`)}},
-		{ID: "s2", Method: "POST", Path: "/b", Envelope: &Envelope{CHANNELID: "C", BDATA: "e30=", Payload: payload}, Expect: Expect{Status: 200}},
-		{ID: "s3", Method: "POST", Path: "/c", Envelope: &Envelope{CHANNELID: "C", SIGN: "old", BDATA: "e30=", Payload: payload}, Expect: Expect{Status: 200}},
+	s := &recfile.Recording{Version: recfile.Version, Name: "x", Steps: []recfile.Step{
+		{ID: "s1", Method: "POST", Path: "/a", Body: json.RawMessage(`{}`), Captures: []recfile.Capture{{Name: "s1.rewardId", From: "body", Pointer: "/rewardId"}}, Expect: recfile.Expect{Status: 200, Body: json.RawMessage(`{"rewardId":"x"}`)}},
+		{ID: "s2", Method: "POST", Path: "/b", Envelope: &recfile.Envelope{CHANNELID: "C", BDATA: "e30=", Payload: payload}, Expect: recfile.Expect{Status: 200}},
+		{ID: "s3", Method: "POST", Path: "/c", Envelope: &recfile.Envelope{CHANNELID: "C", SIGN: "old", BDATA: "e30=", Payload: payload}, Expect: recfile.Expect{Status: 200}},
 	}}
 	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
@@ -366,11 +367,21 @@ func TestBuild_SIM4_webhookPushIsOneControlStep(t *testing.T) {
 	}
 	st := s.Steps[0]
 	want := `{"channel":"DEMOBANK","eventType":"COUPON_INVALIDATED","expiredDate":"2026-01-15T10:00:00+05:30","offerId":"O1","reason":"OUT_OF_STOCK","reasonMessage":"m"}`
-	if st.Host != HostControl || st.Method != http.MethodPost || st.Path != "/__sim/webhooks" || st.Query != "wait=10s" || string(st.Body) != want || st.Expect.Status != http.StatusCreated {
+	if st.Host != recfile.HostControl || st.Method != http.MethodPost || st.Path != "/__sim/webhooks" || st.Query != "wait=10s" || string(st.Body) != want || st.Expect.Status != http.StatusCreated {
 		t.Fatalf("push step %+v body %s", st, st.Body)
 	}
 	if res, err := Resend(context.Background(), s, Targets{"http://127.0.0.1:1", "", ""}, ResendOptions{}); err != nil || res.OK() ||
 		!strings.Contains(res.Differences[0].Note, "control API") {
 		t.Fatalf("without a control API: %v %+v", err, res)
 	}
+}
+
+// volatile is what a replay masks by default.
+func volatile(t testing.TB) map[string]recfile.MaskKind {
+	t.Helper()
+	v, err := volatileFields()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -1,9 +1,9 @@
-// Package recording is the recorded-traffic format (SIM-4): a slice of the
+// Package recfile is the recorded-traffic file format (SIM-4): a slice of the
 // journal as a versioned JSON file that can be replayed. A recording keeps
 // how later requests use earlier answers as captures (a value read from
 // an answer) and substitutions (a "${name}" placeholder in a later
 // request), so a replay feeds the new answers' tokens and ids forward.
-package recording
+package recfile
 
 import (
 	"bytes"
@@ -147,32 +147,43 @@ func Parse(data []byte, set *schema.Set) (*Recording, error) {
 	return &s, nil
 }
 
+// ParseFile is Parse against the embedded schemas: a recording file as
+// a tool outside the simulator reads it.
+func ParseFile(data []byte) (*Recording, error) {
+	set, err := schema.Embedded()
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, set)
+}
+
 // WriteTo writes what Marshal returns, a step at a time, so the answer
 // of an export never exists whole in memory (issue 23).
 func (s *Recording) WriteTo(w io.Writer) (int64, error) {
-	sw, err := newStepWriter(w, s)
+	sw, err := NewStepWriter(w, s)
 	if err != nil {
 		return sw.n, err
 	}
 	for i := range s.Steps {
-		if err := sw.step(&s.Steps[i]); err != nil {
+		if err := sw.Step(&s.Steps[i]); err != nil {
 			return sw.n, err
 		}
 	}
-	return sw.close()
+	return sw.Close()
 }
 
-// stepWriter writes a recording as Marshal does, its head first and then
+// StepWriter writes a recording as Marshal does, its head first and then
 // each step as it comes.
-type stepWriter struct {
+type StepWriter struct {
 	countingWriter
 	steps int
 	buf   bytes.Buffer
 	enc   *json.Encoder
 }
 
-func newStepWriter(w io.Writer, head *Recording) (*stepWriter, error) {
-	sw := &stepWriter{countingWriter: countingWriter{w: w}}
+// NewStepWriter starts a recording on w with head (its steps left out).
+func NewStepWriter(w io.Writer, head *Recording) (*StepWriter, error) {
+	sw := &StepWriter{countingWriter: countingWriter{w: w}}
 	h := *head
 	h.Steps = []Step{}
 	raw, err := h.Marshal()
@@ -187,7 +198,8 @@ func newStepWriter(w io.Writer, head *Recording) (*stepWriter, error) {
 	return sw, sw.err
 }
 
-func (sw *stepWriter) step(st *Step) error {
+// Step writes st as the next step.
+func (sw *StepWriter) Step(st *Step) error {
 	sw.buf.Reset()
 	if err := sw.enc.Encode(st); err != nil {
 		return err
@@ -202,7 +214,8 @@ func (sw *stepWriter) step(st *Step) error {
 	return sw.err
 }
 
-func (sw *stepWriter) close() (int64, error) {
+// Close ends the file and says how much was written.
+func (sw *StepWriter) Close() (int64, error) {
 	if sw.steps == 0 {
 		sw.write([]byte("[]\n}\n"))
 	} else {
@@ -240,7 +253,7 @@ func (s *Recording) Marshal() ([]byte, error) {
 
 // Unresolved lists the steps that send a bearer token no earlier step of
 // the recording handed out (a slice cut by --virtual-id or --endpoint
-// leaves the token's fetch out): the journal keeps only its fingerprint,
+// Leaves the token's fetch out): the journal keeps only its fingerprint,
 // so a replay cannot send it and the step fails. One line per token.
 func (r *Recording) Unresolved() []string {
 	var out []string
@@ -257,3 +270,6 @@ func (r *Recording) Unresolved() []string {
 	}
 	return out
 }
+
+// Written is how many bytes the writer has written so far.
+func (sw *StepWriter) Written() int64 { return sw.n }

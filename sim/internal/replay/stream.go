@@ -1,9 +1,10 @@
-package recording
+package replay
 
 import (
 	"io"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 // Source reads a selection of the journal, afresh on each call: fn gets
@@ -27,7 +28,7 @@ type Source func(fn func(journal.Entry) bool) error
 // pruned): the second read stops after the last entry of the first, and
 // substitutes only values the first read saw used, so every placeholder
 // written has its capture.
-func Stream(w io.Writer, src Source, o BuildOptions, complete func(*Recording)) (int64, error) {
+func Stream(w io.Writer, src Source, o BuildOptions, complete func(*recfile.Recording)) (int64, error) {
 	used := map[useKey]bool{}
 	var last uint64
 	seen := false
@@ -45,13 +46,13 @@ func Stream(w io.Writer, src Source, o BuildOptions, complete func(*Recording)) 
 		return 0, err
 	}
 	b = nil // the first read's indexes are garbage before the second read
-	head := &Recording{Version: Version, Name: o.Name, Description: o.Description, RecordedAt: o.RecordedAt, Masks: o.Masks}
+	head := &recfile.Recording{Version: recfile.Version, Name: o.Name, Description: o.Description, RecordedAt: o.RecordedAt, Masks: o.Masks}
 	if complete != nil {
 		complete(head)
 	}
-	sw, err := newStepWriter(w, head)
+	sw, err := recfile.NewStepWriter(w, head)
 	if err != nil {
-		return sw.n, err
+		return sw.Written(), err
 	}
 	b = newStepper(o, stepperUse(used, true))
 	err = src(func(e journal.Entry) bool {
@@ -68,12 +69,12 @@ func Stream(w io.Writer, src Source, o BuildOptions, complete func(*Recording)) 
 			}
 		}
 		sortCaptures(st.Captures)
-		return sw.step(&st) == nil
+		return sw.Step(&st) == nil
 	})
 	if err != nil {
-		return sw.n, err
+		return sw.Written(), err
 	}
-	return sw.close() // the writer's error, if it had one
+	return sw.Close() // the writer's error, if it had one
 
 }
 

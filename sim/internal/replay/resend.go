@@ -1,4 +1,4 @@
-package recording
+package replay
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/match"
 	"github.com/rewardsim/rewardsim/sim/internal/outbound"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -84,9 +84,9 @@ type ResendOptions struct {
 	Secrets []string
 	// Volatile are the fields masked by default (VolatileFields of the
 	// answer schemas); the recording's masks and then Masks extend them.
-	Volatile map[string]MaskKind
+	Volatile map[string]recfile.MaskKind
 	// Masks extend the recording's masks.
-	Masks map[string]MaskKind
+	Masks map[string]recfile.MaskKind
 	// AnswerNames are replaced (first by second) in every replayed answer
 	// before it is compared, after values are captured from it: the
 	// names of an isolated replay's channels (Isolation.AnswerNames).
@@ -96,7 +96,7 @@ type ResendOptions struct {
 	Step func(StepReport)
 	// Waiting, if set, hears every WaitNotice while one request is
 	// outstanding (a fault's delay, a slow target).
-	Waiting func(st *Step, waited time.Duration)
+	Waiting func(st *recfile.Step, waited time.Duration)
 }
 
 // WaitNotice is how often ResendOptions.Waiting is told of an outstanding
@@ -105,16 +105,16 @@ var WaitNotice = 5 * time.Second
 
 // StepReport is one step's outcome.
 type StepReport struct {
-	Step        *Step
+	Step        *recfile.Step
 	Status      int
 	Elapsed     time.Duration
-	Differences []Difference
+	Differences []recfile.Difference
 }
 
 // ResendResult is the outcome of re-sending the steps.
 type ResendResult struct {
-	Steps       int          `json:"steps"`
-	Differences []Difference `json:"differences"`
+	Steps       int                  `json:"steps"`
+	Differences []recfile.Difference `json:"differences"`
 }
 
 // OK reports whether the replay matched the recording.
@@ -129,38 +129,36 @@ func NoRedirectClient() *http.Client {
 	}
 }
 
-var placeholder = regexp.MustCompile(`\$\{([^}]+)\}`)
-
 // Resend re-sends every step of s to t and compares each answer with the
 // recorded one. An error means the replay could not run (a transport
 // failure); differences are in the result.
-func Resend(ctx context.Context, s *Recording, t Targets, o ResendOptions) (*ResendResult, error) {
+func Resend(ctx context.Context, s *recfile.Recording, t Targets, o ResendOptions) (*ResendResult, error) {
 	if o.HTTP == nil {
 		o.HTTP = NoRedirectClient()
 	}
-	masks := Masks(o.Volatile, s.Masks, o.Masks)
+	masks := recfile.Masks(o.Volatile, s.Masks, o.Masks)
 	given := map[string]string{} // the secrets given, by their fingerprint
 	for _, v := range o.Secrets {
 		given[secrets.Fingerprint(v)] = v
 	}
 	vars := map[string]string{}
-	res := &ResendResult{Differences: []Difference{}}
+	res := &ResendResult{Differences: []recfile.Difference{}}
 	for i := range s.Steps {
 		st := &s.Steps[i]
 		base := t.base(st.Host)
-		if st.Host == HostControl {
+		if st.Host == recfile.HostControl {
 			if base = o.Control; base == "" {
-				res.Differences = append(res.Differences, Difference{Step: st.ID, Label: st.Label(), Where: "request",
+				res.Differences = append(res.Differences, recfile.Difference{Step: st.ID, Label: st.Label(), Where: "request",
 					Note: "a control step (a webhook push) needs the target's control API, and none was given"})
 				continue
 			}
 		}
 		req, err := build(ctx, st, base, vars, given, o.Key)
-		if err == nil && st.Host == HostControl && o.ControlToken != "" {
+		if err == nil && st.Host == recfile.HostControl && o.ControlToken != "" {
 			req.Header.Set("Authorization", "Bearer "+o.ControlToken)
 		}
 		if err != nil {
-			res.Differences = append(res.Differences, Difference{Step: st.ID, Label: st.Label(), Where: "request", Note: err.Error()})
+			res.Differences = append(res.Differences, recfile.Difference{Step: st.ID, Label: st.Label(), Where: "request", Note: err.Error()})
 			continue
 		}
 		start := time.Now()
@@ -187,7 +185,7 @@ func Resend(ctx context.Context, s *Recording, t Targets, o ResendOptions) (*Res
 }
 
 // doWaiting sends req, telling o.Waiting while the answer is late.
-func doWaiting(o ResendOptions, st *Step, req *http.Request) (*http.Response, error) {
+func doWaiting(o ResendOptions, st *recfile.Step, req *http.Request) (*http.Response, error) {
 	if o.Waiting == nil {
 		return o.HTTP.Do(req)
 	}
@@ -232,28 +230,9 @@ func renamed(a answer, names [][2]string) answer {
 	return a
 }
 
-// Label names the step for people: its operation and request line. A
-// path that is a URL an earlier answer handed out is named by where it
-// came from, not by its ${...} placeholder (a test report shows it).
-func (st *Step) Label() string {
-	path := st.Path
-	if m := placeholder.FindStringSubmatch(path); m != nil && m[0] == path {
-		from, field, _ := strings.Cut(strings.TrimSuffix(m[1], ".url"), ".")
-		path = fmt.Sprintf("the URL in %s's %s", from, strings.ReplaceAll(field, ".", "/"))
-		if st.Endpoint == "" {
-			return st.Method + " " + path
-		}
-	}
-	name := st.Endpoint
-	if name == "" {
-		name = path
-	}
-	return fmt.Sprintf("%s (%s %s)", name, st.Method, path)
-}
-
 // render replaces placeholders; unknown names stay and are reported.
 func render(s string, vars map[string]string, missing *[]string) string {
-	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+	return recfile.Placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		name := m[2 : len(m)-1]
 		if v, ok := vars[name]; ok {
 			return v
@@ -266,7 +245,7 @@ func render(s string, vars map[string]string, missing *[]string) string {
 // renderJSON replaces placeholders inside JSON string literals, escaping
 // the value as a JSON string body.
 func renderJSON(raw json.RawMessage, vars map[string]string, missing *[]string) []byte {
-	return placeholder.ReplaceAllFunc(raw, func(m []byte) []byte {
+	return recfile.Placeholder.ReplaceAllFunc(raw, func(m []byte) []byte {
 		name := string(m[2 : len(m)-1])
 		v, ok := vars[name]
 		if !ok {
@@ -278,7 +257,7 @@ func renderJSON(raw json.RawMessage, vars map[string]string, missing *[]string) 
 	})
 }
 
-func build(ctx context.Context, st *Step, base string, vars, secrets map[string]string, key *rsa.PrivateKey) (*http.Request, error) {
+func build(ctx context.Context, st *recfile.Step, base string, vars, secrets map[string]string, key *rsa.PrivateKey) (*http.Request, error) {
 	var missing []string
 	target := render(st.Path, vars, &missing)
 	if st.Query != "" {
@@ -288,7 +267,7 @@ func build(ctx context.Context, st *Step, base string, vars, secrets map[string]
 	switch {
 	case st.Envelope != nil:
 		env := envelope.Envelope{CHANNELID: st.Envelope.CHANNELID, SIGN: st.Envelope.SIGN, BDATA: st.Envelope.BDATA}
-		if placeholder.Match(st.Envelope.Payload) {
+		if recfile.Placeholder.Match(st.Envelope.Payload) {
 			payload := renderJSON(st.Envelope.Payload, vars, &missing)
 			env.BDATA = base64.StdEncoding.EncodeToString(payload)
 			// Re-signed only when the recording was signed: an unsigned
@@ -356,13 +335,13 @@ func observed(res *http.Response, body []byte) answer {
 }
 
 // capture stores this step's captured values from the live answer.
-func capture(st *Step, a answer, vars map[string]string) {
+func capture(st *recfile.Step, a answer, vars map[string]string) {
 	for _, c := range st.Captures {
 		src := a.body
 		if c.From == "bdata" {
 			src = a.bdata
 		}
-		v, ok := decode(src)
+		v, ok := recfile.Decode(src)
 		if !ok {
 			continue
 		}

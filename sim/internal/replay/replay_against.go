@@ -1,4 +1,4 @@
-package recording
+package replay
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/fault"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -48,7 +48,7 @@ type ReplayPrepared struct {
 // replaySource names a replay for its channel copy: the file it was read
 // from (or the recording's name) and the hash of its content, so two
 // files never share a copy, even with the same recorded name.
-func replaySource(o ReplayOptions, rec *Recording, data []byte) string {
+func replaySource(o ReplayOptions, rec *recfile.Recording, data []byte) string {
 	src := o.Source
 	if src == "" {
 		src = rec.Name
@@ -60,7 +60,7 @@ func replaySource(o ReplayOptions, rec *Recording, data []byte) string {
 // againstScenario picks the YAML to copy: --scenario, else the target's
 // copy of the recorded scenario, else (a recording that names none) the
 // embedded default. It returns the differences it noticed.
-func againstScenario(ctx context.Context, rec *Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
+func againstScenario(ctx context.Context, rec *recfile.Recording, o ReplayOptions, c *controlapi.Client) (yml []byte, name string, diffs, notes []string, err error) {
 	if o.Scenario != nil {
 		yml, err := resolveOverlay(ctx, o, c)
 		return yml, "--scenario", nil, nil, err
@@ -70,7 +70,7 @@ func againstScenario(ctx context.Context, rec *Recording, o ReplayOptions, c *co
 		yml, err = fs.ReadFile(scenarios.FS, scenarios.Default)
 		return yml, "the embedded default scenario", nil, nil, err
 	}
-	a, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/"+url.PathEscape(ag.Scenario), nil, "", nil)
+	a, err := c.Scenario(ctx, ag.Scenario)
 	if err != nil {
 		return nil, "", nil, nil, err
 	}
@@ -86,7 +86,7 @@ func againstScenario(ctx context.Context, rec *Recording, o ReplayOptions, c *co
 		notes = append(notes, fmt.Sprintf("the target's scenario %q changed since the recording (sha256 %s, recorded %s)", ag.Scenario, short(got), short(ag.SHA256)))
 	}
 	for _, ch := range ag.Channels {
-		active, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/active", url.Values{"channel": {ch}}, "", nil)
+		active, err := c.ActiveScenario(ctx, ch)
 		if err != nil {
 			return nil, "", nil, nil, err
 		}
@@ -116,7 +116,7 @@ func resolveOverlay(ctx context.Context, o ReplayOptions, c *controlapi.Client) 
 		if strings.ContainsAny(name, "/\\") {
 			return nil, false
 		}
-		if a, err := c.Send(ctx, http.MethodGet, "/__sim/scenarios/"+url.PathEscape(name), nil, "", nil); err == nil && a.Status == http.StatusOK {
+		if a, err := c.Scenario(ctx, name); err == nil && a.Status == http.StatusOK {
 			if b, err := unmaskSecKeys(a.Body, o.Secrets); err == nil {
 				return b, true
 			}
@@ -188,11 +188,11 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // a recorded channel, the same rule on that channel's copy, and compares
 // the rules in force for the recorded channels with the recorded ones.
 // It returns the ids armed (to disarm after the replay).
-func copyFaults(ctx context.Context, rec *Recording, iso *Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
+func copyFaults(ctx context.Context, rec *recfile.Recording, iso *Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
 	var list struct {
 		Rules []fault.Rule `json:"rules"`
 	}
-	if err := c.CallJSON(ctx, http.MethodGet, "/__sim/faults", nil, &list); err != nil {
+	if err := controlapi.Decoded(&list)(c.Faults(ctx, false)); err != nil {
 		return nil, nil, fmt.Errorf("reading the target's fault rules: %w", err)
 	}
 	recorded := map[string]bool{}
@@ -217,7 +217,7 @@ func copyFaults(ctx context.Context, rec *Recording, iso *Isolation, c *controla
 		}
 		r.ID, r.Channel = "", copyTo
 		var got fault.Rule
-		if err := c.CallJSON(ctx, http.MethodPost, "/__sim/faults", r, &got); err != nil {
+		if err := controlapi.Decoded(&got)(c.ArmFault(ctx, r)); err != nil {
 			return armed, nil, fmt.Errorf("copying a fault rule onto %s: %w", copyTo, err)
 		}
 		armed = append(armed, got.ID)

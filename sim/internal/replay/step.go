@@ -1,4 +1,4 @@
-package recording
+package replay
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -32,13 +33,13 @@ func (c *candidate) suffix() string {
 	return s
 }
 
-func (c *candidate) capture() Capture {
-	return Capture{Name: fmt.Sprintf("s%d%s", c.step+1, c.suffix()), From: c.from, Pointer: c.ptr, URLPath: c.url}
+func (c *candidate) capture() recfile.Capture {
+	return recfile.Capture{Name: fmt.Sprintf("s%d%s", c.step+1, c.suffix()), From: c.from, Pointer: c.ptr, URLPath: c.url}
 }
 
 // useKey names a capture by its step and name: two candidates of a step
 // with one name (the same pointer in body and bdata) are used together,
-// as they share the placeholder.
+// as they share the Placeholder.
 type useKey struct {
 	at     uint64 // the step's index (Build) or its entry's sequence number (Stream)
 	suffix string
@@ -94,20 +95,20 @@ func ref(c *candidate) string { return "${" + c.capture().Name + "}" }
 
 // next is the step of e, if e makes one, and the values its answer hands
 // out (candidates for captures).
-func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
+func (b *stepper) next(e *journal.Entry) (recfile.Step, []*candidate, bool) {
 	if e.Kind == journal.KindWebhook {
 		st, ref, ok := pushStep(e, b.steps+1)
 		if !ok || b.pushed[ref] {
-			return Step{}, nil, false
+			return recfile.Step{}, nil, false
 		}
 		b.pushed[ref] = true
 		b.steps++
 		return st, nil, true
 	}
 	if e.Kind != journal.KindExchange {
-		return Step{}, nil, false
+		return recfile.Step{}, nil, false
 	}
-	st := Step{
+	st := recfile.Step{
 		ID: fmt.Sprintf("s%d", b.steps+1), Host: e.Host, Endpoint: e.Endpoint,
 		Method: e.Method, Path: e.Path, Query: e.Query, Header: map[string]string{},
 	}
@@ -120,7 +121,7 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 	if !b.indexOnly {
 		st.Expect = expect(e, b.secrets)
 	}
-	st.maskEchoes(b.secrets)
+	st.MaskEchoes(b.secrets)
 
 	cs := b.handedOut(e, st)
 	b.steps++
@@ -130,7 +131,7 @@ func (b *stepper) next(e *journal.Entry) (Step, []*candidate, bool) {
 // request fills st's request from e's: a value an earlier answer handed
 // out becomes a reference to its capture, a credential no answer handed
 // out is masked.
-func (b *stepper) request(e *journal.Entry, st *Step) {
+func (b *stepper) request(e *journal.Entry, st *recfile.Step) {
 	// A credential in a query or form (the sessionId of /microsite
 	// and /sdk/launch) is replayed from the answer that handed it out,
 	// and never kept: one no answer of the recording handed out is masked.
@@ -140,7 +141,7 @@ func (b *stepper) request(e *journal.Entry, st *Step) {
 				return ref(c)
 			}
 		}
-		return maskedQueryValue
+		return recfile.MaskedQueryValue
 	}
 	if c := b.find(b.byURL, e.Path+"?"+e.Query); c != nil {
 		st.Path, st.Query = ref(c), ""
@@ -164,7 +165,7 @@ func (b *stepper) request(e *journal.Entry, st *Step) {
 		st.Header[k] = secrets.MaskQuery(v, queryValue)
 	}
 	substitute := func(raw json.RawMessage) json.RawMessage {
-		return rewriteStrings(raw, func(key, val string) (string, bool) {
+		return recfile.RewriteStrings(raw, func(key, val string) (string, bool) {
 			if !b.fields[key] {
 				return val, false
 			}
@@ -178,7 +179,7 @@ func (b *stepper) request(e *journal.Entry, st *Step) {
 	case len(e.Request.BDATA) > 0:
 		var env struct{ CHANNELID, SIGN, BDATA string }
 		_ = json.Unmarshal(e.Request.Body, &env)
-		st.Envelope = &Envelope{CHANNELID: env.CHANNELID, SIGN: env.SIGN, BDATA: env.BDATA, Payload: substitute(e.Request.BDATA)}
+		st.Envelope = &recfile.Envelope{CHANNELID: env.CHANNELID, SIGN: env.SIGN, BDATA: env.BDATA, Payload: substitute(e.Request.BDATA)}
 	case len(e.Request.Body) > 0:
 		st.Body = substitute(e.Request.Body)
 	default:
@@ -188,7 +189,7 @@ func (b *stepper) request(e *journal.Entry, st *Step) {
 
 // handedOut is what e's answer hands out, each value a candidate for the
 // captures of later steps.
-func (b *stepper) handedOut(e *journal.Entry, st Step) []*candidate {
+func (b *stepper) handedOut(e *journal.Entry, st recfile.Step) []*candidate {
 	// The latest answer to hand a value out is the one a later step
 	// captures it from.
 	var cs []*candidate
@@ -196,11 +197,11 @@ func (b *stepper) handedOut(e *journal.Entry, st Step) []*candidate {
 		from string
 		raw  json.RawMessage
 	}{{"body", e.Response.Body}, {"bdata", e.Response.BDATA}} {
-		v, ok := decode(part.raw)
+		v, ok := recfile.Decode(part.raw)
 		if !ok {
 			continue
 		}
-		leaves(v, "", func(ptr, key string, val any) {
+		recfile.Leaves(v, "", func(ptr, key string, val any) {
 			str, isStr := val.(string)
 			if num, ok := val.(json.Number); ok {
 				str, isStr = string(num), true
@@ -225,23 +226,23 @@ func (b *stepper) handedOut(e *journal.Entry, st Step) []*candidate {
 }
 
 // expect is the answer recorded, its secrets masked.
-func expect(e *journal.Entry, mem *secrets.Memory) Expect {
-	x := Expect{Status: e.Status, Header: map[string]string{}, Text: maskText(e.Response.Text, mem)}
+func expect(e *journal.Entry, mem *secrets.Memory) recfile.Expect {
+	x := recfile.Expect{Status: e.Status, Header: map[string]string{}, Text: recfile.MaskText(e.Response.Text, mem)}
 	for _, h := range keptAnswerHeaders {
 		if v := e.Response.Header[h]; v != "" {
 			x.Header[h] = v
 		}
 	}
 	if len(e.Response.BDATA) > 0 {
-		x.Body = maskEnvelope(e.Response.Body)
-		x.BDATA = maskSecrets(e.Response.BDATA)
+		x.Body = recfile.MaskEnvelope(e.Response.Body)
+		x.BDATA = recfile.MaskSecrets(e.Response.BDATA)
 	} else if len(e.Response.Body) > 0 {
-		x.Body = maskSecrets(e.Response.Body)
+		x.Body = recfile.MaskSecrets(e.Response.Body)
 	}
 	return x
 }
 
-func (b *stepper) candidate(e *journal.Entry, st Step, from, ptr string, isURL bool) *candidate {
+func (b *stepper) candidate(e *journal.Entry, st recfile.Step, from, ptr string, isURL bool) *candidate {
 	p, ok := b.ptrs[ptr]
 	if !ok {
 		b.ptrs[ptr], p = ptr, ptr
@@ -251,7 +252,7 @@ func (b *stepper) candidate(e *journal.Entry, st Step, from, ptr string, isURL b
 
 // sortCaptures orders a step's captures by name (then source and
 // pointer, so the order never depends on how the answer was walked).
-func sortCaptures(cs []Capture) {
+func sortCaptures(cs []recfile.Capture) {
 	sort.Slice(cs, func(a, b int) bool {
 		x, y := cs[a], cs[b]
 		if x.Name != y.Name {

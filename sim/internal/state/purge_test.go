@@ -11,10 +11,10 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
-// Sweep deletes exactly the tokens and sessions expired before the cutoff,
+// Purge deletes exactly the tokens and sessions expired before the cutoff,
 // with their per-user index entries and remembered copies, a bounded
 // number per call, and keeps every other record.
-func TestSweep_expiredBeyondRetentionOnly(t *testing.T) {
+func TestPurge_expiredBeyondRetentionOnly(t *testing.T) {
 	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -46,19 +46,19 @@ func TestSweep_expiredBeyondRetentionOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A card is service state: no sweep touches it.
+	// A card is service state: no purge touches it.
 	card := model.Card{CampaignID: "C", VirtualID: "U", ExpiresAt: now.Add(-30 * 24 * time.Hour)}
 	if err := s.UpdateCards("A", func(tx *CardTx) error { return tx.InsertCard(&card) }); err != nil {
 		t.Fatal(err)
 	}
 
 	// limit 2: each call examines at most 2 tokens and 2 sessions.
-	var total SweepResult
+	var total PurgeResult
 	for calls := 0; ; calls++ {
 		if calls > len(cases) {
-			t.Fatal("sweep never wrapped")
+			t.Fatal("purge never wrapped")
 		}
-		res, err := s.Sweep(cutoff, 2)
+		res, err := s.Purge(cutoff, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,9 +108,9 @@ func TestSweep_expiredBeyondRetentionOnly(t *testing.T) {
 	}
 }
 
-// A token remembered before the sweep is forgotten by it: it answers as
+// A token remembered before the purge is forgotten by it: it answers as
 // unknown, not from memory.
-func TestSweep_forgetsRemembered(t *testing.T) {
+func TestPurge_forgetsRemembered(t *testing.T) {
 	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestSweep_forgetsRemembered(t *testing.T) {
 	if _, err := s.Token("old"); err != nil { // remembered
 		t.Fatal(err)
 	}
-	if _, err := s.Sweep(now.Add(-time.Hour), 0); err != nil {
+	if _, err := s.Purge(now.Add(-time.Hour), 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Token("old"); !errors.Is(err, model.ErrNotFound) {
@@ -135,7 +135,7 @@ func TestSweep_forgetsRemembered(t *testing.T) {
 // A full pass that finds nothing due is not read again until the clock
 // reaches the earliest expiry it kept, or a record issued since expires
 // earlier (issue 25: a pass decoded every token once a second).
-func TestSweep_idlePassesReadNothing(t *testing.T) {
+func TestPurge_idlePassesReadNothing(t *testing.T) {
 	s, err := Open(t.TempDir(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -147,31 +147,31 @@ func TestSweep_idlePassesReadNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sweep := func(cutoff time.Time) SweepResult {
-		res, err := s.Sweep(cutoff, 500)
+	purge := func(cutoff time.Time) PurgeResult {
+		res, err := s.Purge(cutoff, 500)
 		if err != nil || !res.Wrapped {
-			t.Fatalf("sweep: %+v %v", res, err)
+			t.Fatalf("purge: %+v %v", res, err)
 		}
 		return res
 	}
 	put("late", now.Add(10*time.Hour))
-	if res := sweep(now); res.Examined != 1 {
+	if res := purge(now); res.Examined != 1 {
 		t.Fatalf("first pass examined %d, want 1", res.Examined)
 	}
-	if res := sweep(now.Add(time.Hour)); res.Examined != 0 {
+	if res := purge(now.Add(time.Hour)); res.Examined != 0 {
 		t.Fatalf("an idle pass examined %d", res.Examined)
 	}
 	put("early", now.Add(2*time.Hour))
-	if res := sweep(now.Add(time.Hour)); res.Examined != 0 {
+	if res := purge(now.Add(time.Hour)); res.Examined != 0 {
 		t.Fatalf("nothing is due yet, but the pass examined %d", res.Examined)
 	}
-	if res := sweep(now.Add(3 * time.Hour)); res.Tokens != 1 || res.Examined != 2 {
+	if res := purge(now.Add(3 * time.Hour)); res.Tokens != 1 || res.Examined != 2 {
 		t.Fatalf("the early token is due: %+v", res)
 	}
-	if res := sweep(now.Add(11 * time.Hour)); res.Tokens != 1 {
+	if res := purge(now.Add(11 * time.Hour)); res.Tokens != 1 {
 		t.Fatalf("the late token is due: %+v", res)
 	}
-	if res := sweep(now.Add(100 * time.Hour)); res.Examined != 0 {
+	if res := purge(now.Add(100 * time.Hour)); res.Examined != 0 {
 		t.Fatalf("an empty store was read: %+v", res)
 	}
 }

@@ -1,8 +1,10 @@
-package recording
+package replay
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 // clause: SIM-4
@@ -11,7 +13,7 @@ import (
 // compared, so its body would otherwise never show); a public step's
 // status difference carries no such note.
 func TestCompare_controlStepShowsTheControlAPIsError(t *testing.T) {
-	st := &Step{ID: "s9", Host: HostControl, Method: "POST", Path: "/__sim/webhooks", Expect: Expect{Status: 201}}
+	st := &recfile.Step{ID: "s9", Host: recfile.HostControl, Method: "POST", Path: "/__sim/webhooks", Expect: recfile.Expect{Status: 201}}
 	a := answer{status: 400, body: []byte(`{"error":"channel DEMOBANK has no webhookUrl: register one (webhookUrl) or pass url"}`)}
 	ds := compare(st, a, nil)
 	if len(ds) != 1 || ds[0].Where != "status" || !strings.Contains(ds[0].String(), "the control API said: channel DEMOBANK has no webhookUrl") {

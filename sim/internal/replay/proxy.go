@@ -1,4 +1,4 @@
-package recording
+package replay
 
 // The record proxy: it stands between a publisher's app and an upstream
 // service and keeps every exchange, for a recording file.
@@ -14,11 +14,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rewardsim/rewardsim/sim/calibrate"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -33,8 +33,9 @@ type Recorder struct {
 	builder *journal.Builder
 	secrets *secrets.Memory // what builder learnt to mask, masked again in the recording
 	entries []journal.Entry
-	note    ProxyNote
-	seen    []calibrate.Exchange // the answers as passed on, for calibrate.Passive
+	note    recfile.ProxyNote
+	seen    []recfile.Answer // the answers as passed on, for readSwitches
+	read    func([]recfile.Answer) map[string]string
 }
 
 // RecorderOptions configure NewRecorder.
@@ -46,6 +47,10 @@ type RecorderOptions struct {
 	HTTP     *http.Client
 	// Clock stamps the exchanges; nil means the wall clock.
 	Clock interface{ Now() time.Time }
+	// ReadSwitches reads, from the answers passed on, the switches the
+	// recorded service shows (calibrate.ReadAnswers, wired by the CLI);
+	// nil writes no switches into the recording.
+	ReadSwitches func([]recfile.Answer) map[string]string
 }
 
 // NewRecorder makes a recording proxy.
@@ -62,7 +67,7 @@ func NewRecorder(o RecorderOptions) (*Recorder, error) {
 		clk = o.Clock
 	}
 	mem := secrets.New()
-	return &Recorder{targets: t, client: o.HTTP, clock: clk, builder: journal.NewBuilder(mem), secrets: mem}, nil
+	return &Recorder{targets: t, client: o.HTTP, clock: clk, builder: journal.NewBuilder(mem), secrets: mem, read: o.ReadSwitches}, nil
 }
 
 // hopHeaders are not forwarded by a proxy (RFC 9110, 7.6.1).
@@ -133,7 +138,9 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		e.Listener = ""
 	}
 	r.entries = append(r.entries, *e)
-	r.seen = append(r.seen, calibrate.Exchange{Op: e.Endpoint, Method: req.Method, URL: req.URL.String(), Status: res.StatusCode, RespHeader: res.Header, Resp: answer, At: at})
+	if r.read != nil {
+		r.seen = append(r.seen, recfile.Answer{Op: e.Endpoint, Method: req.Method, URL: req.URL.String(), Status: res.StatusCode, Header: res.Header, Body: answer, At: at})
+	}
 	r.note.Rewritten += rewritten
 	r.note.LeftInSigned += left
 	r.mu.Unlock()
@@ -150,7 +157,7 @@ func (r *Recorder) targetBase(host string) string {
 }
 
 // Note is what the proxy changed in the answers so far.
-func (r *Recorder) Note() ProxyNote {
+func (r *Recorder) Note() recfile.ProxyNote {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.note
@@ -168,7 +175,10 @@ func (r *Recorder) Recording(name, description string) ([]byte, error) {
 	r.mu.Lock()
 	es := append([]journal.Entry(nil), r.entries...)
 	note := r.note
-	switches := calibrate.Passive(r.seen)
+	var switches map[string]string
+	if r.read != nil {
+		switches = r.read(r.seen)
+	}
 	r.mu.Unlock()
 	o := BuildOptions{Name: name, Description: description, Secrets: r.secrets}
 	if len(es) > 0 {

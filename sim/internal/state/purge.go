@@ -8,22 +8,22 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Sweeping (issue 11 item 4). Tokens and sessions are per-request records,
+// Purging (issue 11 item 4). Tokens and sessions are per-request records,
 // not service state: once expired longer than a retention they are
 // deleted, with their per-user index entries, a bounded slice of each
 // bucket per call, in one small write transaction. Cards, coupons,
-// idempotency records, stock and configuration are never swept.
+// idempotency records, stock and configuration are never purged (the fault sweep, sim/sweep, owns that word).
 
-// SweepResult says what one Sweep call did.
-type SweepResult struct {
+// PurgeResult says what one Purge call did.
+type PurgeResult struct {
 	Examined, Tokens, Sessions int
 	// Wrapped is true when both buckets were read to their end in this
 	// call (a full pass ended).
 	Wrapped bool
 }
 
-// sweepIdle is what lets Sweep skip passes that cannot find anything.
-type sweepIdle struct {
+// purgeIdle is what lets Purge skip passes that cannot find anything.
+type purgeIdle struct {
 	// open: a pass is under way (started, not yet wrapped); keptMin is
 	// the earliest expiry it kept.
 	open    bool
@@ -38,70 +38,70 @@ type sweepIdle struct {
 // neverDue stands for "nothing the last pass kept ever expires".
 var neverDue = time.Unix(1<<62, 0)
 
-// noteIssued tells the sweep of a committed record's expiry.
+// noteIssued tells the purge of a committed record's expiry.
 func (s *Store) noteIssued(expires time.Time) {
 	if expires.IsZero() {
 		return
 	}
 	n := expires.UnixNano()
 	for {
-		cur := s.sweep.issuedMin.Load()
-		if cur != 0 && cur <= n || s.sweep.issuedMin.CompareAndSwap(cur, n) {
+		cur := s.purge.issuedMin.Load()
+		if cur != 0 && cur <= n || s.purge.issuedMin.CompareAndSwap(cur, n) {
 			return
 		}
 	}
 }
 
-// sweepCursor is where the next Sweep resumes in each bucket.
-type sweepCursor struct{ tokens, sessions []byte }
+// purgeCursor is where the next Purge resumes in each bucket.
+type purgeCursor struct{ tokens, sessions []byte }
 
-// Sweep examines at most limit tokens and limit sessions, resuming where
+// Purge examines at most limit tokens and limit sessions, resuming where
 // the previous call stopped, and deletes those whose expiry is before
 // cutoff (now minus the retention). A record with no expiry is kept. It
 // is safe to call concurrently with requests: each call is one write
 // transaction, and the swept values are forgotten by the in-memory
 // recall after the commit.
-func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
+func (s *Store) Purge(cutoff time.Time, limit int) (PurgeResult, error) {
 	if limit <= 0 {
 		limit = 500
 	}
-	s.sweepMu.Lock()
-	defer s.sweepMu.Unlock()
-	if !s.sweep.open {
+	s.purgeMu.Lock()
+	defer s.purgeMu.Unlock()
+	if !s.purge.open {
 		// A full pass found nothing due before idleUntil, and nothing
 		// issued since expires earlier: no record can be due yet, so the
 		// pass is not read again (it decoded every token and session once
 		// a second, a cost that grew with the store; issue 25).
-		if !s.sweep.idleUntil.IsZero() && !s.sweep.idleUntil.Before(cutoff) {
-			if n := s.sweep.issuedMin.Load(); n == 0 || !time.Unix(0, n).Before(cutoff) {
-				return SweepResult{Wrapped: true}, nil
+		if !s.purge.idleUntil.IsZero() && !s.purge.idleUntil.Before(cutoff) {
+			if n := s.purge.issuedMin.Load(); n == 0 || !time.Unix(0, n).Before(cutoff) {
+				return PurgeResult{Wrapped: true}, nil
 			}
 		}
-		s.sweep.open, s.sweep.keptMin = true, time.Time{}
-		s.sweep.issuedMin.Store(0)
+		s.purge.open, s.purge.keptMin = true, time.Time{}
+		s.purge.issuedMin.Store(0)
 	}
-	var res SweepResult
+	var res PurgeResult
 	var goneTokens, goneSessions []string
-	next := s.sweepAt
+	next := s.purgeAt
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		var wrapT, wrapS bool
 		var err error
-		goneTokens, next.tokens, wrapT, err = sweepBucket(tx, bucketTokens, bucketTokensByChannel, s.sweepAt.tokens, limit, cutoff, &res.Examined, &s.sweep.keptMin)
+		goneTokens, next.tokens, wrapT, err = purgeBucket(tx, bucketTokens, bucketTokensByChannel, s.purgeAt.tokens, limit, cutoff, &res.Examined, &s.purge.keptMin)
 		if err != nil {
 			return err
 		}
-		goneSessions, next.sessions, wrapS, err = sweepBucket(tx, bucketSessions, bucketSessionsByChannel, s.sweepAt.sessions, limit, cutoff, &res.Examined, &s.sweep.keptMin)
+		goneSessions, next.sessions, wrapS, err = purgeBucket(tx, bucketSessions, bucketSessionsByChannel, s.purgeAt.sessions, limit, cutoff, &res.Examined, &s.purge.keptMin)
 		res.Wrapped = wrapT && wrapS
 		return err
 	})
 	if err != nil {
-		return SweepResult{}, err
+		return PurgeResult{}, err
 	}
-	s.sweepAt = next
+	s.purgeAt = next
 	if res.Wrapped {
-		s.sweep.open, s.sweep.idleUntil = false, s.sweep.keptMin
-		if s.sweep.idleUntil.IsZero() {
-			s.sweep.idleUntil = neverDue
+		s.purge.open, s.purge.idleUntil = false, s.purge.keptMin
+		if s.purge.idleUntil.IsZero() {
+			s.purge.idleUntil = neverDue
 		}
 	}
 	s.tokens.drop(goneTokens)
@@ -110,11 +110,11 @@ func (s *Store) Sweep(cutoff time.Time, limit int) (SweepResult, error) {
 	return res, nil
 }
 
-// sweepBucket reads up to limit records of primary from after (nil: the
+// purgeBucket reads up to limit records of primary from after (nil: the
 // start), deletes those expired before cutoff and their index entries,
 // and returns the deleted keys and where to resume (nil, wrapped: the
 // bucket's end was reached). A record that does not decode is kept.
-func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff time.Time, examined *int, keptMin *time.Time) (gone []string, resume []byte, wrapped bool, err error) {
+func purgeBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff time.Time, examined *int, keptMin *time.Time) (gone []string, resume []byte, wrapped bool, err error) {
 	b, idx := tx.Bucket(primary), tx.Bucket(index)
 	c := b.Cursor()
 	var k, v []byte
@@ -159,7 +159,7 @@ func sweepBucket(tx *bolt.Tx, primary, index, after []byte, limit int, cutoff ti
 }
 
 // TokenSessionCounts is how many tokens and sessions the store holds (tests and the
-// sweep's measurements).
+// purge's measurements).
 func (s *Store) TokenSessionCounts() (tokens, sessions int, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
 		tokens = tx.Bucket(bucketTokens).Stats().KeyN

@@ -1,14 +1,15 @@
-package recording
+package recfile
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rewardsim/rewardsim/sim/internal/match"
 	"io/fs"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/rewardsim/rewardsim/sim/internal/match"
 )
 
 // Volatile fields are found in the answer schemas, not listed by hand: a

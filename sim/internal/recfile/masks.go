@@ -1,4 +1,4 @@
-package recording
+package recfile
 
 import (
 	"encoding/json"
@@ -68,24 +68,24 @@ func MaskList(m map[string]MaskKind) string {
 
 const masked = "<masked>"
 
-// maskedQueryValue stands for a credential in a query string or form, URL-encoded.
-const maskedQueryValue = "%3Cmasked%3E"
+// MaskedQueryValue stands for a credential in a query string or form, URL-encoded.
+const MaskedQueryValue = "%3Cmasked%3E"
 
-// maskText replaces every credential in a page (sessionId links and
+// MaskText replaces every credential in a page (sessionId links and
 // data- attributes, JSON fields, and what mem remembers; nil: none) by
 // "<masked>": an exported page holds none, and a replayed page is
 // compared masked the same way.
-func maskText(s string, mem *secrets.Memory) string {
+func MaskText(s string, mem *secrets.Memory) string {
 	return mem.MaskText(s, func(string) string { return masked })
 }
 
-// maskEchoes masks, by value, a credential the simulator issued that
+// MaskEchoes masks, by value, a credential the simulator issued that
 // the request echoes where no capture names it (?access_token=, a
 // header, a field at any depth, additionalParams): the masking by value
 // every artefact reads through (the journal's memory, issue 42).
-func (st *Step) maskEchoes(mem *secrets.Memory) {
-	st.Path = mem.MaskKnown(st.Path, func(string) string { return maskedQueryValue })
-	st.Query = mem.MaskKnown(st.Query, func(string) string { return maskedQueryValue })
+func (st *Step) MaskEchoes(mem *secrets.Memory) {
+	st.Path = mem.MaskKnown(st.Path, func(string) string { return MaskedQueryValue })
+	st.Query = mem.MaskKnown(st.Query, func(string) string { return MaskedQueryValue })
 	echo := func(s string) string { return mem.MaskKnown(s, func(string) string { return masked }) }
 	echoJSON := func(raw json.RawMessage) json.RawMessage {
 		if len(raw) == 0 {
@@ -227,9 +227,9 @@ func maskDigits(v any) any {
 	return v
 }
 
-// maskSecrets replaces credential fields in raw JSON by "<masked>".
-func maskSecrets(raw json.RawMessage) json.RawMessage {
-	v, ok := decode(raw)
+// MaskSecrets replaces credential fields in raw JSON by "<masked>".
+func MaskSecrets(raw json.RawMessage) json.RawMessage {
+	v, ok := Decode(raw)
 	if !ok {
 		return raw
 	}
@@ -237,7 +237,7 @@ func maskSecrets(raw json.RawMessage) json.RawMessage {
 	for k := range secretFields {
 		m[k] = MaskValue
 	}
-	out, err := marshal(apply(v, m))
+	out, err := MarshalValue(apply(v, m))
 	if err != nil {
 		return raw
 	}

@@ -1,4 +1,4 @@
-package recording
+package recfile
 
 import (
 	"encoding/json"
@@ -120,11 +120,11 @@ func TestVolatileFields_SIM4_recordedDatesAreMasked(t *testing.T) {
 		}
 		for _, st := range rec.Steps {
 			for _, raw := range []json.RawMessage{st.Expect.Body, st.Expect.BDATA} {
-				d, ok := decode(raw)
+				d, ok := Decode(raw)
 				if !ok {
 					continue
 				}
-				leaves(d, "", func(ptr, key string, val any) {
+				Leaves(d, "", func(ptr, key string, val any) {
 					if s, ok := val.(string); ok && dateValue.MatchString(s) && v[key] != MaskDigits {
 						t.Errorf("%s step %s %s = %q escapes the time masks", f, st.ID, ptr, s)
 					}

@@ -14,9 +14,9 @@ import (
 // the background on the simulated clock; within it they still read as
 // expired; the store's token count stays bounded across rounds of
 // traffic.
-func TestStateSweep_expiredTokensGoAfterRetention(t *testing.T) {
+func TestStatePurge_expiredTokensGoAfterRetention(t *testing.T) {
 	dir := t.TempDir()
-	s := simtest.New(t, simtest.WithDataDir(dir), simtest.WithState(sim.StateOptions{Retention: 24 * time.Hour, SweepTick: 5 * time.Millisecond}))
+	s := simtest.New(t, simtest.WithDataDir(dir), simtest.WithState(sim.StateOptions{Retention: 24 * time.Hour, PurgeTick: 5 * time.Millisecond}))
 	tokens := func(user string) []any {
 		m := ctlOK(t, s, http.StatusOK, "GET", "/__sim/state/users/DEMOBANK/"+user, nil)
 		ts, _ := m["tokens"].([]any)
@@ -28,7 +28,7 @@ func TestStateSweep_expiredTokensGoAfterRetention(t *testing.T) {
 			issueTokens(t, s, "VU-"+string(rune('a'+u)))
 		}
 		// Past the tokens' lifetime but within the retention: kept, and
-		// read as expired. The sweep runs every 5ms; give it many ticks.
+		// read as expired. The purge runs every 5ms; give it many ticks.
 		advance(t, s, "2h")
 		time.Sleep(100 * time.Millisecond)
 		ts := tokens("VU-a")

@@ -1,4 +1,4 @@
-package recording
+package replay
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 // clause: SIM-4
@@ -45,9 +46,9 @@ func TestIsolate_SIM4_copyAndRewrite(t *testing.T) {
 	key, _ := envelope.ParsePrivateKeyPEM(keyPEM)
 	bdata := base64.StdEncoding.EncodeToString([]byte(`{"bName":"DEMOBANK"}`))
 	good, _ := envelope.Sign(key, bdata)
-	rec := &Recording{Version: Version, Name: "flow", Steps: []Step{
-		{ID: "s1", Method: "POST", Path: "/api/x", Envelope: &Envelope{CHANNELID: "DEMOBANK", SIGN: good, BDATA: bdata, Payload: json.RawMessage(`{"bName":"DEMOBANK"}`)}},
-		{ID: "s2", Method: "POST", Path: "/api/x", Envelope: &Envelope{CHANNELID: "DEMOBANK", SIGN: "AAAA", BDATA: bdata, Payload: json.RawMessage(`{"bName":"DEMOBANK"}`)}},
+	rec := &recfile.Recording{Version: recfile.Version, Name: "flow", Steps: []recfile.Step{
+		{ID: "s1", Method: "POST", Path: "/api/x", Envelope: &recfile.Envelope{CHANNELID: "DEMOBANK", SIGN: good, BDATA: bdata, Payload: json.RawMessage(`{"bName":"DEMOBANK"}`)}},
+		{ID: "s2", Method: "POST", Path: "/api/x", Envelope: &recfile.Envelope{CHANNELID: "DEMOBANK", SIGN: "AAAA", BDATA: bdata, Payload: json.RawMessage(`{"bName":"DEMOBANK"}`)}},
 		{ID: "s3", Method: "POST", Path: "/api/fetchCouponCode", Header: map[string]string{"X-CHANNELID": "DEMOBANK"}, Body: json.RawMessage(`{"channelName":"DEMOBANK","note":"DEMOBANK rocks"}`)},
 		{ID: "s4", Method: "GET", Path: "/hotdeals/r/DEMOBANK/OFFER-DEMO", Query: "channel=DEMOBANK&vid=VU-1"},
 	}}
@@ -87,9 +88,9 @@ func TestReplay_SIM4_reportsWaitingAndSteps(t *testing.T) {
 	var mu sync.Mutex
 	waited, steps := 0, 0
 	tg, _ := ParseTargets(srv.URL)
-	s := &Recording{Version: Version, Name: "slow", Steps: []Step{{ID: "s1", Method: "POST", Path: "/slow", Body: json.RawMessage(`{}`), Expect: Expect{Status: 200, Body: json.RawMessage(`{}`)}}}}
+	s := &recfile.Recording{Version: recfile.Version, Name: "slow", Steps: []recfile.Step{{ID: "s1", Method: "POST", Path: "/slow", Body: json.RawMessage(`{}`), Expect: recfile.Expect{Status: 200, Body: json.RawMessage(`{}`)}}}}
 	o := ResendOptions{
-		Waiting: func(st *Step, d time.Duration) {
+		Waiting: func(st *recfile.Step, d time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
 			if waited++; waited == 3 {

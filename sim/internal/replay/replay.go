@@ -1,4 +1,10 @@
-package recording
+// Package replay is the recording driver (SIM-4): it builds a recording
+// from the journal (Build, Stream), records through a proxy (Recorder),
+// and replays a recording against a target, in a channel copy of its own,
+// comparing every answer with the recorded one. The file format it reads
+// and writes is recfile's; it imports no calibrate (the CLI hands it
+// calibrate's readers).
+package replay
 
 import (
 	"bytes"
@@ -16,11 +22,10 @@ import (
 
 	"github.com/rewardsim/rewardsim/certs"
 	"github.com/rewardsim/rewardsim/schemas"
-	"github.com/rewardsim/rewardsim/sim/calibrate"
 	"github.com/rewardsim/rewardsim/sim/controlapi"
 	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
-	"github.com/rewardsim/rewardsim/sim/internal/schema"
+	"github.com/rewardsim/rewardsim/sim/internal/recfile"
 )
 
 // DefaultReplaySecrets are the API-key credentials of the embedded default
@@ -75,6 +80,10 @@ type ReplayOptions struct {
 	// Waiting, if set, hears every few seconds while one request is
 	// outstanding (a fault's injected delay, say).
 	Waiting func(step string, waited time.Duration)
+	// CompareReadings lists the switches the recording's readings
+	// (Recording.Switches) and the replay's scenario read otherwise
+	// (calibrate.CompareReadings, wired by the CLI); nil compares none.
+	CompareReadings func(readings map[string]string, scenarioName string, yml []byte) []string
 }
 
 // ReplayStep is one replayed step, for progress output.
@@ -105,7 +114,7 @@ func (r *ReplayResult) OK() bool { return r.Differences == 0 }
 
 // volatileFields are the answer fields the schemas mark volatile
 // (VolatileFields over every answer schema of the contract).
-var volatileFields = sync.OnceValues(func() (map[string]MaskKind, error) {
+var volatileFields = sync.OnceValues(func() (map[string]recfile.MaskKind, error) {
 	var roots []string
 	for _, op := range contract.Ops {
 		for _, n := range []string{op.Response, op.ResponseBDATA} {
@@ -114,7 +123,7 @@ var volatileFields = sync.OnceValues(func() (map[string]MaskKind, error) {
 			}
 		}
 	}
-	return VolatileFields(schemas.FS, roots)
+	return recfile.VolatileFields(schemas.FS, roots)
 })
 
 // Replay re-sends a recording (SIM-4) to the target and compares every
@@ -122,11 +131,7 @@ var volatileFields = sync.OnceValues(func() (map[string]MaskKind, error) {
 // the recording could not be read or a request could not be sent;
 // differences are in the result.
 func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*ReplayResult, error) {
-	set, err := schema.Embedded()
-	if err != nil {
-		return nil, err
-	}
-	rec, err := Parse(recordingJSON, set)
+	rec, err := recfile.ParseFile(recordingJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +144,7 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		return nil, err
 	}
 	var channels []string
-	var before []Difference
+	var before []recfile.Difference
 	copyName := ""
 	if !o.Shared {
 		if o.Control == "" {
@@ -150,7 +155,9 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		if err != nil {
 			return nil, err
 		}
-		diffs = append(diffs, calibrate.CompareReadings(rec.Switches, against, yml)...)
+		if o.CompareReadings != nil {
+			diffs = append(diffs, o.CompareReadings(rec.Switches, against, yml)...)
+		}
 		iso, err := isolate(ctx, c, yml, replaySource(o, rec, recordingJSON), o.RunID)
 		if err != nil {
 			return nil, err
@@ -158,7 +165,7 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		armed, faultDiffs, err := copyFaults(ctx, rec, iso, c)
 		defer func() {
 			for _, id := range armed { // the copies' rules go with the replay
-				_, _ = c.Do(context.WithoutCancel(ctx), http.MethodDelete, "/__sim/faults/"+url.PathEscape(id), nil, "", nil)
+				_, _ = c.DisarmFault(context.WithoutCancel(ctx), id)
 			}
 		}()
 		if err != nil {
@@ -175,7 +182,7 @@ func Replay(ctx context.Context, recordingJSON []byte, o ReplayOptions) (*Replay
 		slices.Sort(channels)
 		copyName = iso.Scenario
 		for _, d := range diffs {
-			before = append(before, Difference{Step: "-", Label: "before the first step", Where: "target", Note: d})
+			before = append(before, recfile.Difference{Step: "-", Label: "before the first step", Where: "target", Note: d})
 		}
 		if o.Prepared != nil {
 			o.Prepared(ReplayPrepared{Scenario: iso.Scenario, Channels: maps.Clone(iso.Channels), Against: against, Differences: diffs, Notes: notes})
@@ -206,9 +213,9 @@ func resendOptions(o ReplayOptions) (ResendOptions, error) {
 	if len(secrets) == 0 {
 		secrets = DefaultReplaySecrets
 	}
-	masks := map[string]MaskKind{}
+	masks := map[string]recfile.MaskKind{}
 	for k, v := range o.Masks {
-		mk, err := ParseMaskKind(v)
+		mk, err := recfile.ParseMaskKind(v)
 		if err != nil {
 			return ResendOptions{}, fmt.Errorf("mask %s: %w", k, err)
 		}
@@ -230,7 +237,7 @@ func resendOptions(o ReplayOptions) (ResendOptions, error) {
 		}
 	}
 	if o.Waiting != nil {
-		ro.Waiting = func(st *Step, d time.Duration) { o.Waiting(st.ID+" "+st.Label(), d) }
+		ro.Waiting = func(st *recfile.Step, d time.Duration) { o.Waiting(st.ID+" "+st.Label(), d) }
 	}
 	return ro, nil
 }
@@ -244,15 +251,14 @@ func isolate(ctx context.Context, c *controlapi.Client, yml []byte, source, runI
 	}
 	names := slices.Sorted(maps.Values(iso.Channels))
 	q := url.Values{"name": {iso.Scenario + ".yaml"}}
-	if _, err := c.Do(ctx, http.MethodPost, "/__sim/scenarios", q, "application/yaml", iso.YAML); err != nil {
+	if _, err := controlapi.Body(c.UploadScenario(ctx, iso.YAML, q)); err != nil {
 		return nil, fmt.Errorf("loading the replay's copy of the scenario: %w", err)
 	}
 	for _, ch := range names {
-		body := map[string]string{"channel": ch}
-		if _, err := c.PostJSON(ctx, "/__sim/scenarios/"+url.PathEscape(iso.Scenario)+"/activate", body); err != nil {
+		if _, err := controlapi.Body(c.ActivateScenario(ctx, iso.Scenario, ch)); err != nil {
 			return nil, fmt.Errorf("activating the replay's scenario for %s: %w", ch, err)
 		}
-		if _, err := c.PostJSON(ctx, "/__sim/state/reset", body); err != nil {
+		if _, err := controlapi.Body(c.ResetState(ctx, ch)); err != nil {
 			return nil, fmt.Errorf("resetting channel %s: %w", ch, err)
 		}
 	}
