@@ -53,11 +53,20 @@ func Start(t testing.TB) *Browser {
 		}
 		t.Skipf("%s is not installed; `make test` installs it (apt-get install chromium)", ChromiumPath)
 	}
+	// Chromium puts its singleton socket in a folder of its own under
+	// TMPDIR and leaves it when it is killed (as the test's end kills it):
+	// a run left a dozen /tmp/org.chromium.Chromium.* folders. A short
+	// folder of ours (a socket's path is at most 107 bytes, too few for
+	// t.TempDir's), removed once the browser is gone.
+	tmp, err := os.MkdirTemp("", "chromium")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append([]chromedp.ExecAllocatorOption{chromedp.ExecPath(ChromiumPath), chromedp.Headless,
-		chromedp.UserDataDir(t.TempDir())}, Flags...)
+		chromedp.UserDataDir(t.TempDir()), chromedp.Env("TMPDIR=" + tmp)}, Flags...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	t.Cleanup(func() { cancel(); cancelAlloc(); _ = os.RemoveAll(tmp) })
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
 		t.Fatalf("start %s: %v", ChromiumPath, err)
 	}
