@@ -38,6 +38,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// Node, npm, jest and Testcontainers keep caches and locks in the
+	// temporary folder (node-compile-cache, jest_0, a lock file) that
+	// outlived the run: every child here inherits a TMPDIR of this run's,
+	// removed with it.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
