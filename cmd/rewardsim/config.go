@@ -54,7 +54,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"service-key", "", "PEM private key that signs answers (default: the embedded test-only key)"},
 	{"service-cert", "", "PEM certificate of --service-key"},
 	{"log-level", "info", "debug, info, warn or error"},
-	{"crypto", "auto", "RSA back end: libcrypto (the system's OpenSSL 3, loaded at run time), go (crypto/rsa), or auto (libcrypto when it loads)"},
+	{"crypto", "auto", "RSA back end: libcrypto (the system's OpenSSL 3, loaded at run time), go (crypto/rsa), or auto (crypto/rsa until the listeners are bound, then libcrypto once it has loaded)"},
 	{"log-format", "text", "text or json: one line per request at info, and one on start and on shutdown"},
 	{"cors-origins", "", "comma-separated origins whose web pages may call the public hosts directly (CORS), or *; empty: none"},
 	{"control-token", "", "if set, every control call but /__sim/health needs it (header X-Rewardsim-Control-Token or Authorization: Bearer)"},
