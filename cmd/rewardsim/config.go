@@ -67,7 +67,7 @@ var serveKeys = []struct{ key, def, help string }{
 	{"control-max-connections", "64", "open connections the control listener accepts at once"},
 	{"shutdown-timeout", "5s", "how long a stop waits for requests in flight; those still running are cut, logged, and the exit status is 1"},
 	{"journal-max-entries", "100000", "keep at most this many journal entries (oldest dropped first; -1: no count bound)"},
-	{"memory-limit", "44MiB", "soft limit of the Go runtime's memory, such as 44MiB (the GC works harder near it; -1: none; GOMEMLIMIT, when set, wins)"},
+	{"memory-limit", "40MiB", "soft limit of the Go runtime's memory, such as 40MiB (the GC works harder near it; -1: none; GOMEMLIMIT, when set, wins)"},
 	{"journal-max-bytes", "64MiB", "keep at most this many bytes of journal, such as 64MiB or 1GiB (oldest dropped first; -1: no byte bound)"},
 	{"journal-max-age", "0", "drop journal entries older than this simulated duration, such as 24h (0: no age bound)"},
 	{"debug-pprof", "false", "serve Go's profiler (net/http/pprof) under /__sim/debug/pprof/ on the control listener, behind the control token: for performance work, not for shared use"},

@@ -168,7 +168,7 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 // for none) and, under it, a higher GC growth target.
 func tuneMemory(limit int64) {
 	// A soft limit keeps a long-running simulator's resident memory near
-	// its live data under sustained load (issue 14: RssAnon <= 50 MB);
+	// its live data under sustained load (issue 56: RssAnon <= 40 MB);
 	// GOMEMLIMIT, the runtime's own setting, wins when an operator sets it.
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && limit > 0 {
 		debug.SetMemoryLimit(limit)
