@@ -185,10 +185,17 @@ func serveTarget(data, durability string) (*proc, *publisher.Client, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// serve's auto back end is crypto/rsa until its listeners are bound
+	// and libcrypto once that has loaded: the line names the settled one.
 	var health struct{ Crypto, Durability string }
-	if err := getJSON(p.urls["control"]+"/__sim/health", &health); err != nil {
-		p.stop()
-		return nil, nil, err
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if err := getJSON(p.urls["control"]+"/__sim/health", &health); err != nil {
+			p.stop()
+			return nil, nil, err
+		}
+		if health.Crypto != "go" || time.Now().After(deadline) {
+			break
+		}
 	}
 	fmt.Printf("# rewardsim serve pid %d, crypto back end %s, journal on, --durability %s\n", p.cmd.Process.Pid, health.Crypto, health.Durability)
 	c, err := newClient(p.urls["all"])

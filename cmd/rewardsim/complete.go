@@ -34,9 +34,12 @@ func mustJSON(v any) []byte {
 	return raw
 }
 
-func words(list []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+// words completes from list's words, read when a completion asks: every
+// command is built at every start, serve's too, and reading the error
+// codes decoded the scenario schema (about a millisecond, issue 56).
+func words(list func() []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
-		return starting(list, prefix), cobra.ShellCompDirectiveNoFileComp
+		return starting(list(), prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -55,12 +58,12 @@ func starting(list []string, prefix string) []string {
 // completeFaultFlags completes --endpoint, --kind (what the endpoint
 // given so far can show), --code and --channel.
 func completeFaultFlags(cmd *cobra.Command, v *verb) {
-	_ = cmd.RegisterFlagCompletionFunc("endpoint", words(append(sim.FaultEndpoints(), "*")))
+	_ = cmd.RegisterFlagCompletionFunc("endpoint", words(func() []string { return append(sim.FaultEndpoints(), "*") }))
 	_ = cmd.RegisterFlagCompletionFunc("kind", func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		ep, _ := cmd.Flags().GetString("endpoint")
 		return starting(sim.FaultKinds(ep), prefix), cobra.ShellCompDirectiveNoFileComp
 	})
-	_ = cmd.RegisterFlagCompletionFunc("code", words(sim.ErrorCodes()))
+	_ = cmd.RegisterFlagCompletionFunc("code", words(sim.ErrorCodes))
 	completeChannelFlag(cmd, v)
 }
 

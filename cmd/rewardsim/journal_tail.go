@@ -119,7 +119,7 @@ func newJournalTailCmd() *cobra.Command {
 	f.StringVar(&endpoint, "endpoint", "", "only this endpoint's entries")
 	v.flags(cmd)
 	completeChannelFlag(cmd, &v)
-	_ = cmd.RegisterFlagCompletionFunc("endpoint", words(sim.FaultEndpoints()))
+	_ = cmd.RegisterFlagCompletionFunc("endpoint", words(sim.FaultEndpoints))
 	return cmd
 }
 

@@ -185,7 +185,7 @@ func TestServeConfigSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveConfig{Listen: "127.0.0.1:8080", ControlListen: "127.0.0.1:8090", Data: "/from/env",
-		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", LogFormat: "text", Crypto: "auto", Durability: "process", WebhookDeadline: "5s", JournalMaxEntries: 100000, JournalMaxBytes: 64 << 20, MemoryLimit: 44 << 20, StateRetention: 24 * time.Hour,
+		Scenario: "/from/file", PublicURL: "http://flag", LogLevel: "info", LogFormat: "text", Crypto: "auto", Durability: "process", WebhookDeadline: "5s", JournalMaxEntries: 100000, JournalMaxBytes: 64 << 20, MemoryLimit: 40 << 20, StateRetention: 24 * time.Hour,
 		Server: serverConfig{ReadTimeout: 30 * time.Second, WriteTimeout: 90 * time.Second, IdleTimeout: time.Minute,
 			ShutdownTimeout: 5 * time.Second, MaxConns: 1024, MaxControlConns: 64},
 		ControlAllowedHosts: []string{"sim.internal", "ci-box"}}

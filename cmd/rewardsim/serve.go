@@ -103,7 +103,16 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
 	}
-	if err := sim.UseCrypto(cfg.Crypto); err != nil {
+	// auto signs with crypto/rsa until the listeners are bound and loads
+	// libcrypto after: loading it (dlopen and OpenSSL's own start-up, about
+	// 10 ms of CPU and 200 page faults here) beside start-up delayed the
+	// first answer on two cores (issue 56). The back ends are byte-identical.
+	auto := cfg.Crypto == sim.CryptoAuto || cfg.Crypto == ""
+	crypto := cfg.Crypto
+	if auto {
+		crypto = sim.CryptoGo
+	}
+	if err := sim.UseCrypto(crypto); err != nil {
 		return fmt.Errorf("--crypto: %w", err)
 	}
 	tuneMemory(cfg.MemoryLimit)
@@ -146,14 +155,20 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 	if cfg.ExitOnStdinEOF {
 		ctx = untilEOF(ctx, cmd.InOrStdin())
 	}
-	return s.Serve(ctx, l, announce(cmd, cfg.LogFormat))
+	says := announce(cmd, cfg.LogFormat)
+	return s.Serve(ctx, l, func(bound map[sim.Host]string) {
+		says(bound)
+		if auto {
+			_ = sim.UseCrypto(sim.CryptoAuto)
+		}
+	})
 }
 
 // tuneMemory sets the runtime's soft memory limit to limit (bytes, 0
 // for none) and, under it, a higher GC growth target.
 func tuneMemory(limit int64) {
 	// A soft limit keeps a long-running simulator's resident memory near
-	// its live data under sustained load (issue 14: RssAnon <= 50 MB);
+	// its live data under sustained load (issue 56: RssAnon <= 40 MB);
 	// GOMEMLIMIT, the runtime's own setting, wins when an operator sets it.
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && limit > 0 {
 		debug.SetMemoryLimit(limit)

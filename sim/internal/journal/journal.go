@@ -175,16 +175,40 @@ func (j *Journal) stamp(channel string, x *Exchange) time.Time {
 
 // Open starts a journal over its file in dir (StoreFile).
 func Open(dir string, opts Options) (*Journal, error) {
+	f, err := OpenFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	return f.Start(opts)
+}
+
+// File is a journal's file opened before its journal starts: the
+// simulator opens it while it opens the state file, since a new file
+// waits on the disk (bbolt syncs its first pages) and the two waits
+// overlap (issue 56).
+type File struct{ st *store }
+
+// OpenFile opens (creating if needed) the journal's file in dir.
+func OpenFile(dir string) (*File, error) {
 	st, err := openStore(dir)
 	if err != nil {
 		return nil, err
 	}
-	j, err := openOver(st, opts)
+	return &File{st: st}, nil
+}
+
+// Start starts the journal over the file, which it then owns; on error
+// the file is closed.
+func (f *File) Start(opts Options) (*Journal, error) {
+	j, err := openOver(f.st, opts)
 	if err != nil {
-		_ = st.close()
+		_ = f.st.close()
 	}
 	return j, err
 }
+
+// Close closes a file no journal was started over.
+func (f *File) Close() error { return f.st.close() }
 
 // openOver starts a journal over an open store.
 func openOver(store *store, opts Options) (*Journal, error) {

@@ -79,11 +79,11 @@ type Deps struct {
 
 type handlers struct {
 	Deps
-	pages *template.Template
 }
 
-// parsedPages parses the embedded templates once per process: Register
-// runs for every engine that mounts the bank host's routes.
+// parsedPages parses the embedded templates once per process, on the
+// first page rendered: parsing them when the routes were built was about
+// a millisecond of every start-up (issue 56).
 var parsedPages = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
 })
@@ -92,7 +92,7 @@ var parsedPages = sync.OnceValue(func() *template.Template {
 // (PagePath), its reveal (ScratchPath) and the launch (LaunchPath, GET
 // and POST).
 func Pages(d Deps) (page, scratch, launch echo.HandlerFunc) {
-	h := &handlers{Deps: d, pages: parsedPages()}
+	h := &handlers{Deps: d}
 	return h.page, h.scratch, h.launch
 }
 
@@ -110,7 +110,7 @@ func Failure(contract.Op, *frontdoor.Call) *httpx.Error {
 
 // Handlers are the SDK's client issuance operations (SDK-1).
 func Handlers(d Deps) httpx.OpHandlers {
-	h := &handlers{Deps: d, pages: parsedPages()}
+	h := &handlers{Deps: d}
 	issue := frontdoor.Handle(d.Door, frontdoor.Endpoint[issueRequest]{Check: h.checkIssue, Serve: h.issue})
 	return httpx.OpHandlers{contract.OpSDKIssueAndroid: issue, contract.OpSDKIssueIOS: issue}
 }
@@ -175,7 +175,7 @@ func (h *handlers) blank(c echo.Context, why string) error {
 
 func (h *handlers) render(c echo.Context, name string, data any) error {
 	var b strings.Builder
-	if err := h.pages.ExecuteTemplate(&b, name, data); err != nil {
+	if err := parsedPages().ExecuteTemplate(&b, name, data); err != nil {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")

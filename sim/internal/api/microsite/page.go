@@ -242,7 +242,7 @@ func (h *handlers) scratch(c echo.Context) error {
 	t := h.tile(base, u.scenario, card)
 	t.Open, t.Focus = true, true
 	var b strings.Builder
-	if err := h.pages.ExecuteTemplate(&b, "tile", t); err != nil {
+	if err := parsedPages().ExecuteTemplate(&b, "tile", t); err != nil {
 		return err
 	}
 	ans := scratchAnswer{RewardID: card.RewardID, First: first, Tile: b.String()}
