@@ -7,7 +7,7 @@ package state
 //	cards/<channel>/card   cardKey64(rewardId)                      -> model.Card (cardcodec.go); the bucket's sequence numbers rewardIds
 //	cards/<channel>/user   u16(len) virtualId state cardKey64(rewardId) -> empty; state '0' unscratched, '1' revealed
 //	cards/<channel>/user   u16(len) virtualId 'c' campaignId         -> []unix-nanos (frequency caps; listcodec.go)
-//	cards/<channel>/txn    kind 0x00 extTransactionId          -> []rewardId (idempotency; listcodec.go)
+//	cards/<channel>/txn    kind 0x00 extTransactionId          -> []rewardId (idempotency; listcodec.go), written every mergeAt cards (txntail.go); its sequence is the last card merged + 1
 //	cards/<channel>/stock  u16(len) pool entryId               -> cardKey64 handed out
 //	cards/<channel>/track  cardKey64(rewardId) cardKey64(seq)               -> model.TrackEvent JSON
 //	cards/<channel>/notif  cardKey64(seq)                             -> model.Notification JSON

@@ -20,15 +20,9 @@ const maxGroup = 1000
 // share it: a commit costs about the same for one call as for eight. In
 // interleaved make load runs (8 and 200 µs against none) a GetReward's
 // server CPU fell by about a fifth; the signed calls' gain was within
-// this machine's noise. A commit writes about 12.5 pages whatever its
-// size (a leaf and its branches per tree touched, the root, the free
-// list), so pages per exchange fall as groups grow (issue 56): with the
-// bound at 8, make load's 32 connections made groups of 10.5 (1.17
-// pages per new card); at 64 they make groups of 16 (0.82 pages). The
-// longest wait, gatherRounds waits, is unchanged: a round that brings
-// no call ends the gathering.
+// this machine's noise.
 const (
-	gatherBelow  = 64
+	gatherBelow  = 8
 	gatherRounds = 4
 	// DefaultGroupWait is Options.GroupWait's default.
 	DefaultGroupWait = 200 * time.Microsecond
