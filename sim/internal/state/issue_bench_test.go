@@ -2,12 +2,10 @@ package state
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -48,31 +46,5 @@ func BenchmarkIssueCard(b *testing.B) {
 			return tx.SetIssued("UPI", txn, []uint64{c.RewardID})
 		})
 	}
-	var fill sync.WaitGroup
-	for range 50 {
-		fill.Go(func() {
-			for range 400 {
-				if err := issue(); err != nil {
-					b.Error(err)
-				}
-			}
-		})
-	}
-	fill.Wait()
-	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), cputime.Process()
-	b.SetParallelism(16) // 32 in flight on 2 cores, as make load's 32 connections
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := issue(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.StopTimer()
-	after := s.db.Stats()
-	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/card")
-	b.ReportMetric(float64(after.TxStats.GetPageCount()-before.TxStats.GetPageCount())/float64(b.N), "pages/card")
-	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "cards/commit")
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cards/s")
+	benchWrites(b, s, "card", 400, issue)
 }
