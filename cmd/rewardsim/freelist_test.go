@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rsa"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
@@ -51,35 +52,9 @@ func TestServe_readsStateFileWithoutSavedFreelist(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs real processes")
 	}
-	bin := buildBinary(t)
-	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
-	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := t.TempDir()
+	bin, data := buildBinary(t), t.TempDir()
 	path := filepath.Join(data, "rewardsim.db")
-	sv := startBinary(t, bin, data)
-	c := sv.demoClient(t, key)
-	ref, err := c.ReferenceToken(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all []acked
-	for i := range 20 {
-		body := map[string]any{"channelName": "DEMOBANK", "virtualId": fmt.Sprintf("FL-%d", i), "triggerEventType": "UPI",
-			"extTransactionId": fmt.Sprintf("FLTX-%d", i), "amount": 10.0, "dateandtime": "15012026100000"}
-		_, ans, err := c.GetReward(context.Background(), ref.ReferenceKey, body)
-		if err != nil || !ans.Status || len(ans.Rewards) != 1 {
-			t.Fatalf("GetReward: %v %+v", err, ans)
-		}
-		all = append(all, acked{body: body, rewardID: ans.Rewards[0].RewardID})
-	}
-	stop := func(sv *served) {
-		_ = sv.cmd.Process.Signal(syscall.SIGTERM)
-		_ = sv.cmd.Wait()
-	}
-	stop(sv)
+	key, all := issueTwenty(t, bin, data, "FL")
 	if got := savedFreelist(t, path); got == noFreelist {
 		t.Fatal("this build left the state file without a saved free list")
 	}
@@ -99,11 +74,47 @@ func TestServe_readsStateFileWithoutSavedFreelist(t *testing.T) {
 		t.Fatalf("the old build's file names free list page %d, want none", got)
 	}
 
-	sv = startBinary(t, bin, data)
+	sv := startBinary(t, bin, data)
 	checkAcked(t, sv.demoClient(t, key), all)
-	stop(sv)
+	stopServed(sv)
 	if got := savedFreelist(t, path); got == noFreelist {
 		t.Error("the first open of an old file did not save its free list")
 	}
 	checkBolt(t, path)
+}
+
+// issueTwenty serves data with bin, issues twenty new cards (users and
+// extTransactionIds tag-0 to tag-19) and stops the server; it returns
+// the demo publisher's key and the cards acknowledged.
+func issueTwenty(t *testing.T, bin, data, tag string) (*rsa.PrivateKey, []acked) {
+	t.Helper()
+	keyPEM, _ := fs.ReadFile(certs.FS, certs.PublisherKey)
+	key, err := publisher.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := startBinary(t, bin, data)
+	defer stopServed(sv)
+	c := sv.demoClient(t, key)
+	ref, err := c.ReferenceToken(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []acked
+	for i := range 20 {
+		body := map[string]any{"channelName": "DEMOBANK", "virtualId": fmt.Sprintf("%s-%d", tag, i), "triggerEventType": "UPI",
+			"extTransactionId": fmt.Sprintf("%sTX-%d", tag, i), "amount": 10.0, "dateandtime": "15012026100000"}
+		_, ans, err := c.GetReward(context.Background(), ref.ReferenceKey, body)
+		if err != nil || !ans.Status || len(ans.Rewards) != 1 {
+			t.Fatalf("GetReward: %v %+v", err, ans)
+		}
+		all = append(all, acked{body: body, rewardID: ans.Rewards[0].RewardID})
+	}
+	return key, all
+}
+
+// stopServed ends a server with SIGTERM and waits for it.
+func stopServed(sv *served) {
+	_ = sv.cmd.Process.Signal(syscall.SIGTERM)
+	_ = sv.cmd.Wait()
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -38,6 +39,10 @@ type File struct {
 	// Version is its format version; Buckets its top-level buckets.
 	Version int
 	Buckets [][]byte
+	// Reads are older format versions this build reads as they are
+	// (its code tells the older layout apart where it differs): such a
+	// file is marked Version at open, so an older build then refuses it.
+	Reads []int
 }
 
 // Options tune Open.
@@ -91,7 +96,7 @@ func prepare(tx *bolt.Tx, f File) error {
 		if b := tx.Bucket(bucketFormat); b != nil && b.Get(keyVersion) != nil {
 			got = string(b.Get(keyVersion))
 		}
-		if got != want {
+		if got != want && !slices.ContainsFunc(f.Reads, func(v int) bool { return strconv.Itoa(v) == got }) {
 			return fmt.Errorf("%w (its format is %s, this build's is %s)", ErrFormat, got, want)
 		}
 	}

@@ -88,6 +88,28 @@ func TestOpen_formatVersion(t *testing.T) {
 
 // Remove deletes the file (missing is fine), but not one a process
 // holds.
+// A file of a version in Reads is opened, and marked with this build's
+// version, so a build of the older version then refuses it.
+func TestOpen_readsOlderVersions(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "2", "a")
+	f := testFile
+	f.Reads = []int{2}
+	db, err := Open(dir, f, Options{})
+	if err != nil {
+		t.Fatalf("opening a version in Reads: %v", err)
+	}
+	if got := buckets(t, db); !slices.Equal(got, []string{"a", "b", "format"}) {
+		t.Errorf("buckets after the upgrade: %q", got)
+	}
+	db.Close()
+	old := testFile
+	old.Version = 2
+	if _, err := Open(dir, old, Options{}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "its format is 3, this build's is 2") {
+		t.Fatalf("the older build opening the upgraded file: %v, want ErrFormat", err)
+	}
+}
+
 func TestRemove(t *testing.T) {
 	dir := t.TempDir()
 	if err := Remove(dir, testFile, 0); err != nil {

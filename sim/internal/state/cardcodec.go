@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rewardsim/rewardsim/sim/internal/bincodec"
 	"github.com/rewardsim/rewardsim/sim/internal/jsonw"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
@@ -32,7 +33,51 @@ const (
 	// it is (model.CardView.OfferVerbatim); without it the listing scans
 	// them for what to escape.
 	cardOfferVerbatim
+	// cardIdempotent: the card was recorded under its source and
+	// extTransactionId (SetIssued), so a txn tail read back from the
+	// cards holds it (txntail.go).
+	cardIdempotent
 )
+
+// cardIdempotency reads what a txn tail needs of a stored card: its
+// source, extTransactionId and whether SetIssued recorded it. kind and
+// key are slices of raw.
+func cardIdempotency(raw []byte) (kind, key []byte, once bool, err error) {
+	d := bincodec.NewDecoder(raw)
+	if d.Byte() != cardCodecV1 {
+		return nil, nil, false, errCardCodec
+	}
+	d.Uvarint()
+	for range 4 { // Channel, VirtualID, CampaignID, Pool
+		d.Bytes()
+	}
+	kind, key = d.Bytes(), d.Bytes()
+	for range 3 { // Trigger, SubTrigger, DateAndTime
+		d.Bytes()
+	}
+	flags := d.Byte()
+	if d.Failed() {
+		return nil, nil, false, errCardCodec
+	}
+	return kind, key, flags&cardIdempotent != 0, nil
+}
+
+// markIdempotent is a copy of the stored card raw with cardIdempotent set.
+func markIdempotent(raw []byte) ([]byte, error) {
+	d := bincodec.NewDecoder(raw)
+	d.Byte()
+	d.Uvarint()
+	for range 9 {
+		d.Bytes()
+	}
+	at := len(raw) - d.Len()
+	if d.Failed() || at >= len(raw) {
+		return nil, errCardCodec
+	}
+	out := append([]byte(nil), raw...)
+	out[at] |= cardIdempotent
+	return out, nil
+}
 
 func encodeCard(c *model.Card) []byte {
 	b := make([]byte, 0, 256)

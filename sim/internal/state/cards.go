@@ -7,7 +7,7 @@ package state
 //	cards/<channel>/card   cardKey64(rewardId)                      -> model.Card (cardcodec.go); the bucket's sequence numbers rewardIds
 //	cards/<channel>/user   u16(len) virtualId state cardKey64(rewardId) -> empty; state '0' unscratched, '1' revealed
 //	cards/<channel>/user   u16(len) virtualId 'c' campaignId         -> []unix-nanos (frequency caps; listcodec.go)
-//	cards/<channel>/txn    kind 0x00 extTransactionId          -> []rewardId (idempotency; listcodec.go)
+//	cards/<channel>/txn    kind 0x00 extTransactionId          -> []rewardId (idempotency; listcodec.go), written every mergeAt cards (txntail.go); its sequence is the last card merged + 1
 //	cards/<channel>/stock  u16(len) pool entryId               -> cardKey64 handed out
 //	cards/<channel>/track  cardKey64(rewardId) cardKey64(seq)               -> model.TrackEvent JSON
 //	cards/<channel>/notif  cardKey64(seq)                             -> model.Notification JSON
@@ -36,6 +36,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -86,6 +87,19 @@ type CardTx struct {
 	// be created later in the transaction (writeCards).
 	opened  [8]openedSub
 	nOpened int
+	// tails are the store's txn tails (nil in a read transaction: it
+	// reads its own); txns is this channel's, once checked (txntail.go).
+	tails *txnTails
+	txns  *txnTail
+	// inserted are the cards InsertCard stored in this call, for
+	// SetIssued to mark without reading them back.
+	inserted []insertedCard
+}
+
+type insertedCard struct {
+	id        uint64
+	kind, key string
+	rec       []byte
 }
 
 type openedSub struct {
@@ -102,6 +116,7 @@ func (s *Store) UpdateCards(channel string, fn func(*CardTx) error) error {
 		if err != nil {
 			return err
 		}
+		t.tails = &s.txnTails
 		return fn(t)
 	})
 }
@@ -129,8 +144,15 @@ func writeCards(tx *bolt.Tx, channel string) (*CardTx, error) {
 	}
 	// No subCap: caps live in subUser (header comment).
 	for _, n := range [][]byte{subCard, subUser, subTxn, subStock, subTrack, subNotif} {
-		if _, err := tx.CreateBucket(flatCardsName(channel, n)); err != nil {
+		b, err := tx.CreateBucket(flatCardsName(channel, n))
+		if err != nil {
 			return nil, err
+		}
+		if string(n) == string(subTxn) {
+			// No record merged yet (txntail.go; 0 is format 1's).
+			if err := b.SetSequence(1); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return t, nil
@@ -235,14 +257,21 @@ func (t *CardTx) InsertCard(c *model.Card) error {
 	// cards: 0.6 fewer pages written per commit of 15 new cards, of 18.1,
 	// and 28% less file).
 	b.FillPercent = 1.0
+	tl, err := t.tail()
+	if err != nil {
+		return err
+	}
 	id, err := b.NextSequence()
 	if err != nil {
 		return err
 	}
 	c.RewardID = id
-	if err := b.Put(cardKey64(id), encodeCard(c)); err != nil {
+	rec := encodeCard(c)
+	if err := b.Put(cardKey64(id), rec); err != nil {
 		return err
 	}
+	tl.last = id
+	t.inserted = append(t.inserted, insertedCard{id, c.Source, c.ExtTransactionID, rec})
 	st := byte(stateUnscratched)
 	if c.Revealed() {
 		st = stateRevealed
@@ -253,7 +282,17 @@ func (t *CardTx) InsertCard(c *model.Card) error {
 // SaveReveal stores a card whose reward was just chosen and moves it to
 // the revealed part of its user's index.
 func (t *CardTx) SaveReveal(c model.Card) error {
-	if err := t.sub(subCard).Put(cardKey64(c.RewardID), encodeCard(&c)); err != nil {
+	b, k := t.sub(subCard), cardKey64(c.RewardID)
+	rec := encodeCard(&c)
+	if old := b.Get(k); old != nil {
+		// Keep SetIssued's mark: a tail read back needs it.
+		if _, _, once, err := cardIdempotency(old); err == nil && once {
+			if rec, err = markIdempotent(rec); err != nil {
+				return err
+			}
+		}
+	}
+	if err := b.Put(k, rec); err != nil {
 		return err
 	}
 	u := t.sub(subUser)
@@ -338,7 +377,15 @@ func (t *CardTx) Issued(kind, key string) ([]uint64, bool, error) {
 	if b == nil {
 		return nil, false, nil
 	}
-	raw := b.Get([]byte(kind + "\x00" + key))
+	tl, err := t.tail()
+	if err != nil {
+		return nil, false, err
+	}
+	k := txnKey(kind, key)
+	if ids, ok := tl.ids[k]; ok {
+		return slices.Clone(ids), true, nil
+	}
+	raw := b.Get([]byte(k))
 	if raw == nil {
 		return nil, false, nil
 	}
@@ -346,9 +393,60 @@ func (t *CardTx) Issued(kind, key string) ([]uint64, bool, error) {
 	return ids, true, err
 }
 
-// SetIssued records the rewardIds of an idempotency key.
+// SetIssued records the rewardIds of an idempotency key. Cards of this
+// source and extTransactionId not yet merged are marked and held in the
+// txn tail (txntail.go); any other id list is written as it is.
 func (t *CardTx) SetIssued(kind, key string, ids []uint64) error {
-	return t.sub(subTxn).Put([]byte(kind+"\x00"+key), encodeUints(ids))
+	tl, err := t.tail()
+	if err != nil {
+		return err
+	}
+	cards, k := t.sub(subCard), txnKey(kind, key)
+	if _, held := tl.ids[k]; held || !t.tailHolds(tl, kind, key, ids) {
+		return t.sub(subTxn).Put([]byte(k), encodeUints(ids))
+	}
+	for _, id := range ids {
+		raw := cards.Get(cardKey64(id))
+		if i := slices.IndexFunc(t.inserted, func(c insertedCard) bool { return c.id == id }); i >= 0 {
+			raw = t.inserted[i].rec
+		}
+		rec, err := markIdempotent(raw)
+		if err != nil {
+			return err
+		}
+		if err := cards.Put(cardKey64(id), rec); err != nil {
+			return err
+		}
+		tl.add(k, id)
+	}
+	return nil
+}
+
+// tailHolds tells whether ids, in issue order, are cards after the
+// tail's merged mark whose source and extTransactionId are kind and
+// key: a tail read back from the cards would hold exactly them.
+func (t *CardTx) tailHolds(tl *txnTail, kind, key string, ids []uint64) bool {
+	cards := t.sub(subCard)
+	for i, id := range ids {
+		if id <= tl.merged || id > tl.last || i > 0 && id <= ids[i-1] {
+			return false
+		}
+		if j := slices.IndexFunc(t.inserted, func(c insertedCard) bool { return c.id == id }); j >= 0 {
+			if c := t.inserted[j]; c.kind != kind || c.key != key {
+				return false
+			}
+			continue
+		}
+		raw := cards.Get(cardKey64(id))
+		if raw == nil {
+			return false
+		}
+		kd, ky, _, err := cardIdempotency(raw)
+		if err != nil || string(kd) != kind || string(ky) != key {
+			return false
+		}
+	}
+	return len(ids) > 0
 }
 
 // cardCapKey is a user's cap events' key in the user index.

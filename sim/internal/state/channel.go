@@ -66,6 +66,7 @@ func (s *Store) ResetChannel(channel string, ws ...ConfigWrite) error {
 	// it failed: a miss only costs a read).
 	defer s.tokens.forget()
 	defer s.sessions.forget()
+	defer s.txnTails.forget()
 	return s.db.Update(func(tx *bolt.Tx) error {
 		var prefix []byte
 		if channel != "" {

@@ -2,14 +2,12 @@ package state
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/rewardsim/rewardsim/sim/internal/cputime"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -45,34 +43,7 @@ func BenchmarkClaimCoupon(b *testing.B) {
 			})
 		})
 	}
-	// Filled in parallel: one claim at a time would take a commit each.
-	var fill sync.WaitGroup
-	for range 50 {
-		fill.Go(func() {
-			for range 200 {
-				if err := claim(); err != nil {
-					b.Error(err)
-				}
-			}
-		})
-	}
-	fill.Wait()
-	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), cputime.Process()
-	b.SetParallelism(16) // 32 in flight on 2 cores, as make load's 32 connections
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := claim(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.StopTimer()
-	after := s.db.Stats()
-	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/claim")
-	b.ReportMetric(float64(after.TxStats.GetWrite()-before.TxStats.GetWrite())/float64(b.N), "pages/claim")
-	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "claims/commit")
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+	benchWrites(b, s, "claim", 200, claim)
 }
 
 // A failing function in a group commit fails alone: the others of its

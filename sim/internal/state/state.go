@@ -23,8 +23,14 @@ import (
 const FileName = "rewardsim.db"
 
 // formatVersion is the format of FileName: a file of another format is
-// refused at open (boltfile.ErrFormat); its data is disposable.
-const formatVersion = 1
+// refused at open (boltfile.ErrFormat); its data is disposable. Format 2
+// (issue 56) keeps recent idempotency records in the cards
+// (txntail.go); a file of format 1 is read (readsFormats) and becomes 2,
+// which a build of format 1 refuses rather than miss those records.
+const formatVersion = 2
+
+// readsFormats are the older formats Open reads as they are.
+var readsFormats = []int{1}
 
 var allBuckets [][]byte
 
@@ -42,6 +48,8 @@ type Store struct {
 	// Tokens and sessions never change once issued; a reset forgets them.
 	tokens   recall[model.Token]
 	sessions recall[model.Session]
+	// txnTails: idempotency records not yet in the txn buckets (txntail.go).
+	txnTails txnTails
 	// purgeMu serialises Purge calls; purgeAt is where the next resumes.
 	purgeMu sync.Mutex
 	purgeAt purgeCursor
@@ -78,7 +86,7 @@ type Options struct {
 
 // file is FileName as boltfile opens it.
 func file() boltfile.File {
-	return boltfile.File{Name: FileName, Version: formatVersion, Buckets: allBuckets}
+	return boltfile.File{Name: FileName, Version: formatVersion, Buckets: allBuckets, Reads: readsFormats}
 }
 
 // Open opens (creating if needed) the store in dir.

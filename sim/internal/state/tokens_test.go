@@ -123,33 +123,7 @@ func BenchmarkPutToken(b *testing.B) {
 		rand.Read(v)
 		return model.Token{Value: base64.RawURLEncoding.EncodeToString(v), Kind: model.ReferenceToken, Channel: "DEMOBANK", IssuedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
 	}
-	// Filled in parallel: one issue at a time would take a commit each.
-	var fill sync.WaitGroup
-	for range 50 {
-		fill.Go(func() {
-			for range 400 {
-				if err := s.PutToken(tok()); err != nil {
-					b.Error(err)
-				}
-			}
-		})
-	}
-	fill.Wait()
-	before, commits, cpu := s.db.Stats(), s.group.commits.Load(), cputime.Process()
-	b.SetParallelism(16)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := s.PutToken(tok()); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.StopTimer()
-	after := s.db.Stats()
-	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/token")
-	b.ReportMetric(float64(after.TxStats.GetWrite()-before.TxStats.GetWrite())/float64(b.N), "pages/token")
-	b.ReportMetric(float64(b.N)/float64(s.group.commits.Load()-commits), "tokens/commit")
+	benchWrites(b, s, "token", 400, func() error { return s.PutToken(tok()) })
 }
 
 // BenchmarkPutTokenPaced is BenchmarkPutToken at a signed endpoint's
