@@ -254,19 +254,26 @@ export type CouponErrorCode = "INVALID_REQUEST" | "UNAUTHORIZED" | "NON_ELIGIBLE
 /** A Go duration: "250ms", "2s", "1m30s". */
 export type Duration = string;
 
-export type GenericFaultAction =
+/** What every fault action may say besides its kind. */
+interface FaultText {
+  /** The injected answer's text where its shape has one (the coupon host's message, the signed family's ERRORSTRING, the bearer 401's message); absent, the text the real outcome carries. */
+  message?: string;
+}
+export type GenericFaultAction = FaultText & (
   | { kind: "internal-error" | "signature-mismatch" | "drop-connection" | "malformed-body" }
   | { kind: "http-status"; status: number }
-  | { kind: "delay"; delay: Duration };
-export type NotEligibleAction = { kind: "not-eligible" };
-export type CouponErrorAction = { kind: "coupon-error"; errorCode: CouponErrorCode; status?: number };
-export type CommitAction = { kind: "commit-then-drop" } | { kind: "commit-then-delay"; delay: Duration };
+  | { kind: "delay"; delay: Duration });
+export type NotEligibleAction = FaultText & { kind: "not-eligible" };
+export type CouponErrorAction = FaultText & { kind: "coupon-error"; errorCode: CouponErrorCode; status?: number };
+export type CommitAction = FaultText & ({ kind: "commit-then-drop" } | { kind: "commit-then-delay"; delay: Duration });
 /** A signed answer given with SIGN over other bytes, by another key, or absent: does your service verify what it is told? */
-export type AnswerSignAction = { kind: "answer-sign-other-bytes" | "answer-sign-other-key" | "answer-sign-absent" };
+export type AnswerSignAction = FaultText & { kind: "answer-sign-other-bytes" | "answer-sign-other-key" | "answer-sign-absent" };
 /** The endpoints whose answer is a signed envelope (their SIGN can be broken by an AnswerSignAction). */
 export type SignedAnswerEndpoint = "getSecuredReferenceToken" | "GetAuthToken" | "GenerateSessionInfoV2" | "FetchRewardInfo" | "GetScratchCardForBank";
 
 interface FaultMatch {
+  /** The rule's id (made by the simulator when absent); a rule armed with the id of an armed one replaces it. */
+  id?: string;
   virtualId?: string;
   /** Fire on the nth matching call only (1-based). */
   nth?: number;

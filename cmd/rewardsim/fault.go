@@ -8,37 +8,25 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
-// faultRule is a fault rule as the control API lists it (the fields the
-// CLI shows).
-type faultRule struct {
-	ID        string `json:"id"`
-	Endpoint  string `json:"endpoint"`
-	Channel   string `json:"channel"`
-	VirtualID string `json:"virtualId"`
-	Times     int    `json:"times"`
-	Action    struct {
-		Kind      string `json:"kind"`
-		Status    int    `json:"status"`
-		Delay     string `json:"delay"`
-		ErrorCode string `json:"errorCode"`
-	} `json:"action"`
-	Seen  int  `json:"seen"`
-	Fired int  `json:"fired"`
-	Spent bool `json:"spent"`
-}
-
-// String is the rule in one line: what fires where, and how often.
-func (r faultRule) String() string {
-	what := r.Action.Kind
-	for _, x := range []string{r.Action.ErrorCode, r.Action.Delay} {
-		if x != "" {
-			what += " " + x
-		}
+// faultLine is a rule in one line: what fires where, and how often.
+func faultLine(r controlapi.FaultStatus) string {
+	a := r.Action
+	what := a.Kind
+	if a.ErrorCode != "" {
+		what += " " + a.ErrorCode
 	}
-	if r.Action.Status != 0 {
-		what += fmt.Sprintf(" HTTP %d", r.Action.Status)
+	if a.Delay != 0 {
+		what += " " + a.Delay.D().String()
+	}
+	if a.Status != 0 {
+		what += fmt.Sprintf(" HTTP %d", a.Status)
+	}
+	if a.Message != "" {
+		what += fmt.Sprintf(" %q", a.Message)
 	}
 	where := "every channel"
 	if r.Channel != "" {
@@ -51,6 +39,12 @@ func (r faultRule) String() string {
 	if r.Times > 0 {
 		often = fmt.Sprintf("%d time(s)", r.Times)
 	}
+	if r.Nth > 0 {
+		often += fmt.Sprintf(", call %d only", r.Nth)
+	}
+	if r.Probability > 0 {
+		often += fmt.Sprintf(", with probability %g (seed %d)", r.Probability, r.Seed)
+	}
 	line := fmt.Sprintf("%s: %s on %s, %s, %s; fired %d of %d seen", r.ID, what, r.Endpoint, where, often, r.Fired, r.Seen)
 	if r.Spent {
 		line += " (spent)"
@@ -61,7 +55,7 @@ func (r faultRule) String() string {
 // What the dashboard's panel arms a kind with when the command is not
 // told (dashboard.html): the command arms the same rule as the click.
 var (
-	panelDelays = map[string]time.Duration{"delay": 3 * time.Second, "commit-then-delay": 30 * time.Second}
+	panelDelays = map[string]controlapi.Duration{"delay": controlapi.Duration(3 * time.Second), "commit-then-delay": controlapi.Duration(30 * time.Second)}
 	panelStatus = http.StatusServiceUnavailable
 )
 
@@ -71,12 +65,13 @@ func newFaultCmd() *cobra.Command {
 	return cmd
 }
 
+// newFaultAddCmd arms a rule: each flag fills a field of the control
+// API's own rule type (controlapi.FaultRule), which the command posts as
+// it is; TestFaultAdd_flagsCoverTheRule keeps a flag for every field.
 func newFaultAddCmd() *cobra.Command {
 	var (
-		v                                      verb
-		endpoint, kind, code, channel, vid, id string
-		times, status, nth                     int
-		delay                                  time.Duration
+		v    verb
+		rule controlapi.FaultRule
 	)
 	cmd := &cobra.Command{
 		Use:   "add --endpoint E --kind K [--code CODE] [--channel C] [--virtual-id V] [--times N] [--delay D] [--id ID]",
@@ -85,50 +80,33 @@ func newFaultAddCmd() *cobra.Command {
 			"  rewardsim fault add --endpoint GetAuthToken --kind signature-mismatch --channel CI-42",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if kind == "coupon-error" && code == "" {
+			a := &rule.Action
+			if a.Kind == "coupon-error" && a.ErrorCode == "" {
 				return fmt.Errorf("--kind coupon-error needs --code (COUPON_EXHAUSTED, NON_ELIGIBLE, ...; complete with TAB)")
 			}
-			if d, ok := panelDelays[kind]; ok && delay == 0 {
-				delay = d
+			if d, ok := panelDelays[a.Kind]; ok && a.Delay == 0 {
+				a.Delay = d
 			}
-			if kind == "http-status" && status == 0 {
-				status = panelStatus
+			if a.Kind == "http-status" && a.Status == 0 {
+				a.Status = panelStatus
 			}
-			action := map[string]any{"kind": kind}
-			if code != "" {
-				action["errorCode"] = code
-			}
-			if status != 0 {
-				action["status"] = status
-			}
-			if delay != 0 {
-				action["delay"] = delay.String()
-			}
-			rule := map[string]any{"endpoint": endpoint, "action": action}
-			for k, s := range map[string]string{"id": id, "channel": channel, "virtualId": vid} {
-				if s != "" {
-					rule[k] = s
-				}
-			}
-			for k, n := range map[string]int{"times": times, "nth": nth} {
-				if n > 0 {
-					rule[k] = n
-				}
-			}
-			return v.show(cmd, decoded(func(r faultRule) string { return "armed " + r.String() }))(v.ArmFault(cmd.Context(), rule))
+			return v.show(cmd, decoded(func(r controlapi.FaultStatus) string { return "armed " + faultLine(r) }))(v.ArmFault(cmd.Context(), rule))
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&endpoint, "endpoint", "", "operation name (fetchCouponCode, GetAuthToken, ...) or * for every endpoint that can show the kind")
-	f.StringVar(&kind, "kind", "", "fault kind: what the endpoint can show (complete with TAB)")
-	f.StringVar(&code, "code", "", "coupon-error: the errorCode (COUPON_EXHAUSTED, NON_ELIGIBLE, ...)")
-	f.IntVar(&status, "status", 0, "http-status: the HTTP status (default 503, as the dashboard arms it); coupon-error: its HTTP status")
-	f.DurationVar(&delay, "delay", 0, "delay and commit-then-delay: how long the answer waits (default 3s and 30s, as the dashboard arms them)")
-	f.StringVar(&channel, "channel", "", "only this channel's calls (default: every channel)")
-	f.StringVar(&vid, "virtual-id", "", "only this user's calls")
-	f.IntVar(&times, "times", 0, "fire at most N times (default: every matching call)")
-	f.IntVar(&nth, "nth", 0, "fire on the nth matching call only")
-	f.StringVar(&id, "id", "", "the rule's id (default: one is made); an armed rule with this id is replaced")
+	f.StringVar(&rule.Endpoint, "endpoint", "", "operation name (fetchCouponCode, GetAuthToken, ...) or * for every endpoint that can show the kind")
+	f.StringVar(&rule.Action.Kind, "kind", "", "fault kind: what the endpoint can show (complete with TAB)")
+	f.StringVar(&rule.Action.ErrorCode, "code", "", "coupon-error: the errorCode (COUPON_EXHAUSTED, NON_ELIGIBLE, ...)")
+	f.IntVar(&rule.Action.Status, "status", 0, "http-status: the HTTP status (default 503, as the dashboard arms it); coupon-error: its HTTP status")
+	f.Var(durationFlag{&rule.Action.Delay}, "delay", "delay and commit-then-delay: how long the answer waits (default 3s and 30s, as the dashboard arms them)")
+	f.StringVar(&rule.Action.Message, "message", "", "the injected answer's text where its shape has one (default: the real outcome's)")
+	f.StringVar(&rule.Channel, "channel", "", "only this channel's calls (default: every channel)")
+	f.StringVar(&rule.VirtualID, "virtual-id", "", "only this user's calls")
+	f.IntVar(&rule.Times, "times", 0, "fire at most N times (default: every matching call)")
+	f.IntVar(&rule.Nth, "nth", 0, "fire on the nth matching call only")
+	f.Float64Var(&rule.Probability, "probability", 0, "fire on each matching call with this probability, 0 to 1 (default: every one)")
+	f.Int64Var(&rule.Seed, "seed", 0, "with --probability: the seed of the rule's own random source (reproducible)")
+	f.StringVar(&rule.ID, "id", "", "the rule's id (default: one is made); an armed rule with this id is replaced")
 	_ = cmd.MarkFlagRequired("endpoint")
 	_ = cmd.MarkFlagRequired("kind")
 	v.flags(cmd)
@@ -136,51 +114,60 @@ func newFaultAddCmd() *cobra.Command {
 	return cmd
 }
 
+// durationFlag fills a control body's duration (controlapi.Duration) from
+// a flag, named as pflag names a time.Duration flag.
+type durationFlag struct{ d *controlapi.Duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil || *f.d == 0 {
+		return ""
+	}
+	return f.d.D().String()
+}
+func (f durationFlag) Set(s string) error { return f.d.UnmarshalText([]byte(s)) }
+func (durationFlag) Type() string         { return "duration" }
+
 // listFaults reads the armed rules, those of channel only when it is
-// set, decoded and as the control API gave each.
-func listFaults(cmd *cobra.Command, v *verb, channel string) ([]faultRule, []json.RawMessage, error) {
+// set.
+func listFaults(cmd *cobra.Command, v *verb, channel string) ([]controlapi.FaultStatus, error) {
 	return listFaultsOf(cmd, v, channel, false)
 }
 
 // listFaultsOf is listFaults; active leaves out the spent rules.
-func listFaultsOf(cmd *cobra.Command, v *verb, channel string, active bool) ([]faultRule, []json.RawMessage, error) {
+func listFaultsOf(cmd *cobra.Command, v *verb, channel string, active bool) ([]controlapi.FaultStatus, error) {
 	out, err := v.body(cmd)(v.Faults(cmd.Context(), active))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var l struct{ Rules []json.RawMessage }
+	var l controlapi.FaultList
 	if err := decodeInto(out, &l); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rules, raws := []faultRule{}, []json.RawMessage{}
-	for _, raw := range l.Rules {
-		var r faultRule
-		if err := decodeInto(raw, &r); err != nil {
-			return nil, nil, err
-		}
+	rules := []controlapi.FaultStatus{}
+	for _, r := range l.Rules {
 		if channel == "" || r.Channel == channel {
-			rules, raws = append(rules, r), append(raws, raw)
+			rules = append(rules, r)
 		}
 	}
-	return rules, raws, nil
+	return rules, nil
 }
 
 func newFaultLsCmd() *cobra.Command {
 	var active bool
 	cmd := channelVerb("ls [--channel C] [--active]", "List the armed fault rules with their counters (GET /__sim/faults)",
 		"only the rules of this channel", cobra.NoArgs, func(cmd *cobra.Command, v *verb, channel string, _ []string) error {
-			rules, raws, err := listFaultsOf(cmd, v, channel, active)
+			rules, err := listFaultsOf(cmd, v, channel, active)
 			if err != nil {
 				return err
 			}
 			if v.json {
-				return v.answer(cmd, mustJSON(map[string]any{"rules": raws}), nil)
+				return v.answer(cmd, mustJSON(controlapi.FaultList{Rules: rules}), nil)
 			}
 			if len(rules) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "no fault rule armed")
 			}
 			for _, r := range rules {
-				fmt.Fprintln(cmd.OutOrStdout(), r.String())
+				fmt.Fprintln(cmd.OutOrStdout(), faultLine(r))
 			}
 			return nil
 		})
@@ -210,7 +197,7 @@ func newFaultRmCmd() *cobra.Command {
 			if channel == "" {
 				return v.show(cmd, fixed("disarmed every fault rule"))(v.DisarmFaults(cmd.Context()))
 			}
-			rules, _, err := listFaults(cmd, &v, channel)
+			rules, err := listFaults(cmd, &v, channel)
 			if err != nil {
 				return err
 			}
@@ -233,7 +220,7 @@ func newFaultRmCmd() *cobra.Command {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		rules, _, _ := listFaults(cmd, &v, channel)
+		rules, _ := listFaults(cmd, &v, channel)
 		var ids []string
 		for _, r := range rules {
 			ids = append(ids, r.ID+"\t"+r.Action.Kind+" on "+r.Endpoint)

@@ -74,12 +74,14 @@ func (c *Client) DropClock(ctx context.Context, channel string) (*Answer, error)
 	return c.call(ctx, http.MethodDelete, "/__sim/clock", channelQuery(channel), nil)
 }
 
-// ArmFault arms a fault rule (control.fault.json).
-func (c *Client) ArmFault(ctx context.Context, rule any) (*Answer, error) {
+// ArmFault arms a fault rule (control.fault.json); the answer is the
+// rule armed, a FaultStatus.
+func (c *Client) ArmFault(ctx context.Context, rule FaultRule) (*Answer, error) {
 	return c.call(ctx, http.MethodPost, "/__sim/faults", nil, rule)
 }
 
-// Faults lists the fault rules; active: only those still able to fire.
+// Faults lists the fault rules (a FaultList); active: only those still
+// able to fire.
 func (c *Client) Faults(ctx context.Context, active bool) (*Answer, error) {
 	var q url.Values
 	if active {

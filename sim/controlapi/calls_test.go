@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+	"time"
 )
 
 // Every typed call sends its route's method, path (names escaped), query
@@ -38,7 +39,9 @@ func TestTypedCalls(t *testing.T) {
 			return c.SetClock(ctx, ClockMove{Mode: "frozen", Time: "2026-01-15T10:00:00Z", Channel: "A"})
 		}, "POST", "/__sim/clock", "", "application/json", `{"mode":"frozen","time":"2026-01-15T10:00:00Z","channel":"A"}`},
 		{"drop clock", func() (*Answer, error) { return c.DropClock(ctx, "A") }, "DELETE", "/__sim/clock", "channel=A", "", ""},
-		{"arm", func() (*Answer, error) { return c.ArmFault(ctx, map[string]any{"endpoint": "GetReward"}) }, "POST", "/__sim/faults", "", "application/json", `{"endpoint":"GetReward"}`},
+		{"arm", func() (*Answer, error) {
+			return c.ArmFault(ctx, FaultRule{Endpoint: "GetReward", Times: 1, Action: FaultAction{Kind: "delay", Delay: Duration(2 * time.Second)}})
+		}, "POST", "/__sim/faults", "", "application/json", `{"endpoint":"GetReward","times":1,"action":{"kind":"delay","delay":"2s"}}`},
 		{"active faults", func() (*Answer, error) { return c.Faults(ctx, true) }, "GET", "/__sim/faults", "active=true", "", ""},
 		{"disarm", func() (*Answer, error) { return c.DisarmFault(ctx, "r 1") }, "DELETE", "/__sim/faults/r%201", "", "", ""},
 		{"disarm all", func() (*Answer, error) { return c.DisarmFaults(ctx) }, "DELETE", "/__sim/faults", "", "", ""},

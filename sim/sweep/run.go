@@ -242,9 +242,7 @@ func (s *sweeper) dropChannel(ch string) {
 // rules are the run's fault rule (ID ch) and its copies on channels made
 // like ch (ID ch~copy, controlplane's copyRuntimeFaults).
 func (s *sweeper) rules(ctx context.Context, ch string) ([]fault.Status, error) {
-	var list struct {
-		Rules []fault.Status `json:"rules"`
-	}
+	var list controlapi.FaultList
 	if err := controlapi.Decoded(&list)(s.o.Control.Faults(ctx, false)); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -122,4 +123,139 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+// nodeTypesFile is the Node library's declarations, whose FaultRule is
+// the rule's shape for TypeScript.
+const nodeTypesFile = "../../../clients/node/index.d.ts"
+
+// libraryLeavesOut is what a library's rule leaves out of the Go rule on
+// purpose, with why; every other field of fault.Rule it must take.
+var libraryLeavesOut = map[string]map[string]string{
+	"java": {},
+	"node": {"channel": "ch.fault(rule) sets it to the channel's name"},
+}
+
+// goRuleFields lists the JSON fields of typ, a nested struct's as
+// "action.kind" after "action".
+func goRuleFields(typ reflect.Type, prefix string) []string {
+	var out []string
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, ok := jsonName(f)
+		if !ok {
+			continue
+		}
+		out = append(out, prefix+name)
+		if f.Type.Kind() == reflect.Struct {
+			out = append(out, goRuleFields(f.Type, prefix+name+".")...)
+		}
+	}
+	return out
+}
+
+// javaRuleFields lists the fields Fault.java's toRule and action map put.
+func javaRuleFields(src string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`\b(r|action)\.put\("(\w+)"`).FindAllStringSubmatch(src, -1) {
+		if m[1] == "action" {
+			m[2] = "action." + m[2]
+		}
+		out = append(out, m[2])
+	}
+	return out
+}
+
+var (
+	tsComment = regexp.MustCompile(`/\*[\s\S]*?\*/|//[^\n]*`)
+	tsString  = regexp.MustCompile(`"[^"]*"`)
+	tsKey     = regexp.MustCompile(`(\w+)\??:`)
+	tsAction  = regexp.MustCompile(`action\??:([^;}]+)`)
+	tsRef     = regexp.MustCompile(`\b[A-Z]\w*`)
+)
+
+// tsDefinition is the text of interface or type name in src (comments
+// and strings blanked): its braces, or up to the ";" that ends it.
+func tsDefinition(src, name string) string {
+	i := regexp.MustCompile(`(?m)^(export )?(interface ` + name + `\b|type ` + name + ` =)`).FindStringIndex(src)
+	if i == nil {
+		return ""
+	}
+	depth := 0
+	for j := i[1]; j < len(src); j++ {
+		switch src[j] {
+		case '{', '(':
+			depth++
+		case '}', ')':
+			if depth--; depth == 0 && strings.HasPrefix(src[i[0]:], "interface") {
+				return src[i[1] : j+1]
+			}
+		case ';':
+			if depth == 0 {
+				return src[i[1]:j]
+			}
+		}
+	}
+	return ""
+}
+
+// tsRuleFields lists the fields of the TypeScript type name, with those of
+// the file's types it names (an action: field's under "action.").
+func tsRuleFields(src, name, prefix string) []string {
+	def := tsDefinition(src, name)
+	var out []string
+	for _, m := range tsAction.FindAllStringSubmatch(def, -1) {
+		for _, ref := range tsRef.FindAllString(m[1], -1) {
+			out = append(out, tsRuleFields(src, ref, prefix+"action.")...)
+		}
+	}
+	def = tsAction.ReplaceAllString(def, "action:")
+	for _, m := range tsKey.FindAllStringSubmatch(def, -1) {
+		out = append(out, prefix+m[1])
+	}
+	for _, ref := range tsRef.FindAllString(def, -1) {
+		if ref != name {
+			out = append(out, tsRuleFields(src, ref, prefix)...)
+		}
+	}
+	return out
+}
+
+// A rule's fields are fault.Rule's: the Java Fault's rule and the Node
+// FaultRule take each of them, and no other, but what libraryLeavesOut
+// says they leave out. The kinds and codes are TestLibraryFaultKinds'.
+func TestLibraryRuleFields(t *testing.T) {
+	java, err := os.ReadFile(javaFaultFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := os.ReadFile(nodeTypesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeSrc := tsString.ReplaceAllString(tsComment.ReplaceAllString(string(node), ""), `""`)
+	libraries := map[string][]string{
+		"java": javaRuleFields(string(java)),
+		"node": tsRuleFields(nodeSrc, "FaultRule", ""),
+	}
+	goFields := goRuleFields(reflect.TypeFor[Rule](), "")
+	for lib, got := range libraries {
+		if len(got) == 0 {
+			t.Fatalf("%s: no rule field read (has the file's shape changed?)", lib)
+		}
+		for _, f := range goFields {
+			why, out := libraryLeavesOut[lib][f]
+			switch has := slices.Contains(got, f); {
+			case !has && !out:
+				t.Errorf("%s: the rule's %s (fault.Rule) is not in the library's rule", lib, f)
+			case has && out:
+				t.Errorf("%s: the rule's %s is said to be left out (%s), but the library takes it", lib, f, why)
+			}
+		}
+		for _, f := range got {
+			if !slices.Contains(goFields, f) {
+				t.Errorf("%s: the library's rule has %s, which fault.Rule has not", lib, f)
+			}
+		}
+	}
 }

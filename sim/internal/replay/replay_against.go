@@ -189,9 +189,7 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // the rules in force for the recorded channels with the recorded ones.
 // It returns the ids armed (to disarm after the replay).
 func copyFaults(ctx context.Context, rec *recfile.Recording, iso *Isolation, c *controlapi.Client) (armed, diffs []string, err error) {
-	var list struct {
-		Rules []fault.Rule `json:"rules"`
-	}
+	var list controlapi.FaultList
 	if err := controlapi.Decoded(&list)(c.Faults(ctx, false)); err != nil {
 		return nil, nil, fmt.Errorf("reading the target's fault rules: %w", err)
 	}
@@ -206,7 +204,8 @@ func copyFaults(ctx context.Context, rec *recfile.Recording, iso *Isolation, c *
 		}
 	}
 	var inForce []string
-	for _, r := range list.Rules {
+	for _, st := range list.Rules {
+		r := st.Rule
 		if r.Channel != "" && !recorded[r.Channel] {
 			continue
 		}

@@ -122,6 +122,18 @@ public final class Fault {
     public static Fault answerSignAbsent() { return new Fault("answer-sign-absent"); }
 
     /**
+     * The injected answer's text where its shape has one (the coupon host's message, the signed
+     * family's ERRORSTRING, the bearer 401's message); unset, the text the real outcome carries.
+     *
+     * @param text the text, 1 to 500 characters
+     * @return this rule
+     */
+    public Fault message(String text) {
+        action.put("message", text);
+        return this;
+    }
+
+    /**
      * The endpoint (the journal's operation name, such as {@code fetchCouponCode}); every one by default.
      *
      * @param endpoint the operation name
