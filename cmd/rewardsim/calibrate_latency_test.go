@@ -137,8 +137,11 @@ func checkSampled(t *testing.T, figs map[string]calLatency, sampled map[string]s
 }
 
 // checkLearnt: each profiled endpoint's learnt median and p99 are within
-// a tolerance of the set ones. Loose above: the wire, the server's work
-// and a shared machine add to what was set; p99 rests on few samples.
+// a tolerance of the set ones. Loose above, the p99 most: the wire, the
+// server's work and a shared machine add to what was set, and a p99 of
+// 100 samples is their second slowest, so one stall of the machine moves
+// it (a fixed 30ms was once learnt with a p99 of 99.5ms under -race on a
+// loaded machine).
 func checkLearnt(t *testing.T, figs map[string]calLatency) {
 	t.Helper()
 	for _, p := range setProfiles {
@@ -146,7 +149,7 @@ func checkLearnt(t *testing.T, figs map[string]calLatency) {
 		med, _ := time.ParseDuration(l.Median)
 		p99, _ := time.ParseDuration(l.P99)
 		medOK := med >= p.med*8/10 && med <= p.med*13/10+10*time.Millisecond
-		p99OK := p99 >= p.p99*6/10 && p99 <= p.p99*2+25*time.Millisecond
+		p99OK := p99 >= p.p99*6/10 && p99 <= p.p99*2+100*time.Millisecond
 		if !medOK || !p99OK {
 			t.Errorf("%s learnt as median %v p99 %v from %d samples; set %v, %v", p.endpoint, med, p99, l.Samples, p.med, p.p99)
 		}

@@ -2,11 +2,9 @@ package calibrate
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"slices"
 	"time"
 
@@ -93,17 +91,12 @@ var readSamplers = []sampler{
 		return err
 	}},
 	{contract.OpBankCard, "a campaignId that does not exist (not eligible)", func(r *run) error {
-		e, err := r.signed(contract.OpBankCard, r.t.BankURL+"/api/GetScratchCardForBank", r.bankRequest("CALNOSUCHCAMPAIGN", r.txn()), nil)
-		if err == nil {
-			err = r.send(e)
-		}
+		_, err := r.bankCard("CALNOSUCHCAMPAIGN", "a latency sample")
 		return err
 	}},
 	{contract.OpSDKIssueAndroid, "a trigger no campaign answers, empty sessionId", func(r *run) error {
-		body := map[string]any{"channelName": r.t.Channel, "triggerEventType": noTrigger, "amount": 100, "extTransactionId": r.txn(),
-			"dateandtime": r.dateAndTime(), "virtualId": r.user(), "sessionId": ""}
-		raw, _ := json.Marshal(body)
-		return r.send(&Exchange{Op: contract.OpSDKIssueAndroid, Method: http.MethodPost, URL: r.t.BankURL + "/sdk/getScratchCardDetails", Body: raw})
+		_, err := r.sdkEmptySession()
+		return err
 	}},
 	{contract.OpFetchCoupon, "an offer that does not exist (refused)", func(r *run) error {
 		_, err := r.apiKey(contract.OpFetchCoupon, map[string]any{"offerId": "CAL-NO-SUCH-OFFER", "virtualId": r.user(), "channelName": r.t.Channel,
@@ -146,10 +139,7 @@ func (r *run) writeSamplers() []sampler {
 	}}}
 	if r.t.Campaign != "" {
 		out = append(out, sampler{contract.OpBankCard, "--campaign " + r.t.Campaign + " (issues a card)", func(r *run) error {
-			e, err := r.signed(contract.OpBankCard, r.t.BankURL+"/api/GetScratchCardForBank", r.bankRequest(r.t.Campaign, r.txn()), nil)
-			if err == nil {
-				err = r.send(e)
-			}
+			_, err := r.bankCard(r.t.Campaign, "a latency sample")
 			return err
 		}})
 	}
