@@ -95,7 +95,7 @@ func TestDashboard_latencyPanel(t *testing.T) {
 	e.issue("lp-b", "UPI")
 	ctlOK(t, e.s, http.StatusOK, "GET", "/__sim/journal?limit=1", nil)
 	page := get()
-	i := strings.Index(page, `<tr data-latency="GetReward">`)
+	i := strings.Index(page, `<tr data-latency="GetReward" `)
 	if i < 0 {
 		t.Fatalf("no GetReward row in the latency panel")
 	}

@@ -70,7 +70,7 @@ Exit 2: it stopped (a transport failure, a burst of 5xx answers) or determined n
 	fl.StringVar(&f.zone, "timezone", "+05:30", "the service's UTC offset, to read an expireDate without one")
 	fl.IntVar(&f.budget, "budget", calibrate.DefaultBudget, "the most calls it makes")
 	fl.BoolVar(&f.allowWrites, "allow-writes", false, "permit calls that issue cards, claim coupons or burn stock")
-	fl.IntVar(&f.latencySamples, "latency-samples", 0, fmt.Sprintf("after the probes, call each read-only endpoint (getCatalogue) this many times more (at most %d) and write its latency as a log-normal profile into the overlay; every endpoint with %d samples or more is written", calibrate.MaxLatencySamples, calibrate.MinProfileSamples))
+	fl.IntVar(&f.latencySamples, "latency-samples", 0, fmt.Sprintf("after the probes, call each endpoint they call this many times more (the read-only calls; with --allow-writes the write probes' own) (at most %d) and write its latency as a log-normal profile into the overlay; every endpoint with %d samples or more is written", calibrate.MaxLatencySamples, calibrate.MinProfileSamples))
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan (each call and what it decides) and call nothing")
 	fl.StringVar(&f.out, "out", "", "write a scenario overlay (extends: default) of what it found")
 	fl.StringVar(&f.jsonOut, "json", "", "write the findings as JSON (schemas/calibrate.json)")

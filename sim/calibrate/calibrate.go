@@ -53,9 +53,10 @@ type Options struct {
 	RunID string
 	// Now is the local clock (time.Now when nil).
 	Now func() time.Time
-	// LatencySamples is how many calls of each read-only endpoint are
-	// made after the probes, for its latency (at most MaxLatencySamples;
-	// 0: none beyond the probes' own).
+	// LatencySamples is how many calls of each endpoint the probes call
+	// are made after them, for its latency: the read-only calls, and with
+	// AllowWrites the write probes' own (at most MaxLatencySamples; 0:
+	// none beyond the probes' own).
 	LatencySamples int
 	// Wait bounds how long a probe that must wait something out (a
 	// session's lifetime) may watch it; 0 runs no such probe.
@@ -214,6 +215,7 @@ type run struct {
 	catalogueIDs   []string
 	seq            int
 	latency        map[string][]time.Duration // endpoint -> answer times
+	sampled        map[string]string          // endpoint -> what its latency samples called
 }
 
 type userToken struct {

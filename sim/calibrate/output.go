@@ -44,8 +44,11 @@ func (rep *Report) WriteTable(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, l := range rep.Latency {
 		written := ""
+		if l.Sampled != "" {
+			written = ", sampled with " + l.Sampled
+		}
 		if l.Profiled {
-			written = ", written as a log-normal profile"
+			written += ", written as a log-normal profile"
 		}
 		fmt.Fprintf(w, "latency %s: median %s, p99 %s from %d samples%s\n", l.Endpoint, l.Median, l.P99, l.Samples, written)
 	}

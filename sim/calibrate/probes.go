@@ -351,25 +351,38 @@ func (r *run) bankRequest(campaign, txn string) publisher.BankCardRequest {
 		Amount: "100", MCC: "5411", ExtTransactionID: txn, CampaignID: campaign}
 }
 
-func probeBankNotEligible(r *run) error {
-	e, err := r.signed("GetScratchCardForBank", r.t.BankURL+"/api/GetScratchCardForBank", r.bankRequest("CALNOSUCHCAMPAIGN", r.txn()), nil)
+// bankCard calls GetScratchCardForBank for campaign, a fresh extTransactionId.
+func (r *run) bankCard(campaign, note string) (*Exchange, error) {
+	e, err := r.signed("GetScratchCardForBank", r.t.BankURL+"/api/GetScratchCardForBank", r.bankRequest(campaign, r.txn()), nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e.Note = "a campaignId that does not exist"
-	if err := r.send(e); err != nil {
+	e.Note = note
+	return e, r.send(e)
+}
+
+func probeBankNotEligible(r *run) error {
+	e, err := r.bankCard("CALNOSUCHCAMPAIGN", "a campaignId that does not exist")
+	if err != nil {
 		return err
 	}
 	return r.decideBy("bank-not-eligible", "switches.cards.bankNotEligible", e, readBankNotEligible)
 }
 
-func probeSDKEmptySession(r *run) error {
+// sdkEmptySession calls getScratchCardDetails with an empty sessionId
+// for a trigger no campaign answers.
+func (r *run) sdkEmptySession() (*Exchange, error) {
 	body := map[string]any{"channelName": r.t.Channel, "triggerEventType": noTrigger, "amount": 100, "extTransactionId": r.txn(),
 		"dateandtime": r.dateAndTime(), "virtualId": r.user(), "sessionId": ""}
 	raw, _ := json.Marshal(body)
 	e := &Exchange{Op: "getScratchCardDetails", Method: http.MethodPost, URL: r.t.BankURL + "/sdk/getScratchCardDetails", Body: raw,
 		Note: "empty sessionId; a trigger no campaign answers"}
-	if err := r.send(e); err != nil {
+	return e, r.send(e)
+}
+
+func probeSDKEmptySession(r *run) error {
+	e, err := r.sdkEmptySession()
+	if err != nil {
 		return err
 	}
 	switch plainOutcome(e) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewardsim/rewardsim/schemas"
 )
@@ -125,6 +126,22 @@ func TestRun_everySwitchInTheOutput(t *testing.T) {
 			t.Errorf("%s: not determined, with no why: %+v", name, f)
 		case !strings.Contains(table.String(), "\n"+name+" "):
 			t.Errorf("%s: not in the table\n%s", name, table.String())
+		}
+	}
+}
+
+// Only an operation a latency profile can name is written as one: the
+// session's page (microsite), watched with --wait, is no operation, and
+// an overlay naming it would not load.
+func TestLatencyFigures_onlyOperationsAreProfiled(t *testing.T) {
+	r := &run{latency: map[string][]time.Duration{}}
+	for range MinProfileSamples {
+		r.latency["microsite"] = append(r.latency["microsite"], time.Millisecond)
+		r.latency["getCatalogue"] = append(r.latency["getCatalogue"], time.Millisecond)
+	}
+	for _, f := range r.latencyFigures() {
+		if want := f.Endpoint == "getCatalogue"; f.Profiled != want {
+			t.Errorf("%s profiled %v, want %v", f.Endpoint, f.Profiled, want)
 		}
 	}
 }

@@ -43,6 +43,7 @@ func (a *API) SetLatency(c echo.Context) error {
 	if err != nil {
 		return refused(err)
 	}
+	a.live.Changed("latency")
 	return c.JSON(http.StatusOK, p)
 }
 
@@ -59,6 +60,7 @@ func (a *API) RemoveLatency(c echo.Context) error {
 	if err != nil {
 		return refused(err)
 	}
+	a.live.Changed("latency")
 	return c.JSON(http.StatusOK, map[string]any{"removed": gone})
 }
 

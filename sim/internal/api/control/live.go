@@ -25,8 +25,10 @@ type Live struct {
 	secrets  *secrets.Memory
 }
 
-// liveEvent is what a watcher is told of one entry.
+// liveEvent is what a watcher is told of one entry, or (Change set) of
+// a control change no entry records.
 type liveEvent struct {
+	Change   string `json:"change,omitempty"`
 	Seq      uint64 `json:"seq"`
 	Kind     string `json:"kind"`
 	Endpoint string `json:"endpoint,omitempty"`
@@ -44,7 +46,19 @@ func NewLive(mem *secrets.Memory) *Live {
 
 // Publish tells every watcher of e; it never blocks (a journal observer).
 func (l *Live) Publish(e journal.Entry) {
-	ev := liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: l.secrets.MaskKnown(e.Path, secrets.Fingerprint), Channel: e.Channel, Status: e.Status, Fault: e.Fault}
+	l.send(liveEvent{Seq: e.Seq, Kind: e.Kind, Endpoint: e.Endpoint, Path: l.secrets.MaskKnown(e.Path, secrets.Fingerprint), Channel: e.Channel, Status: e.Status, Fault: e.Fault})
+}
+
+// Changed tells every watcher that what (latency) changed by a control
+// call: no journal entry records it, and a page open elsewhere shows it
+// only on an event. Never blocks; nil-safe.
+func (l *Live) Changed(what string) {
+	if l != nil {
+		l.send(liveEvent{Change: what})
+	}
+}
+
+func (l *Live) send(ev liveEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for w := range l.watchers {
@@ -100,7 +114,9 @@ func WithStreamSlot(ctx context.Context, slot func() (release func(), ok bool)) 
 const liveBeat = 15 * time.Second
 
 // LiveStream is GET /__sim/live: an event "entry" for each stored journal
-// entry, a comment every 15 s, until the client leaves or the server stops.
+// entry, an event "change" for each control change no entry records (a
+// latency profile set or removed), a comment every 15 s, until the
+// client leaves or the server stops.
 func (a *API) LiveStream(c echo.Context) error {
 	if slot, ok := c.Request().Context().Value(streamSlotKey{}).(func() (func(), bool)); ok {
 		release, ok := slot()
@@ -142,7 +158,11 @@ func (a *API) LiveStream(c echo.Context) error {
 				return nil
 			}
 			data, _ := json.Marshal(ev)
-			fmt.Fprintf(res, "id: %d\nevent: entry\ndata: %s\n\n", ev.Seq, data)
+			if ev.Change != "" { // no id: a reconnect resumes after the last entry
+				fmt.Fprintf(res, "event: change\ndata: {\"change\":%q}\n\n", ev.Change)
+			} else {
+				fmt.Fprintf(res, "id: %d\nevent: entry\ndata: %s\n\n", ev.Seq, data)
+			}
 		}
 		_ = rc.SetWriteDeadline(time.Now().Add(2 * liveBeat))
 		res.Flush()
