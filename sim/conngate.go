@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
+	"github.com/rewardsim/rewardsim/sim/internal/park"
 )
 
 // connGate keeps a listener available to new clients (issue 23). It
@@ -33,6 +34,11 @@ import (
 type connGate struct {
 	cap, reserve     int
 	maxLive, maxAddr int
+
+	// parked is how many of the listener's calls are parked for their
+	// latency draw (nil: none can be): their connections count against
+	// the cap though net/http no longer serves them.
+	parked func() int
 
 	mu      sync.Mutex
 	conns   map[net.Conn]*connInfo
@@ -71,11 +77,18 @@ func (g *connGate) state(c net.Conn, st http.ConnState) {
 		// never sends a request must not hold a slot until the header
 		// timeout.
 		info := &connInfo{idle: true, fresh: true, idleSince: time.Now()}
-		if len(g.conns)-g.streams >= g.cap {
+		if park.Returned(c) {
+			// A parked call come back: it was counted while parked, and its
+			// request is already here.
+			info.idle, info.fresh = false, false
+			g.conns[c] = info
+			return
+		}
+		if g.open() >= g.cap {
 			if old := g.oldestIdle(); old != nil {
 				old.Close() // its ConnState(StateClosed) follows from the server
 				delete(g.conns, old)
-			} else if len(g.conns)-g.streams >= g.cap+g.reserve {
+			} else if g.open() >= g.cap+g.reserve {
 				c.Close()
 				return
 			} else {
@@ -97,6 +110,15 @@ func (g *connGate) state(c net.Conn, st http.ConnState) {
 		}
 		delete(g.conns, c)
 	}
+}
+
+// open is how many connections count against the cap (g.mu held).
+func (g *connGate) open() int {
+	n := len(g.conns) - g.streams
+	if g.parked != nil {
+		n += g.parked()
+	}
+	return n
 }
 
 // oldestIdle is the connection to close to admit a new one, or nil when

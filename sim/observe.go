@@ -35,6 +35,7 @@ func (s *Sim) observe() {
 			return c.CouponsClaimed, err
 		},
 		LatencyProfiles: s.latencyFigures,
+		CallsHeld:       s.callsHeld,
 	})
 	if !quietObservers.log {
 		s.journal.Observe(s.logEntry)
@@ -45,6 +46,17 @@ func (s *Sim) observe() {
 	if !quietObservers.live {
 		s.journal.Observe(s.live.Publish)
 	}
+}
+
+// callsHeld counts the calls its listeners hold for a latency draw.
+func (s *Sim) callsHeld() int {
+	n := 0
+	if lots := s.lots.Load(); lots != nil {
+		for _, l := range *lots {
+			n += l.Parked()
+		}
+	}
+	return n
 }
 
 // latencyFigures are the configured latency profiles, the run-time ones

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewardsim/rewardsim/sim/internal/onewrite"
+	"github.com/rewardsim/rewardsim/sim/internal/park"
 )
 
 // ServerOptions bound every listener's connections and requests. Zero
@@ -85,12 +86,15 @@ var ErrRequestsCut = errors.New("requests were cut at the shutdown deadline")
 
 // newServer builds one listener's server, with its connection gate and
 // the record of requests in flight.
-func (s *Sim) newServer(h Host, o ServerOptions, live *inFlight) *http.Server {
+func (s *Sim) newServer(h Host, o ServerOptions, live *inFlight, lot *park.Lot) *http.Server {
 	limit := o.MaxConns
 	if h == Control {
 		limit = o.MaxControlConns
 	}
 	g := newConnGate(limit, o)
+	if lot != nil {
+		g.parked = lot.Parked
+	}
 	srv := &http.Server{
 		Handler:           g.wrap(live.wrap(string(h), s.handlers[h])),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -104,6 +108,9 @@ func (s *Sim) newServer(h Host, o ServerOptions, live *inFlight) *http.Server {
 			g.state(c, st)
 		},
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if lot != nil {
+				ctx = lot.ConnContext(ctx, c)
+			}
 			return onewrite.Context(g.connContext(ctx, c), c)
 		},
 	}
@@ -126,6 +133,10 @@ type flight struct {
 
 func (f *inFlight) wrap(listener string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A parked call read again is told of its first reading, and
+		// counted answered when this ends.
+		r, answered := park.Claim(r)
+		defer answered()
 		f.mu.Lock()
 		if f.reqs == nil {
 			f.reqs = map[uint64]flight{}
@@ -162,15 +173,29 @@ func (f *inFlight) list() []string {
 
 // shutdown stops the servers, waiting up to o.ShutdownTimeout for
 // requests in flight; any still running are logged and cut.
-func (s *Sim) shutdown(servers map[Host]*http.Server, o ServerOptions, live *inFlight) error {
+//
+// Calls parked for their latency draw are answered at once rather than
+// cut: their draw ends with the process.
+func (s *Sim) shutdown(servers map[Host]*http.Server, lots []*park.Lot, o ServerOptions, live *inFlight) error {
 	ctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
+	// No new connections; parked calls come back to be answered, and the
+	// lots stop before Shutdown, which waits for their Serve loops.
+	var cut []string
+	for _, lot := range lots {
+		_ = lot.Close()
+		lot.WakeAll()
+	}
+	for _, lot := range lots {
+		cut = append(cut, lot.Drain(ctx)...)
+		lot.Stop()
+	}
 	var wg sync.WaitGroup
 	for _, srv := range servers {
 		wg.Go(func() { _ = srv.Shutdown(ctx) })
 	}
 	wg.Wait()
-	cut := live.list()
+	cut = append(cut, live.list()...)
 	if len(cut) == 0 {
 		return nil
 	}

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rewardsim/rewardsim/certs"
@@ -33,6 +34,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/journal"
 	"github.com/rewardsim/rewardsim/sim/internal/metrics"
 	"github.com/rewardsim/rewardsim/sim/internal/onewrite"
+	"github.com/rewardsim/rewardsim/sim/internal/park"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 	"github.com/rewardsim/rewardsim/sim/internal/schema"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
@@ -172,7 +174,10 @@ type StateOptions struct {
 
 // Sim is a running simulator's state and handlers.
 type Sim struct {
-	opts       Options
+	opts Options
+	// lots are the public listeners' parked calls while Serve runs (nil
+	// before): for rewardsim_calls_held.
+	lots       atomic.Pointer[[]*park.Lot]
 	log        *slog.Logger
 	store      *state.Store
 	schemas    *schema.Set
@@ -470,6 +475,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	servers := map[Host]*http.Server{}
 	bound := map[Host]string{}
 	lns := map[Host]net.Listener{}
+	var lots []*park.Lot
 	for h, addr := range want {
 		if addr == "" {
 			continue
@@ -479,13 +485,25 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 			for _, o := range lns {
 				o.Close()
 			}
+			for _, lot := range lots {
+				lot.Stop()
+			}
 			return fmt.Errorf("%s listener: %w", h, err)
 		}
 		bound[h] = ln.Addr().String()
-		servers[h], lns[h] = s.newServer(h, o, live), onewrite.Listener(ln)
+		lns[h] = onewrite.Listener(ln)
+		var lot *park.Lot
+		if h != Control {
+			// Calls held for a latency draw wait on a timer, off net/http
+			// (issue 53 item 5).
+			lot = park.NewLot(lns[h])
+			lns[h], lots = lot, append(lots, lot)
+		}
+		servers[h] = s.newServer(h, o, live, lot)
 		// Open dashboards end their event streams, so shutdown need not wait for them.
 		servers[h].RegisterOnShutdown(s.EndStreams)
 	}
+	s.lots.Store(&lots)
 	errc := make(chan error, len(servers))
 	for h, srv := range servers {
 		go func() {
@@ -503,7 +521,7 @@ func (s *Sim) Serve(ctx context.Context, l Listen, ready func(map[Host]string)) 
 	case <-ctx.Done():
 	case err = <-errc:
 	}
-	err = errors.Join(err, s.shutdown(servers, o, live))
+	err = errors.Join(err, s.shutdown(servers, lots, o, live))
 	s.log.Info("rewardsim stopped", "err", err)
 	return err
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/rewardsim/rewardsim/sim/internal/latency"
 	"github.com/rewardsim/rewardsim/sim/internal/limit"
 	"github.com/rewardsim/rewardsim/sim/internal/model"
+	"github.com/rewardsim/rewardsim/sim/internal/park"
 	"github.com/rewardsim/rewardsim/sim/internal/scenario"
 )
 
@@ -162,12 +163,11 @@ func Handle[T any](d *Door, e Endpoint[T]) httpx.OpHandler {
 		// channel's and before any rule or store transaction: a call that
 		// waits holds no transaction, and an admitted one holds its
 		// in-flight place until its handler returns (a delay included).
-		ticket, err := d.admit(c, op, call)
-		if err != nil {
-			return err
+		ticket, err := d.admitAndHold(c, op, call, body)
+		if ticket != nil {
+			defer ticket.Release()
 		}
-		defer ticket.Release()
-		if err := d.hold(c, op, call); err != nil {
+		if err != nil {
 			return err
 		}
 		if e.Check != nil {
@@ -233,24 +233,56 @@ func (d *Door) refuse(c echo.Context, op contract.Op, call *Call, err error) err
 	return answer
 }
 
-// hold keeps an admitted call for its latency profile's draw before any
-// of the operation's work: the profile is the service's processing time,
-// so every answer of the endpoint to the channel (a refusal by its own
-// rules too) and every effect come after it, and no store transaction is
-// open meanwhile. A fault's delay comes on top (the dialect's). A call
-// its way in refused is answered at once: it never reached the service's
-// processing. The wait is a timer on the request's own goroutine; a
-// client that hangs up ends it.
-func (d *Door) hold(c echo.Context, op contract.Op, call *Call) error {
+// admitAndHold admits the call to its channel's limit (admit) and holds
+// it for its latency draw (hold), or, for a call read again after its
+// draw (park), does neither: it was admitted and held at its first
+// reading. The ticket is its in-flight place, to give back once it is
+// answered (nil: none, or handed to the parked call's second reading).
+func (d *Door) admitAndHold(c echo.Context, op contract.Op, call *Call, body []byte) (park.Ticket, error) {
+	req := c.Request()
+	if pc := park.From(req.Context()); pc != nil {
+		h := c.Response().Header()
+		for k, v := range pc.Header {
+			h[k] = v
+		}
+		return pc.Ticket, req.Context().Err() // an error: the client left while it was held
+	}
+	ticket, err := d.admit(c, op, call)
+	if err != nil {
+		return nil, err
+	}
+	wait := d.draw(op, call)
+	if wait > 0 && park.Can(req) {
+		pc := park.Call{Arrival: httpx.OutcomeOf(c).Arrival, Ticket: ticket, Header: c.Response().Header().Clone()}
+		if park.Park(c.Response().Writer, req, body, wait, pc) == nil {
+			c.Response().Committed = true
+			return nil, park.ErrParked
+		}
+	}
+	return ticket, httpx.Wait(req.Context(), wait)
+}
+
+// draw is the call's latency, drawn from its profile (0: none). The hold
+// comes before any of the operation's work: the profile is the service's
+// processing time, so every answer of the endpoint to the channel (a
+// refusal by its own rules too) and every effect come after it, and no
+// store transaction is open meanwhile. A fault's delay comes on top (the
+// dialect's). A call its way in refused is answered at once: it never
+// reached the service's processing. The wait is a timer: on a listener
+// that can park the call (park.Lot), its connection is set aside without
+// a goroutine and read again when the timer fires; elsewhere it is the
+// request's own goroutine. A client that hangs up ends it (a parked one
+// is found gone when its timer fires).
+func (d *Door) draw(op contract.Op, call *Call) time.Duration {
 	var own *latency.Set
 	if call.Scenario != nil {
 		own = call.Scenario.Latency
 	}
 	src := latency.First(d.Latency, own, op.Name, call.Channel.Name)
 	if src == nil {
-		return nil
+		return 0
 	}
-	return httpx.Wait(c.Request().Context(), src.Draw())
+	return src.Draw()
 }
 
 // sayStories names the failure stories applied to the channel the call
@@ -325,7 +357,8 @@ func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 func answered(err error) bool {
 	var e *httpx.Error
 	var he *echo.HTTPError
-	return errors.As(err, &e) || errors.As(err, &he) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	return errors.As(err, &e) || errors.As(err, &he) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, park.ErrParked)
 }
 
 // fail logs err (with the stack of a panic) and answers op's platform

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/rewardsim/rewardsim/sim/internal/park"
 )
 
 // Outcome is the exchange's facts beyond the bytes, as the way in and the
@@ -26,6 +28,9 @@ type Outcome struct {
 	Unadmitted bool
 	Fault      string
 	Dropped    bool
+	// Arrival is what the journal gave the call as it came in, for a
+	// parked call to keep (park.Call).
+	Arrival park.Arrival
 }
 
 const outcomeKey = "rewardsim.outcome"

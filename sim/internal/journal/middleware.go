@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/rewardsim/rewardsim/sim/internal/httpx"
+	"github.com/rewardsim/rewardsim/sim/internal/park"
 	"github.com/rewardsim/rewardsim/sim/internal/secrets"
 )
 
@@ -20,17 +22,29 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if j == nil || j.opts.Disabled {
-				return next(c)
+				if err := next(c); !errors.Is(err, park.ErrParked) {
+					return err
+				}
+				return nil
 			}
 			req := c.Request()
-			at, start := j.opts.Clock.Now(), j.opts.Wall.Now()
-			r := &Exchange{At: at, WallAt: start, Listener: listener, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery}
+			// Numbered as it arrives: the journal's order is the order
+			// requests came in, and the answer says its number. A call
+			// read again after its latency draw (park) keeps its first
+			// reading's number and times.
+			a := park.Arrival{At: j.opts.Clock.Now(), WallAt: j.opts.Wall.Now()}
+			if pc := park.From(req.Context()); pc != nil && pc.Seq != 0 {
+				a = pc.Arrival
+			} else {
+				a.Seq = j.next.Add(1)
+			}
+			out := httpx.OutcomeOf(c)
+			out.Arrival = a
+			r := &Exchange{At: a.At, WallAt: a.WallAt, Listener: listener, Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery}
 			if req.Body != nil && req.Body != http.NoBody {
 				r.RequestBody, r.RequestTrunc = httpx.PeekBody(req, MaxBodyKept)
 			}
-			// Numbered as it arrives: the journal's order is the order
-			// requests came in, and the answer says its number.
-			rec := &recorder{ResponseWriter: c.Response().Writer, j: j, seq: j.next.Add(1), out: httpx.OutcomeOf(c)}
+			rec := &recorder{ResponseWriter: c.Response().Writer, j: j, seq: a.Seq, out: out}
 			c.Response().Header().Set(SeqHeader, formatSeq(rec.seq))
 			c.Response().Writer = rec
 			defer func() {
@@ -38,12 +52,14 @@ func (j *Journal) Middleware(listener string) echo.MiddlewareFunc {
 					j.queued(rec.seq) // after the hand-off below, or on a panic
 				}
 			}()
-			if err := next(c); err != nil {
+			if err := next(c); errors.Is(err, park.ErrParked) {
+				return nil // its second reading is the exchange
+			} else if err != nil {
 				c.Error(err)
 			}
-			r.Latency = j.opts.Wall.Now().Sub(start)
+			r.Latency = j.opts.Wall.Now().Sub(a.WallAt)
 			r.Status = c.Response().Status
-			out := httpx.OutcomeOf(c)
+			out = httpx.OutcomeOf(c)
 			r.Fault, r.Dropped, r.Unadmitted = out.Fault, out.Dropped, out.Unadmitted
 			r.Channel, r.ChannelID, r.VirtualID = out.Channel, out.ChannelID, out.VirtualID
 			if r.Dropped {

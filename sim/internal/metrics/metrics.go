@@ -41,6 +41,8 @@ type Sources struct {
 	// LatencyProfiles are the configured latency profiles, shown beside
 	// rewardsim_request_duration_seconds (the answered latency).
 	LatencyProfiles func() []Profile
+	// CallsHeld counts the calls held for their latency draw now.
+	CallsHeld func() int
 }
 
 // Profile is one configured latency profile's figures: From is
@@ -132,6 +134,11 @@ func (m *Metrics) registerSources(src Sources) {
 			}
 			return v
 		}))
+	}
+	if src.CallsHeld != nil {
+		gauge("rewardsim_calls_held", "Calls held for their latency profile's draw now, each on a timer with its connection set aside (docs/latency.md).", func() (float64, error) {
+			return float64(src.CallsHeld()), nil
+		})
 	}
 	if src.JournalEntries != nil {
 		gauge("rewardsim_journal_entries", "Entries the journal holds.", func() (float64, error) {
