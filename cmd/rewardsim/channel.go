@@ -30,9 +30,8 @@ func (c channelRow) String() string {
 }
 
 func newChannelCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "channel", Short: "Register, list and remove channels of a running simulator (/__sim/channels)"}
-	cmd.AddCommand(newChannelAddCmd(), newChannelLsCmd(), newChannelRmCmd(), newChannelTokenCmd())
-	return cmd
+	return group("channel", "Register, list and remove channels of a running simulator (/__sim/channels)", "",
+		newChannelAddCmd(), newChannelLsCmd(), newChannelRmCmd(), newChannelTokenCmd())
 }
 
 func newChannelAddCmd() *cobra.Command {

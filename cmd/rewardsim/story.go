@@ -10,12 +10,8 @@ import (
 )
 
 func newStoryCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "story",
-		Short: "Named failure stories (stock-out, uat-down, token-expires-now, ...): list, apply to a channel, clear",
-	}
-	cmd.AddCommand(newStoryLsCmd(), newStoryApplyCmd(), newStoryClearCmd())
-	return cmd
+	return group("story", "Named failure stories (stock-out, uat-down, token-expires-now, ...): list, apply to a channel, clear", "",
+		newStoryLsCmd(), newStoryApplyCmd(), newStoryClearCmd())
 }
 
 // storyList is GET /__sim/stories.
