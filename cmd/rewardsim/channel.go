@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 // channelRow is a channel as GET /__sim/channels lists it.
@@ -27,6 +29,18 @@ func (c channelRow) String() string {
 		line += ", webhook " + c.WebhookURL
 	}
 	return line + ")"
+}
+
+// channelList is GET /__sim/channels.
+type channelList struct{ Channels []channelRow }
+
+// String is a channel a line.
+func (l channelList) String() string {
+	var b strings.Builder
+	for _, c := range l.Channels {
+		b.WriteString(c.String() + "\n")
+	}
+	return b.String()
 }
 
 func newChannelCmd() *cobra.Command {
@@ -87,17 +101,8 @@ func newChannelAddCmd() *cobra.Command {
 }
 
 func newChannelLsCmd() *cobra.Command {
-	cmd, _ := plainVerb("ls", "List the channels in force, each with the scenario that governs it", cobra.NoArgs,
-		func(cmd *cobra.Command, v *verb, _ []string) error {
-			return v.show(cmd, decoded(func(l struct{ Channels []channelRow }) string {
-				var b strings.Builder
-				for _, c := range l.Channels {
-					b.WriteString(c.String() + "\n")
-				}
-				return b.String()
-			}))(v.Channels(cmd.Context()))
-		})
-	return cmd
+	return listVerb[channelList]("List the channels in force, each with the scenario that governs it",
+		(*controlapi.Client).Channels)
 }
 
 func newChannelTokenCmd() *cobra.Command {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -141,6 +142,15 @@ func plainVerb(use, short string, args cobra.PositionalArgs, run func(cmd *cobra
 		RunE: func(cmd *cobra.Command, args []string) error { return run(cmd, &v, args) }}
 	v.flags(cmd)
 	return cmd, &v
+}
+
+// listVerb is an `ls` with the verb flags only: it prints what list
+// answers, decoded as T, in T's own words (the JSON with --json).
+func listVerb[T fmt.Stringer](short string, list func(*controlapi.Client, context.Context) (*controlapi.Answer, error)) *cobra.Command {
+	cmd, _ := plainVerb("ls", short, cobra.NoArgs, func(cmd *cobra.Command, v *verb, _ []string) error {
+		return v.show(cmd, decoded(T.String))(list(&v.Client, cmd.Context()))
+	})
+	return cmd
 }
 
 // channelVerbOf is channelVerb that also returns the verb, for a
