@@ -43,10 +43,7 @@ func limitAnswer(cmd *cobra.Command, v *verb, out any, err error, line func() st
 	var se *controlapi.StatusError
 	switch {
 	case errors.As(err, &se):
-		if v.json && len(se.Body) > 0 {
-			v.print(cmd, se.Body)
-		}
-		return errRefused{se.Status, se.Message}
+		return v.refused(cmd, se)
 	case err != nil:
 		return errUnreachable{err}
 	}

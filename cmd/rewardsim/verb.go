@@ -55,18 +55,19 @@ func (v *verb) body(cmd *cobra.Command) func(*controlapi.Answer, error) ([]byte,
 			return nil, errUnreachable{err}
 		}
 		if a.Status >= 300 {
-			if v.json && len(a.Body) > 0 {
-				v.print(cmd, a.Body)
-			}
-			var e struct{ Error string }
-			reason := strings.TrimSpace(string(a.Body))
-			if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
-				reason = e.Error
-			}
-			return nil, errRefused{a.Status, reason}
+			return nil, v.refused(cmd, a.Refusal())
 		}
 		return a.Body, nil
 	}
+}
+
+// refused is a refusal as a verb says it (exit 1), the answer printed
+// first with --json.
+func (v *verb) refused(cmd *cobra.Command, se *controlapi.StatusError) error {
+	if v.json && len(se.Body) > 0 {
+		v.print(cmd, se.Body)
+	}
+	return errRefused{se.Status, se.Message}
 }
 
 // show prints a typed call's answer: the JSON with --json (an answer
