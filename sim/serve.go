@@ -56,28 +56,22 @@ const (
 )
 
 func (o ServerOptions) withDefaults() ServerOptions {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&o.ReadTimeout, DefaultReadTimeout)
-	def(&o.WriteTimeout, DefaultWriteTimeout)
-	def(&o.IdleTimeout, DefaultIdleTimeout)
-	def(&o.ShutdownTimeout, DefaultShutdownTimeout)
-	if o.MaxConns <= 0 {
-		o.MaxConns = DefaultMaxConns
-	}
-	if o.MaxControlConns <= 0 {
-		o.MaxControlConns = DefaultMaxControlConns
-	}
-	if o.MaxLiveStreams <= 0 {
-		o.MaxLiveStreams = DefaultMaxLiveStreams
-	}
-	if o.MaxLiveStreamsPerClient <= 0 {
-		o.MaxLiveStreamsPerClient = DefaultMaxLivePerAddr
-	}
+	orDefault(&o.ReadTimeout, DefaultReadTimeout)
+	orDefault(&o.WriteTimeout, DefaultWriteTimeout)
+	orDefault(&o.IdleTimeout, DefaultIdleTimeout)
+	orDefault(&o.ShutdownTimeout, DefaultShutdownTimeout)
+	orDefault(&o.MaxConns, DefaultMaxConns)
+	orDefault(&o.MaxControlConns, DefaultMaxControlConns)
+	orDefault(&o.MaxLiveStreams, DefaultMaxLiveStreams)
+	orDefault(&o.MaxLiveStreamsPerClient, DefaultMaxLivePerAddr)
 	return o
+}
+
+// orDefault sets *p to d when it is not above zero (unset).
+func orDefault[T int | time.Duration](p *T, d T) {
+	if *p <= 0 {
+		*p = d
+	}
 }
 
 // ErrRequestsCut: requests were still running at the shutdown deadline

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rewardsim/rewardsim/sim/controlapi"
 )
 
 // channelRow is a channel as GET /__sim/channels lists it.
@@ -29,10 +31,21 @@ func (c channelRow) String() string {
 	return line + ")"
 }
 
+// channelList is GET /__sim/channels.
+type channelList struct{ Channels []channelRow }
+
+// String is a channel a line.
+func (l channelList) String() string {
+	var b strings.Builder
+	for _, c := range l.Channels {
+		b.WriteString(c.String() + "\n")
+	}
+	return b.String()
+}
+
 func newChannelCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "channel", Short: "Register, list and remove channels of a running simulator (/__sim/channels)"}
-	cmd.AddCommand(newChannelAddCmd(), newChannelLsCmd(), newChannelRmCmd(), newChannelTokenCmd())
-	return cmd
+	return group("channel", "Register, list and remove channels of a running simulator (/__sim/channels)", "",
+		newChannelAddCmd(), newChannelLsCmd(), newChannelRmCmd(), newChannelTokenCmd())
 }
 
 func newChannelAddCmd() *cobra.Command {
@@ -88,17 +101,8 @@ func newChannelAddCmd() *cobra.Command {
 }
 
 func newChannelLsCmd() *cobra.Command {
-	cmd, _ := plainVerb("ls", "List the channels in force, each with the scenario that governs it", cobra.NoArgs,
-		func(cmd *cobra.Command, v *verb, _ []string) error {
-			return v.show(cmd, decoded(func(l struct{ Channels []channelRow }) string {
-				var b strings.Builder
-				for _, c := range l.Channels {
-					b.WriteString(c.String() + "\n")
-				}
-				return b.String()
-			}))(v.Channels(cmd.Context()))
-		})
-	return cmd
+	return listVerb[channelList]("List the channels in force, each with the scenario that governs it",
+		(*controlapi.Client).Channels)
 }
 
 func newChannelTokenCmd() *cobra.Command {

@@ -77,6 +77,22 @@ var serveKeys = []struct{ key, def, help string }{
 	{"state-retention", "24h", "delete tokens and sessions expired longer than this simulated duration (until then they answer as expired, after it as unknown; -1: never)"},
 }
 
+// configCommand is a command that reads serve's settings (flags,
+// REWARDSIM_* environment, --config file) and runs with them.
+func configCommand(use, short string, run func(*cobra.Command, serveConfig) error) *cobra.Command {
+	v := viper.New()
+	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := readServeConfig(cmd, v)
+			if err != nil {
+				return err
+			}
+			return run(cmd, cfg)
+		}}
+	bindServeFlags(cmd, v)
+	return cmd
+}
+
 func bindServeFlags(cmd *cobra.Command, v *viper.Viper) {
 	cmd.Flags().String("config", "", "config file (YAML, JSON or TOML) with the same keys as the flags")
 	for _, k := range serveKeys {

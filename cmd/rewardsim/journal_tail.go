@@ -64,9 +64,8 @@ type journalPage struct {
 }
 
 func newJournalCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "journal", Short: "Read a running simulator's journal"}
-	cmd.AddCommand(newJournalTailCmd())
-	return cmd
+	return group("journal", "Read a running simulator's journal", "",
+		newJournalTailCmd())
 }
 
 func newJournalTailCmd() *cobra.Command {

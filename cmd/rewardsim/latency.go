@@ -13,16 +13,12 @@ import (
 )
 
 func newLatencyCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "latency",
-		Short: "Set, list and remove the latency profiles of a running simulator (/__sim/latency)",
-		Long: "A latency profile is how long the simulated service takes to answer one endpoint (docs/latency.md):\n" +
-			"fixed, uniform between two figures, or log-normal given by median and p99, with an optional cap and seed;\n" +
-			"for one channel or every channel, over the scenario's own profiles, kept across a restart.\n" +
+	return group("latency", "Set, list and remove the latency profiles of a running simulator (/__sim/latency)",
+		"A latency profile is how long the simulated service takes to answer one endpoint (docs/latency.md):\n"+
+			"fixed, uniform between two figures, or log-normal given by median and p99, with an optional cap and seed;\n"+
+			"for one channel or every channel, over the scenario's own profiles, kept across a restart.\n"+
 			"Latency is simulator behaviour, not contract.",
-	}
-	cmd.AddCommand(newLatencySetCmd(), newLatencyLsCmd(), newLatencyRmCmd())
-	return cmd
+		newLatencySetCmd(), newLatencyLsCmd(), newLatencyRmCmd())
 }
 
 // latencyAnswer prints out as JSON under --json, else human's line.

@@ -13,15 +13,11 @@ import (
 )
 
 func newLimitCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "limit",
-		Short: "Set, list and remove the channels' capacity limits of a running simulator (/__sim/limits)",
-		Long: "A capacity limit holds a channel to at most N calls in flight and R calls a second (a token bucket);\n" +
-			"a call over it waits up to --wait, then is refused in the endpoint's failure shape (docs/limits.md).\n" +
+	return group("limit", "Set, list and remove the channels' capacity limits of a running simulator (/__sim/limits)",
+		"A capacity limit holds a channel to at most N calls in flight and R calls a second (a token bucket);\n"+
+			"a call over it waits up to --wait, then is refused in the endpoint's failure shape (docs/limits.md).\n"+
 			"A limit set here overrides the scenario's and is kept across a restart.",
-	}
-	cmd.AddCommand(newLimitSetCmd(), newLimitLsCmd(), newLimitRmCmd())
-	return cmd
+		newLimitSetCmd(), newLimitLsCmd(), newLimitRmCmd())
 }
 
 // limitLine is a limit in force in one line.
@@ -47,10 +43,7 @@ func limitAnswer(cmd *cobra.Command, v *verb, out any, err error, line func() st
 	var se *controlapi.StatusError
 	switch {
 	case errors.As(err, &se):
-		if v.json && len(se.Body) > 0 {
-			v.print(cmd, se.Body)
-		}
-		return errRefused{se.Status, se.Message}
+		return v.refused(cmd, se)
 	case err != nil:
 		return errUnreachable{err}
 	}

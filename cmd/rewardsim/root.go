@@ -20,3 +20,11 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newSweepCmd())
 	return root
 }
+
+// group is a command that only holds sub-commands: `rewardsim <use> ...`.
+// long may be "".
+func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Long: long}
+	cmd.AddCommand(subs...)
+	return cmd
+}

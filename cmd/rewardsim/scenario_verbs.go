@@ -50,11 +50,8 @@ func (l scenarioList) String() string {
 }
 
 func newScenarioLsCmd() *cobra.Command {
-	cmd, _ := plainVerb("ls", "List the loaded scenarios (* the default one) and the channels that run their own", cobra.NoArgs,
-		func(cmd *cobra.Command, v *verb, _ []string) error {
-			return v.show(cmd, decoded(func(l scenarioList) string { return l.String() }))(v.Scenarios(cmd.Context()))
-		})
-	return cmd
+	return listVerb[scenarioList]("List the loaded scenarios (* the default one) and the channels that run their own",
+		(*controlapi.Client).Scenarios)
 }
 
 // activated says where a scenario now governs.

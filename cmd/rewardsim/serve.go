@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/viper"
 
 	"github.com/rewardsim/rewardsim/sim"
 )
@@ -26,20 +25,7 @@ func newServeCmd() *cobra.Command { return serveCommand(serve) }
 
 // serveCommand builds `serve` around run, so tests can see the resolved config.
 func serveCommand(run func(*cobra.Command, serveConfig) error) *cobra.Command {
-	v := viper.New()
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the simulator",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := readServeConfig(cmd, v)
-			if err != nil {
-				return err
-			}
-			return run(cmd, cfg)
-		},
-	}
-	bindServeFlags(cmd, v)
+	cmd := configCommand("serve", "Run the simulator", run)
 	// A flag, not a config key: a config file that wiped the data on
 	// every start would surprise.
 	cmd.Flags().Bool("reset-data", false, "delete the data folder's state and journal files first (its data is disposable): for a folder written by another version, which serve refuses")

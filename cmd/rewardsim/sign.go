@@ -22,12 +22,21 @@ func readInput(cmd *cobra.Command, file string) ([]byte, error) {
 	return os.ReadFile(file)
 }
 
-// readPEM reads a PEM file, or an embedded one of certs/ for "" .
-func readPEM(path, builtin string) ([]byte, error) {
+// readPEM reads a PEM file, or an embedded one of certs/ for "", and
+// parses it.
+func readPEM[K any](path, builtin string, parse func([]byte) (K, error)) (K, error) {
+	var raw []byte
+	var err error
 	if path == "" {
-		return fs.ReadFile(certs.FS, builtin)
+		raw, err = fs.ReadFile(certs.FS, builtin)
+	} else {
+		raw, err = os.ReadFile(path)
 	}
-	return os.ReadFile(path)
+	if err != nil {
+		var zero K
+		return zero, err
+	}
+	return parse(raw)
 }
 
 func newSignCmd() *cobra.Command {
@@ -46,11 +55,7 @@ func newSignCmd() *cobra.Command {
 			if err := json.Unmarshal(payload, &v); err != nil {
 				return fmt.Errorf("payload is not JSON: %w", err)
 			}
-			keyPEM, err := readPEM(keyPath, certs.PublisherKey)
-			if err != nil {
-				return err
-			}
-			key, err := publisher.ParsePrivateKeyPEM(keyPEM)
+			key, err := readPEM(keyPath, certs.PublisherKey, publisher.ParsePrivateKeyPEM)
 			if err != nil {
 				return err
 			}
@@ -91,11 +96,7 @@ func newOpenCmd() *cobra.Command {
 			if err := json.Unmarshal(body, &env); err != nil || env.BDATA == "" {
 				return fmt.Errorf("not a signed envelope: %s", body)
 			}
-			certPEM, err := readPEM(certPath, certs.ServiceCert)
-			if err != nil {
-				return err
-			}
-			pub, err := publisher.ParsePublicKeyPEM(certPEM)
+			pub, err := readPEM(certPath, certs.ServiceCert, publisher.ParsePublicKeyPEM)
 			if err != nil {
 				return err
 			}

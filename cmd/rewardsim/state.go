@@ -8,9 +8,8 @@ import (
 )
 
 func newStateCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "state", Short: "Read a user's state, or wipe a channel's (/__sim/state)"}
-	cmd.AddCommand(newStateResetCmd(), newStateUserCmd())
-	return cmd
+	return group("state", "Read a user's state, or wipe a channel's (/__sim/state)", "",
+		newStateResetCmd(), newStateUserCmd())
 }
 
 func newStateResetCmd() *cobra.Command {

@@ -10,12 +10,8 @@ import (
 )
 
 func newStoryCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "story",
-		Short: "Named failure stories (stock-out, uat-down, token-expires-now, ...): list, apply to a channel, clear",
-	}
-	cmd.AddCommand(newStoryLsCmd(), newStoryApplyCmd(), newStoryClearCmd())
-	return cmd
+	return group("story", "Named failure stories (stock-out, uat-down, token-expires-now, ...): list, apply to a channel, clear", "",
+		newStoryLsCmd(), newStoryApplyCmd(), newStoryClearCmd())
 }
 
 // storyList is GET /__sim/stories.
@@ -36,11 +32,8 @@ func (l storyList) String() string {
 }
 
 func newStoryLsCmd() *cobra.Command {
-	cmd, _ := plainVerb("ls", "List the stories, what each does, and which channel has which applied", cobra.NoArgs,
-		func(cmd *cobra.Command, v *verb, _ []string) error {
-			return v.show(cmd, decoded(func(l storyList) string { return l.String() }))(v.Stories(cmd.Context()))
-		})
-	return cmd
+	return listVerb[storyList]("List the stories, what each does, and which channel has which applied",
+		(*controlapi.Client).Stories)
 }
 
 // storyChannel is the --channel help of story apply and clear.

@@ -10,15 +10,11 @@ import (
 )
 
 func newSwitchCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "switch",
-		Short: "List, set and reset the behaviour switches of a running simulator, for a channel or every channel (/__sim/switches)",
-		Long: "A behaviour switch chooses a reading the contract leaves open (docs/scenarios.md, \"Behaviour switches\").\n" +
-			"switch set overrides what the governing scenario says, for one channel (--channel) or every channel, kept\n" +
+	return group("switch", "List, set and reset the behaviour switches of a running simulator, for a channel or every channel (/__sim/switches)",
+		"A behaviour switch chooses a reading the contract leaves open (docs/scenarios.md, \"Behaviour switches\").\n"+
+			"switch set overrides what the governing scenario says, for one channel (--channel) or every channel, kept\n"+
 			"across a restart; switch reset puts the scenario's value back.",
-	}
-	cmd.AddCommand(newSwitchLsCmd(), newSwitchSetCmd(), newSwitchResetCmd())
-	return cmd
+		newSwitchLsCmd(), newSwitchSetCmd(), newSwitchResetCmd())
 }
 
 // switchState is one switch as the control API lists it.

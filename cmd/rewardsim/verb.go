@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -54,18 +55,19 @@ func (v *verb) body(cmd *cobra.Command) func(*controlapi.Answer, error) ([]byte,
 			return nil, errUnreachable{err}
 		}
 		if a.Status >= 300 {
-			if v.json && len(a.Body) > 0 {
-				v.print(cmd, a.Body)
-			}
-			var e struct{ Error string }
-			reason := strings.TrimSpace(string(a.Body))
-			if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
-				reason = e.Error
-			}
-			return nil, errRefused{a.Status, reason}
+			return nil, v.refused(cmd, a.Refusal())
 		}
 		return a.Body, nil
 	}
+}
+
+// refused is a refusal as a verb says it (exit 1), the answer printed
+// first with --json.
+func (v *verb) refused(cmd *cobra.Command, se *controlapi.StatusError) error {
+	if v.json && len(se.Body) > 0 {
+		v.print(cmd, se.Body)
+	}
+	return errRefused{se.Status, se.Message}
 }
 
 // show prints a typed call's answer: the JSON with --json (an answer
@@ -141,6 +143,15 @@ func plainVerb(use, short string, args cobra.PositionalArgs, run func(cmd *cobra
 		RunE: func(cmd *cobra.Command, args []string) error { return run(cmd, &v, args) }}
 	v.flags(cmd)
 	return cmd, &v
+}
+
+// listVerb is an `ls` with the verb flags only: it prints what list
+// answers, decoded as T, in T's own words (the JSON with --json).
+func listVerb[T fmt.Stringer](short string, list func(*controlapi.Client, context.Context) (*controlapi.Answer, error)) *cobra.Command {
+	cmd, _ := plainVerb("ls", short, cobra.NoArgs, func(cmd *cobra.Command, v *verb, _ []string) error {
+		return v.show(cmd, decoded(T.String))(list(&v.Client, cmd.Context()))
+	})
+	return cmd
 }
 
 // channelVerbOf is channelVerb that also returns the verb, for a

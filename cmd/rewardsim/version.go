@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/viper"
 
 	"github.com/rewardsim/rewardsim/sim"
 )
@@ -58,23 +57,11 @@ func (b buildInfo) String() string {
 // environment, --config file), so the crypto line says what serve would
 // use with them: REWARDSIM_CRYPTO=go rewardsim version says go.
 func newVersionCmd() *cobra.Command {
-	v := viper.New()
-	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print version, commit, build date, Go version and the RSA back end serve would use",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := readServeConfig(cmd, v)
-			if err != nil {
-				return err
-			}
-			back := cryptoBackend(cfg.Crypto)
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%scrypto: %s\n", readBuildInfo(), back)
+	return configCommand("version", "Print version, commit, build date, Go version and the RSA back end serve would use",
+		func(cmd *cobra.Command, cfg serveConfig) error {
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "%scrypto: %s\n", readBuildInfo(), cryptoBackend(cfg.Crypto))
 			return err
-		},
-	}
-	bindServeFlags(cmd, v)
-	return cmd
+		})
 }
 
 // cryptoBackend is the RSA back end serve picks for a crypto setting:

@@ -10,12 +10,8 @@ import (
 )
 
 func newWebhookCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "webhook",
-		Short: "Schedule coupon-status pushes through a running simulator's control API",
-	}
-	cmd.AddCommand(newWebhookSendCmd())
-	return cmd
+	return group("webhook", "Schedule coupon-status pushes through a running simulator's control API", "",
+		newWebhookSendCmd())
 }
 
 // newWebhookSendCmd is `rewardsim webhook send`: the same as

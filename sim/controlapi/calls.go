@@ -233,7 +233,7 @@ func Body(a *Answer, err error) ([]byte, error) {
 		return nil, err
 	}
 	if a.Status >= 300 {
-		return nil, a.refusal()
+		return nil, a.Refusal()
 	}
 	return a.Body, nil
 }

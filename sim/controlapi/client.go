@@ -43,14 +43,28 @@ type Answer struct {
 	Method, Path string
 }
 
-// refusal is the error an answer of 300 or above makes, with the
-// simulator's message.
-func (a *Answer) refusal() error {
+// StatusError is a control call the simulator answered and refused
+// (HTTP 300 or above), with its message.
+type StatusError struct {
+	Method, Path string
+	Status       int
+	Message      string
+	Body         []byte
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("control API answered %s %s with HTTP %d: %s", e.Method, e.Path, e.Status, e.Message)
+}
+
+// Refusal is what an answer of 300 or above says: its {"error"}
+// message, else its body.
+func (a *Answer) Refusal() *StatusError {
+	msg := strings.TrimSpace(string(a.Body))
 	var e struct{ Error string }
 	if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
-		return fmt.Errorf("control API answered %s %s with HTTP %d: %s", a.Method, a.Path, a.Status, e.Error)
+		msg = e.Error
 	}
-	return fmt.Errorf("control API answered %s %s with HTTP %d: %s", a.Method, a.Path, a.Status, strings.TrimSpace(string(a.Body)))
+	return &StatusError{Method: a.Method, Path: a.Path, Status: a.Status, Message: msg, Body: a.Body}
 }
 
 // Send makes one control call and returns its answer whatever its status,
@@ -103,8 +117,14 @@ func (c *Client) PostJSON(ctx context.Context, path string, body any) ([]byte, e
 }
 
 // CallJSON sends in as JSON (nil sends no body) and decodes the answer
-// into out (nil ignores it).
+// into out (nil ignores it); a refusal is a *StatusError, a call that
+// could not be made another error.
 func (c *Client) CallJSON(ctx context.Context, method, path string, in, out any) error {
+	return c.typed(ctx, method, path, nil, in, out)
+}
+
+// typed is CallJSON with a query.
+func (c *Client) typed(ctx context.Context, method, path string, q url.Values, in, out any) error {
 	var raw []byte
 	contentType := ""
 	if in != nil {
@@ -114,7 +134,7 @@ func (c *Client) CallJSON(ctx context.Context, method, path string, in, out any)
 		}
 		contentType = "application/json"
 	}
-	data, err := c.Do(ctx, method, path, nil, contentType, raw)
+	data, err := c.Do(ctx, method, path, q, contentType, raw)
 	if err != nil || out == nil {
 		return err
 	}

@@ -2,11 +2,8 @@ package controlapi
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 )
 
 // Limit is a channel's capacity limit (docs/limits.md): at most InFlight
@@ -37,52 +34,6 @@ type LimitState struct {
 	Source   string     `json:"source"`
 	Scenario *Limit     `json:"scenario,omitempty"`
 	Stats    LimitStats `json:"stats"`
-}
-
-// StatusError is a control call the simulator answered and refused
-// (HTTP 300 or above), with its message.
-type StatusError struct {
-	Method, Path string
-	Status       int
-	Message      string
-	Body         []byte
-}
-
-func (e *StatusError) Error() string {
-	return fmt.Sprintf("control API answered %s %s with HTTP %d: %s", e.Method, e.Path, e.Status, e.Message)
-}
-
-// typed sends in as JSON (nil: no body) and decodes the answer into out;
-// a refusal is a *StatusError, a call that could not be made another error.
-func (c *Client) typed(ctx context.Context, method, path string, q url.Values, in, out any) error {
-	var raw []byte
-	ct := ""
-	if in != nil {
-		var err error
-		if raw, err = json.Marshal(in); err != nil {
-			return err
-		}
-		ct = "application/json"
-	}
-	a, err := c.Send(ctx, method, path, q, ct, raw)
-	if err != nil {
-		return err
-	}
-	if a.Status >= 300 {
-		msg := strings.TrimSpace(string(a.Body))
-		var e struct{ Error string }
-		if json.Unmarshal(a.Body, &e) == nil && e.Error != "" {
-			msg = e.Error
-		}
-		return &StatusError{Method: method, Path: path, Status: a.Status, Message: msg, Body: a.Body}
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(a.Body, out); err != nil {
-		return fmt.Errorf("control API answered %s %s with what is not JSON: %w", method, path, err)
-	}
-	return nil
 }
 
 // SetLimit sets channel's capacity limit over its scenario's (POST

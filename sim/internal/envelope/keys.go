@@ -32,69 +32,70 @@ func PublicKeyPEM(pub *rsa.PublicKey) ([]byte, error) {
 // ParsePublicKeyPEM reads an RSA public key from a PEM X.509 certificate,
 // a PKIX "PUBLIC KEY" or a PKCS#1 "RSA PUBLIC KEY" block.
 func ParsePublicKeyPEM(data []byte) (*rsa.PublicKey, error) {
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, errors.New("no PEM block found")
-	}
-	var pub any
-	switch block.Type {
-	case "CERTIFICATE":
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("certificate: %w", err)
-		}
-		pub = cert.PublicKey
-	case "PUBLIC KEY":
-		k, err := x509.ParsePKIXPublicKey(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("public key: %w", err)
-		}
-		pub = k
-	case "RSA PUBLIC KEY":
-		k, err := x509.ParsePKCS1PublicKey(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("RSA public key: %w", err)
-		}
-		pub = k
-	default:
-		return nil, fmt.Errorf("PEM block %q is not a certificate or public key", block.Type)
-	}
-	rk, ok := pub.(*rsa.PublicKey)
-	if !ok {
-		return nil, fmt.Errorf("key is %T, not RSA", pub)
+	rk, err := parsePEM[*rsa.PublicKey](data, publicBlocks, "a certificate or public key")
+	if err != nil {
+		return nil, err
 	}
 	return rk, checkSize(rk.N.BitLen())
 }
 
 // ParsePrivateKeyPEM reads an RSA private key in PKCS#1 or PKCS#8.
 func ParsePrivateKeyPEM(data []byte) (*rsa.PrivateKey, error) {
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, errors.New("no PEM block found")
-	}
-	var key *rsa.PrivateKey
-	switch block.Type {
-	case "RSA PRIVATE KEY":
-		k, err := x509.ParsePKCS1PrivateKey(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("PKCS#1 key: %w", err)
-		}
-		key = k
-	case "PRIVATE KEY":
-		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("PKCS#8 key: %w", err)
-		}
-		rk, ok := k.(*rsa.PrivateKey)
-		if !ok {
-			return nil, fmt.Errorf("key is %T, not RSA", k)
-		}
-		key = rk
-	default:
-		return nil, fmt.Errorf("PEM block %q is not a private key", block.Type)
+	key, err := parsePEM[*rsa.PrivateKey](data, privateBlocks, "a private key")
+	if err != nil {
+		return nil, err
 	}
 	key.Precompute()
 	return key, checkSize(key.N.BitLen())
+}
+
+// pemBlock is how a PEM block type is read: what it holds (for an
+// error) and its parser.
+type pemBlock struct {
+	what  string
+	parse func([]byte) (any, error)
+}
+
+var (
+	publicBlocks = map[string]pemBlock{
+		"CERTIFICATE": {"certificate", func(b []byte) (any, error) {
+			cert, err := x509.ParseCertificate(b)
+			if err != nil {
+				return nil, err
+			}
+			return cert.PublicKey, nil
+		}},
+		"PUBLIC KEY":     {"public key", x509.ParsePKIXPublicKey},
+		"RSA PUBLIC KEY": {"RSA public key", func(b []byte) (any, error) { return x509.ParsePKCS1PublicKey(b) }},
+	}
+	privateBlocks = map[string]pemBlock{
+		"RSA PRIVATE KEY": {"PKCS#1 key", func(b []byte) (any, error) { return x509.ParsePKCS1PrivateKey(b) }},
+		"PRIVATE KEY":     {"PKCS#8 key", x509.ParsePKCS8PrivateKey},
+	}
+)
+
+// parsePEM reads data's first PEM block with the parser of its type in
+// blocks, and wants a K (an RSA key) of it; expected says what blocks
+// read, for a block of another type.
+func parsePEM[K any](data []byte, blocks map[string]pemBlock, expected string) (K, error) {
+	var zero K
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return zero, errors.New("no PEM block found")
+	}
+	b, ok := blocks[block.Type]
+	if !ok {
+		return zero, fmt.Errorf("PEM block %q is not %s", block.Type, expected)
+	}
+	k, err := b.parse(block.Bytes)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", b.what, err)
+	}
+	rk, ok := k.(K)
+	if !ok {
+		return zero, fmt.Errorf("key is %T, not RSA", k)
+	}
+	return rk, nil
 }
 
 func checkSize(bits int) error {

@@ -82,40 +82,39 @@ type Metrics struct {
 	limitRefused, limitWaited, limitWait *prometheus.CounterVec
 }
 
+// counter is a counter vector named name, by labels.
+func counter(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
 // New builds the registry: the counters, the gauges over src, and the
 // Go runtime and process collectors.
 func New(src Sources) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rewardsim_requests_total",
-			Help: "Requests to the public hosts, by host, contract endpoint (\"other\" for tracking, assets and unknown paths), HTTP status, contract outcome (success, refusal, fault, transport) and the coupon errorCode of the answer (\"\" when none).",
-		}, []string{"host", "endpoint", "status", "outcome", "error_code"}),
+		requests: counter("rewardsim_requests_total",
+			"Requests to the public hosts, by host, contract endpoint (\"other\" for tracking, assets and unknown paths), HTTP status, contract outcome (success, refusal, fault, transport) and the coupon errorCode of the answer (\"\" when none).",
+			"host", "endpoint", "status", "outcome", "error_code"),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "rewardsim_request_duration_seconds",
 			Help:    "Wall-clock time from request to answer on the public hosts, by host and endpoint.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}, []string{"host", "endpoint"}),
-		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rewardsim_faults_fired_total",
-			Help: "Injected faults that fired, by endpoint and fault.",
-		}, []string{"endpoint", "fault"}),
-		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rewardsim_webhook_attempts_total",
-			Help: "Webhook delivery attempts, by outcome (ok, refused, unanswered).",
-		}, []string{"outcome"}),
-		limitRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rewardsim_limit_refused_total",
-			Help: "Calls refused by their channel's capacity limit, by channel, endpoint and reason (in-flight, rate, queue).",
-		}, []string{"channel", "endpoint", "reason"}),
-		limitWaited: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rewardsim_limit_waited_total",
-			Help: "Calls that waited for room under their channel's capacity limit and were then admitted, by channel and endpoint.",
-		}, []string{"channel", "endpoint"}),
-		limitWait: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rewardsim_limit_wait_seconds_total",
-			Help: "Time calls spent waiting under their channel's capacity limit, admitted or refused, by channel and endpoint.",
-		}, []string{"channel", "endpoint"}),
+		faults: counter("rewardsim_faults_fired_total",
+			"Injected faults that fired, by endpoint and fault.",
+			"endpoint", "fault"),
+		webhooks: counter("rewardsim_webhook_attempts_total",
+			"Webhook delivery attempts, by outcome (ok, refused, unanswered).",
+			"outcome"),
+		limitRefused: counter("rewardsim_limit_refused_total",
+			"Calls refused by their channel's capacity limit, by channel, endpoint and reason (in-flight, rate, queue).",
+			"channel", "endpoint", "reason"),
+		limitWaited: counter("rewardsim_limit_waited_total",
+			"Calls that waited for room under their channel's capacity limit and were then admitted, by channel and endpoint.",
+			"channel", "endpoint"),
+		limitWait: counter("rewardsim_limit_wait_seconds_total",
+			"Time calls spent waiting under their channel's capacity limit, admitted or refused, by channel and endpoint.",
+			"channel", "endpoint"),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.faults, m.webhooks, m.limitRefused, m.limitWaited, m.limitWait,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

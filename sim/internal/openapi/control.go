@@ -1,7 +1,6 @@
 package openapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -124,28 +123,20 @@ func ControlDocument(routes []ControlRoute, schemas fs.FS, info Info, controlURL
 		}
 		item[strings.ToLower(r.Method)] = o
 	}
-	doc := map[string]any{
-		"openapi":           "3.1.0",
-		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
-		"info": map[string]any{
-			"title":       "rewardsim control API",
-			"version":     info.Version,
-			"description": "The simulator's own API under /__sim/: scenarios, channels, state, clock, faults, webhooks, journal, recordings, reports, test-only keys.",
-		},
+	return b.document(map[string]any{
+		"title":       "rewardsim control API",
+		"version":     info.Version,
+		"description": "The simulator's own API under /__sim/: scenarios, channels, state, clock, faults, webhooks, journal, recordings, reports, test-only keys.",
+	}, map[string]any{
+		"controlToken": map[string]any{"type": "apiKey", "in": "header", "name": "X-Rewardsim-Control-Token"},
+	}, map[string]any{
 		"servers": []any{map[string]any{
 			"url": "{controlBaseUrl}", "description": "the control listener",
 			"variables": map[string]any{"controlBaseUrl": map[string]any{"default": controlURL}},
 		}},
 		"tags":  []any{map[string]any{"name": "control", "description": "rewardsim's control API"}},
 		"paths": paths,
-		"components": map[string]any{
-			"schemas": b.components,
-			"securitySchemes": map[string]any{
-				"controlToken": map[string]any{"type": "apiKey", "in": "header", "name": "X-Rewardsim-Control-Token"},
-			},
-		},
-	}
-	return json.MarshalIndent(doc, "", "  ")
+	})
 }
 
 // controlOperation is r's operation: its parameters, its JSON body's

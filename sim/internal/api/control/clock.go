@@ -48,62 +48,72 @@ func (a *API) ShowClock(c echo.Context) error {
 // SetClock sets the mode (real, offset, frozen) and/or the time, of the
 // global clock or, with "channel", of that channel's own.
 func (a *API) SetClock(c echo.Context) error {
-	var req struct {
+	type request struct {
 		Mode    string     `json:"mode"`
 		Time    *time.Time `json:"time"` // nil: absent (the zero time is a time, refused)
 		By      string     `json:"by"`
 		Channel string     `json:"channel"`
 	}
-	wait, err := waitParam(c)
-	if err != nil {
-		return err
-	}
-	if err := a.bind(c, "control.clock", &req); err != nil {
-		return err
-	}
-	if req.By != "" {
-		return fail(http.StatusBadRequest, "by belongs to POST /__sim/clock/advance")
-	}
-	mark := a.hooks.Mark()
-	if req.Channel != "" {
-		err = a.plane.SetChannelClock(req.Channel, req.Mode, req.Time)
-	} else {
-		err = a.plane.SetClock(req.Mode, req.Time)
-	}
-	if err != nil {
-		return refused(err)
-	}
-	return a.afterClockMove(c, req.Channel, mark, wait)
+	return moveClock(a, c, func(req *request) (string, error) {
+		if req.By != "" {
+			return "", fail(http.StatusBadRequest, "by belongs to POST /__sim/clock/advance")
+		}
+		var err error
+		if req.Channel != "" {
+			err = a.plane.SetChannelClock(req.Channel, req.Mode, req.Time)
+		} else {
+			err = a.plane.SetClock(req.Mode, req.Time)
+		}
+		if err != nil {
+			return "", refused(err)
+		}
+		return req.Channel, nil
+	})
 }
 
 // AdvanceClock moves the clock by {"by": "90s"} (with "channel", that
 // channel's own clock).
 func (a *API) AdvanceClock(c echo.Context) error {
-	var req struct {
+	type request struct {
 		By      string `json:"by"`
 		Channel string `json:"channel"`
 	}
+	return moveClock(a, c, func(req *request) (string, error) {
+		d, err := time.ParseDuration(req.By)
+		if err != nil || req.By == "" {
+			return "", fail(http.StatusBadRequest, "by %q is not a duration like 90s, 30m, 2h", req.By)
+		}
+		if req.Channel != "" {
+			err = a.plane.AdvanceChannelClock(req.Channel, d)
+		} else {
+			err = a.plane.AdvanceClock(d)
+		}
+		if err != nil {
+			return "", refused(err)
+		}
+		return req.Channel, nil
+	})
+}
+
+// moveClock is what every clock move shares: ?wait read, the body bound
+// to R, move made (it checks R, then moves the named channel's own clock
+// or, for "", the global one; its error is the answer) and the answer
+// with the webhooks it made due.
+func moveClock[R any](a *API, c echo.Context, move func(*R) (channel string, err error)) error {
 	wait, err := waitParam(c)
 	if err != nil {
 		return err
 	}
+	var req R
 	if err := a.bind(c, "control.clock", &req); err != nil {
 		return err
 	}
-	d, err := time.ParseDuration(req.By)
-	if err != nil || req.By == "" {
-		return fail(http.StatusBadRequest, "by %q is not a duration like 90s, 30m, 2h", req.By)
-	}
 	mark := a.hooks.Mark()
-	if req.Channel != "" {
-		err = a.plane.AdvanceChannelClock(req.Channel, d)
-	} else {
-		err = a.plane.AdvanceClock(d)
-	}
+	channel, err := move(&req)
 	if err != nil {
-		return refused(err)
+		return err
 	}
-	return a.afterClockMove(c, req.Channel, mark, wait)
+	return a.afterClockMove(c, channel, mark, wait)
 }
 
 // DropClock is DELETE /__sim/clock?channel=X: X follows the global clock again.

@@ -220,6 +220,21 @@ func (a *API) bind(c echo.Context, name string, dst any) error {
 	return nil
 }
 
+// bindApply is a write whose body is what apply takes: the body bound
+// to T (checked against schemas/<name>.json), applied, and what apply
+// made answered with status (a refusal in its own status).
+func bindApply[T, R any](a *API, c echo.Context, name string, status int, apply func(T) (R, error)) error {
+	var in T
+	if err := a.bind(c, name, &in); err != nil {
+		return err
+	}
+	out, err := apply(in)
+	if err != nil {
+		return refused(err)
+	}
+	return c.JSON(status, out)
+}
+
 // badBody is a 400 saying msg and err, with each schema problem located.
 func badBody(msg string, err error) error {
 	b := errorBody{Error: msg + err.Error()}

@@ -44,15 +44,7 @@ func boolParam(c echo.Context, name string) (bool, error) {
 // consulted before the scenario's own rules. It is kept and re-armed
 // after a restart.
 func (a *API) AddFault(c echo.Context) error {
-	var r fault.Rule
-	if err := a.bind(c, "control.fault", &r); err != nil {
-		return err
-	}
-	st, err := a.plane.AddFault(r)
-	if err != nil {
-		return refused(err)
-	}
-	return c.JSON(http.StatusCreated, st)
+	return bindApply(a, c, "control.fault", http.StatusCreated, a.plane.AddFault)
 }
 
 // RemoveFault disarms one rule: 204. A rule a story armed answers 200

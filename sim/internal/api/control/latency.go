@@ -35,16 +35,13 @@ func (a *API) ListLatency(c echo.Context) error {
 // | lognormal, max, seed}: the profile of its endpoint and channel,
 // replacing any, kept across a restart; the answer is the profile.
 func (a *API) SetLatency(c echo.Context) error {
-	var p latency.Profile
-	if err := a.bind(c, "control.latency", &p); err != nil {
-		return err
-	}
-	p, err := a.plane.SetLatency(p)
-	if err != nil {
-		return refused(err)
-	}
-	a.live.Changed("latency")
-	return c.JSON(http.StatusOK, p)
+	return bindApply(a, c, "control.latency", http.StatusOK, func(p latency.Profile) (latency.Profile, error) {
+		p, err := a.plane.SetLatency(p)
+		if err == nil {
+			a.live.Changed("latency")
+		}
+		return p, err
+	})
 }
 
 // RemoveLatency is DELETE /__sim/latency?endpoint=E&channel=C: the

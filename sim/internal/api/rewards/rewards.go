@@ -96,19 +96,21 @@ type (
 // AppendJSON writes the answer as encoding/json does (TestTokenAnswersAppendJSON):
 // sealed without reflection (envelope.Appender).
 func (a referenceTokenAnswer) AppendJSON(b []byte) []byte {
-	b = append(b, `{"expireDate":`...)
-	b = jsonw.AppendString(b, a.ExpireDate)
-	b = append(b, `,"referenceKey":`...)
-	b = jsonw.AppendString(b, a.ReferenceKey)
-	return append(b, '}')
+	return appendTokenAnswer(b, a.ExpireDate, `,"referenceKey":`, a.ReferenceKey)
 }
 
 // AppendJSON: as referenceTokenAnswer's.
 func (a authTokenAnswer) AppendJSON(b []byte) []byte {
+	return appendTokenAnswer(b, a.ExpireDate, `,"token":`, a.Token)
+}
+
+// appendTokenAnswer writes {"expireDate":expire<field>value}, field
+// being the token's `,"name":`.
+func appendTokenAnswer(b []byte, expire, field, value string) []byte {
 	b = append(b, `{"expireDate":`...)
-	b = jsonw.AppendString(b, a.ExpireDate)
-	b = append(b, `,"token":`...)
-	b = jsonw.AppendString(b, a.Token)
+	b = jsonw.AppendString(b, expire)
+	b = append(b, field...)
+	b = jsonw.AppendString(b, value)
 	return append(b, '}')
 }
 
