@@ -57,7 +57,7 @@ test:
 	.ci/no-leftovers $(MAKE) --no-print-directory test-all
 test-all: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps node-kit image java node
 	rm -rf $(ANSWERS) && mkdir -p $(ANSWERS)
-	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 $(PKGS)
+	REWARDSIM_REQUIRE_BROWSER=1 REWARDSIM_REQUIRE_LIBCRYPTO=1 REWARDSIM_REQUIRE_KIT=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) $(GO) test -race -count=1 -timeout 15m $(PKGS)
 	eval "$$(.ci/engine/up)" && cd $(TOOLS) && REWARDSIM_REQUIRE_ENGINE=1 REWARDSIM_REQUIRE_GENERATORS=1 REWARDSIM_RECORD_ANSWERS=$(ANSWERS) REWARDSIM_IMAGE=$(CURDIR)/dist/image REWARDSIM_IMAGE_STATIC=$(CURDIR)/dist/image-static $(GO) test -count=1 ./...
 	for f in $(FUZZ_TARGETS); do $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sim/ || exit 1; done
 
