@@ -36,6 +36,21 @@ func metric(t testing.TB, control, name string) float64 {
 	return -1
 }
 
+// simPost posts body to a real serve's control path, failing tb on an
+// error or an answer of 300 or over.
+func simPost(tb testing.TB, control, path, body string) {
+	tb.Helper()
+	res, err := http.Post(control+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode >= 300 {
+		tb.Fatalf("POST %s: HTTP %d %s", path, res.StatusCode, out)
+	}
+}
+
 // TestLatency_heldCallsHoldATimerNotAWorker (issue 53 item 5): 1,000
 // getCatalogue calls held by a fixed 6s profile in a real serve are
 // parked: the process keeps no goroutine per held call (the structural
@@ -50,22 +65,8 @@ func TestLatency_heldCallsHoldATimerNotAWorker(t *testing.T) {
 	bin := buildBinary(t)
 	cmd, urls := startServe(t, bin, t.TempDir(), "--max-connections", "2000")
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
-	ctl := func(method, path, body string) {
-		t.Helper()
-		req, _ := http.NewRequest(method, urls["control"]+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode >= 300 {
-			t.Fatalf("%s %s: HTTP %d %s", method, path, res.StatusCode, out)
-		}
-	}
-	ctl("POST", "/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","fixed":"6s"}`)
-	ctl("POST", "/__sim/limits", `{"channel":"DEMOBANK","inFlight":1001}`)
+	simPost(t, urls["control"], "/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","fixed":"6s"}`)
+	simPost(t, urls["control"], "/__sim/limits", `{"channel":"DEMOBANK","inFlight":1001}`)
 	idle := metric(t, urls["control"], "go_goroutines")
 
 	// One client hangs up while held.

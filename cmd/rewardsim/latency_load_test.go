@@ -85,26 +85,13 @@ func BenchmarkLatency_tenThousandInFlight(b *testing.B) {
 	bin := buildBinary(b)
 	cmd, urls := startServe(b, bin, b.TempDir(), "--max-connections", "12000")
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
-	ctl := func(method, path, body string) {
-		req, _ := http.NewRequest(method, urls["control"]+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode >= 300 {
-			b.Fatalf("%s %s: HTTP %d %s", method, path, res.StatusCode, out)
-		}
-	}
-	ctl("POST", "/__sim/channels", `{"name":"OTHER","appKey":"OTHERKEY","secKey":"OTHERSEC","like":"DEMOBANK"}`)
+	simPost(b, urls["control"], "/__sim/channels", `{"name":"OTHER","appKey":"OTHERKEY","secKey":"OTHERSEC","like":"DEMOBANK"}`)
 	base := urls["all"]
 	other := otherTimer{hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}, base: base, t0: time.Now()}
 	stop := other.run(b)
 	time.Sleep(2 * time.Second) // the baseline, in this run
 	idle := procKB(cmd.Process.Pid, "VmRSS")
-	ctl("POST", "/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","lognormal":{"median":"2s","p99":"2500ms"},"max":"8s","seed":1}`)
+	simPost(b, urls["control"], "/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","lognormal":{"median":"2s","p99":"2500ms"},"max":"8s","seed":1}`)
 
 	b.ResetTimer()
 	for range b.N {
@@ -295,25 +282,14 @@ func steadyLoad(b *testing.B, serveArgs []string) {
 	bin := buildBinary(b)
 	cmd, urls := startServe(b, bin, b.TempDir(), serveArgs...)
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
-	post := func(path, body string) {
-		res, err := http.Post(urls["control"]+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode >= 300 {
-			b.Fatalf("%s: HTTP %d %s", path, res.StatusCode, out)
-		}
-	}
-	post("/__sim/channels", `{"name":"OTHER","appKey":"OTHERKEY","secKey":"OTHERSEC","like":"DEMOBANK"}`)
+	simPost(b, urls["control"], "/__sim/channels", `{"name":"OTHER","appKey":"OTHERKEY","secKey":"OTHERSEC","like":"DEMOBANK"}`)
 	base := urls["all"]
 	other := otherTimer{hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}, base: base, t0: time.Now()}
 	stop := other.run(b)
 	time.Sleep(2 * time.Second)
 	baseTo := other.since()
 	idle := procKB(cmd.Process.Pid, "VmRSS")
-	post("/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","lognormal":{"median":"2s","p99":"2500ms"},"max":"8s","seed":1}`)
+	simPost(b, urls["control"], "/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","lognormal":{"median":"2s","p99":"2500ms"},"max":"8s","seed":1}`)
 	conns := dialAll(b, strings.TrimPrefix(base, "http://"), users)
 
 	b.ResetTimer()
