@@ -152,7 +152,8 @@ func serve(cmd *cobra.Command, cfg serveConfig) error {
 }
 
 // tuneMemory sets the runtime's soft memory limit to limit (bytes, 0
-// for none) and, under it, a higher GC growth target.
+// for none), raised as the live heap needs (followLiveHeap), and, under
+// it, a higher GC growth target.
 func tuneMemory(limit int64) {
 	// A soft limit keeps a long-running simulator's resident memory near
 	// its live data under sustained load (issue 56: RssAnon <= 40 MB);
@@ -188,9 +189,9 @@ func followLiveHeap(floor int64) {
 		sample[i].Name = n
 	}
 	set := floor
+	v := make([]int64, len(sample))
 	for range time.Tick(250 * time.Millisecond) {
 		metrics.Read(sample)
-		v := make([]int64, len(sample))
 		for i, x := range sample {
 			if x.Value.Kind() != metrics.KindUint64 {
 				return

@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -352,24 +353,11 @@ func requestBytes(r *http.Request, body []byte) []byte {
 	}
 	_ = h.Write(&b)
 	if len(body) > 0 || r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
-		b.WriteString("Content-Length: " + itoa(len(body)) + "\r\n")
+		b.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n")
 	}
 	b.WriteString("\r\n")
 	b.Write(body)
 	return b.Bytes()
-}
-
-func itoa(n int) string {
-	var buf [20]byte
-	i := len(buf)
-	for {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(buf[i:])
-		}
-	}
 }
 
 // returned is a parked call's connection come back: its reads give the
