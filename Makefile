@@ -52,7 +52,7 @@ bins:
 # test and the Java and Node libraries (make java, make node; their
 # suites in clients/) must run here, not skip: browser-deps, crypto-deps,
 # kit-deps and java-deps install what is missing; the
-# docs' examples (docs/examples_test.go) need curl: doc-deps installs it.
+# docs' examples (docs/examples_test.go) need curl and wrk: doc-deps installs them.
 test:
 	.ci/no-leftovers $(MAKE) --no-print-directory test-all
 test-all: lint browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps node-kit image java node
@@ -127,9 +127,9 @@ browser-deps:
 
 # curl for the docs' shell examples, run by docs/examples_test.go.
 doc-deps:
-	@if ! command -v curl >/dev/null; then \
-	  echo "installing curl for the docs' examples"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl; \
+	@if ! command -v curl >/dev/null || ! command -v wrk >/dev/null; then \
+	  echo "installing curl and wrk for the docs' examples"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl wrk; \
 	fi
 
 # Node.js (18+, for fetch) and npm from Debian, when missing: all that

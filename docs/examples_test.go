@@ -174,8 +174,10 @@ const marker = "@@doctest-block-"
 // $HOTDEALS and $CONTROL set to its free ports and `rewardsim` on PATH.
 // Every file must have at least one block that runs.
 func TestDocs_examplesRunAsWritten(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Fatal("the docs' examples need curl (make test installs it)")
+	for _, tool := range []string{"curl", "wrk"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the docs' examples need %s (make test installs it)", tool)
+		}
 	}
 	root, err := filepath.Abs("..")
 	if err != nil {
