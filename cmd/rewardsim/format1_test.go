@@ -12,7 +12,8 @@ import (
 // idempotency record into the channel's txn bucket and left its
 // sequence at 0; format 2 keeps recent records in the cards (issue 56).
 // Such a file is served as it is: a GetReward sent again answers the card
-// it answered before (GR-4), and the file is marked format 2 at open.
+// it answered before (GR-4), and the file is marked this build's format
+// (3) at open.
 func TestServe_readsFormat1StateFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs real processes")
@@ -54,8 +55,8 @@ func TestServe_readsFormat1StateFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = db.View(func(tx *bolt.Tx) error {
-		if v := string(tx.Bucket([]byte("format")).Get([]byte("version"))); v != "2" {
-			t.Errorf("the file's format after this build opened it: %q, want 2", v)
+		if v := string(tx.Bucket([]byte("format")).Get([]byte("version"))); v != "3" {
+			t.Errorf("the file's format after this build opened it: %q, want 3", v)
 		}
 		return nil
 	})

@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 
 	"github.com/rewardsim/rewardsim/sim/internal/model"
@@ -75,4 +76,37 @@ func decodeTxEntries(raw []byte) ([]txEntry, error) {
 		entries = append(entries, txEntry{Offer: d.String(), Key: []byte(d.String())})
 	}
 	return entries, d.Done(errCouponCodec)
+}
+
+// couponClickV1 tags a click stored in the binary encoding (format 3);
+// format 1 and 2 files stored clicks as JSON objects, which start with
+// '{' and are read as they are.
+const couponClickV1 = 0x01
+
+var errCouponClick = errors.New("state: corrupt coupon click record")
+
+// appendCouponClick appends the encoding of c to b.
+func appendCouponClick(b []byte, c *model.CouponClick) []byte {
+	b = append(b, couponClickV1)
+	for _, s := range [...]string{c.Channel, c.OfferID, c.Query} {
+		b = appendStr(b, s)
+	}
+	return appendTime(b, c.At)
+}
+
+// decodeCouponClick reads a stored click, binary or (an older file's)
+// JSON.
+func decodeCouponClick(raw []byte, c *model.CouponClick) error {
+	if len(raw) > 0 && raw[0] == '{' {
+		return json.Unmarshal(raw, c)
+	}
+	d := newDecoder(raw)
+	if d.Byte() != couponClickV1 {
+		return errCouponClick
+	}
+	for _, s := range [...]*string{&c.Channel, &c.OfferID, &c.Query} {
+		*s = d.String()
+	}
+	c.At = d.time()
+	return d.Done(errCouponClick)
 }

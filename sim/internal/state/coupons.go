@@ -3,7 +3,6 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -255,9 +254,6 @@ func scanSeq[T any](s *Store, bucket, prefix []byte, decode func([]byte, *T) err
 	return scanWhere(s, bucket, prefix, func(k []byte) bool { return len(k) == len(prefix)+8 }, decode)
 }
 
-// decodeJSON is decode for records stored as JSON.
-func decodeJSON[T any](raw []byte, x *T) error { return json.Unmarshal(raw, x) }
-
 // scanWhere decodes every value under prefix whose key passes keep (nil: all).
 func scanWhere[T any](s *Store, bucket, prefix []byte, keep func(k []byte) bool, decode func([]byte, *T) error) ([]T, error) {
 	out := []T{}
@@ -324,13 +320,13 @@ func (s *Store) RecordCouponClick(c model.CouponClick) error {
 		if err != nil {
 			return err
 		}
-		return putJSON(b, binary.BigEndian.AppendUint64(key(c.Channel, c.OfferID), n), c)
+		return b.Put(binary.BigEndian.AppendUint64(key(c.Channel, c.OfferID), n), appendCouponClick(nil, &c))
 	})
 }
 
 // CouponClicks lists the recorded follows of an offer's coupon URLs.
 func (s *Store) CouponClicks(channel, offerID string) ([]model.CouponClick, error) {
-	return scanSeq(s, bucketCouponClick, key(channel, offerID), decodeJSON[model.CouponClick])
+	return scanSeq(s, bucketCouponClick, key(channel, offerID), decodeCouponClick)
 }
 
 // couponBuckets hold every coupon record; their keys start with key(channel).

@@ -25,12 +25,15 @@ const FileName = "rewardsim.db"
 // formatVersion is the format of FileName: a file of another format is
 // refused at open (boltfile.ErrFormat); its data is disposable. Format 2
 // (issue 56) keeps recent idempotency records in the cards
-// (txntail.go); a file of format 1 is read (readsFormats) and becomes 2,
-// which a build of format 1 refuses rather than miss those records.
-const formatVersion = 2
+// (txntail.go); format 3 stores coupon clicks in the binary encoding,
+// not JSON (couponcodec.go). Files of formats 1 and 2 are read
+// (readsFormats: their cards' layout and JSON clicks are cases the code
+// still reads) and become 3, which an older build refuses rather than
+// miss those records or fail on a binary click.
+const formatVersion = 3
 
 // readsFormats are the older formats Open reads as they are.
-var readsFormats = []int{1}
+var readsFormats = []int{1, 2}
 
 var allBuckets [][]byte
 
