@@ -19,7 +19,7 @@ const (
 var errBadRecord = errors.New("malformed token or session record")
 
 // record is what a token and a session both say of themselves: what
-// their index entry is made from, and what the sweep reads.
+// their index entry is made from, and what the purge of expired ones reads.
 type record struct {
 	channel, virtualID string
 	issued, expires    time.Time
