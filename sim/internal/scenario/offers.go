@@ -99,28 +99,6 @@ const (
 	Refuse            = "refuse"
 )
 
-func applyCouponDefaults(f *File) {
-	c := &f.Switches.Coupons
-	if c.HTTPStatus == "" {
-		c.HTTPStatus = StatusInBody
-	}
-	if c.Duplicate == "" {
-		c.Duplicate = c.Replay
-	}
-	if c.Duplicate == "" {
-		c.Duplicate = DuplicateOriginal
-	}
-	if c.CrossOffer == "" {
-		c.CrossOffer = CrossReject
-	}
-	if c.CoinsAsNumber == "" {
-		c.CoinsAsNumber = Refuse
-	}
-	if c.CoinsMismatch == "" {
-		c.CoinsMismatch = Accept
-	}
-}
-
 // Offer is a compiled offer.
 type Offer struct {
 	OfferFile

@@ -55,18 +55,6 @@ const (
 
 var jsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
-func applySDKDefaults(f *File) {
-	if f.SDK.AndroidBridge == "" {
-		f.SDK.AndroidBridge = DefaultAndroidBridge
-	}
-	if f.Switches.SDK.EmptySessionID == "" {
-		f.Switches.SDK.EmptySessionID = EmptySessionRefuse
-	}
-	if f.Switches.SDK.MissCallback == "" {
-		f.Switches.SDK.MissCallback = MissDeliver
-	}
-}
-
 // compileSDK checks the sdk: key against the channels and campaigns.
 func compileSDK(s *Scenario, fail func(p, msg string)) {
 	if !jsIdent.MatchString(s.SDK.AndroidBridge) {

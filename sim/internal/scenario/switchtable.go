@@ -32,6 +32,8 @@ type SwitchDef struct {
 	Doc string
 	get func(*File) string
 	set func(*File, string)
+	// fill sets Default where a file left the switch unset (its zero).
+	fill func(*File)
 }
 
 // Short is Name without its "switches." prefix (coupons.duplicate): the
@@ -133,31 +135,57 @@ func (sc *Scenario) WithSwitches(over map[string]string) (*Scenario, error) {
 
 func enumSwitch(name, def, doc string, values []string, field func(*File) *string) SwitchDef {
 	return SwitchDef{Name: name, Default: def, Values: values, Kind: "string", Doc: doc,
-		get: func(f *File) string { return *field(f) }, set: func(f *File, v string) { *field(f) = v }}
+		get: func(f *File) string { return *field(f) }, set: func(f *File, v string) { *field(f) = v },
+		fill: func(f *File) {
+			if p := field(f); *p == "" {
+				*p = def
+			}
+		}}
 }
 
+// boolSwitch is a plain bool: a file that says nothing reads false, so
+// def is "false" and there is nothing to fill.
 func boolSwitch(name, def, doc string, field func(*File) *bool) SwitchDef {
 	return SwitchDef{Name: name, Default: def, Values: []string{def, strconv.FormatBool(def != "true")}, Kind: "bool", Doc: doc,
-		get: func(f *File) string { return strconv.FormatBool(*field(f)) }, set: func(f *File, v string) { *field(f) = v == "true" }}
+		get: func(f *File) string { return strconv.FormatBool(*field(f)) }, set: func(f *File, v string) { *field(f) = v == "true" },
+		fill: func(*File) {}}
 }
 
 // ptrBoolSwitch is a bool a file may leave unset (nil reads as true).
 func ptrBoolSwitch(name, doc string, field func(*File) **bool) SwitchDef {
-	return SwitchDef{Name: name, Default: "true", Values: []string{"true", "false"}, Kind: "bool", Doc: doc,
+	d := SwitchDef{Name: name, Default: "true", Values: []string{"true", "false"}, Kind: "bool", Doc: doc,
 		get: func(f *File) string { return strconv.FormatBool(*field(f) == nil || **field(f)) },
 		set: func(f *File, v string) { b := v == "true"; *field(f) = &b }}
+	d.fill = func(f *File) {
+		if *field(f) == nil {
+			d.set(f, d.Default)
+		}
+	}
+	return d
 }
 
 func intSwitch(name, def, doc string, values []string, lo, hi int64, field func(*File) *int) SwitchDef {
-	return SwitchDef{Name: name, Default: def, Values: values, Kind: "int", Min: lo, Max: hi, Doc: doc,
+	d := SwitchDef{Name: name, Default: def, Values: values, Kind: "int", Min: lo, Max: hi, Doc: doc,
 		get: func(f *File) string { return strconv.Itoa(*field(f)) },
 		set: func(f *File, v string) { *field(f), _ = strconv.Atoi(v) }}
+	d.fill = func(f *File) {
+		if *field(f) == 0 {
+			d.set(f, def)
+		}
+	}
+	return d
 }
 
 func durationSwitch(name, def, doc string, lo, hi time.Duration, field func(*File) *model.Duration) SwitchDef {
-	return SwitchDef{Name: name, Default: def, Kind: "duration", Min: int64(lo), Max: int64(hi), Doc: doc,
+	d := SwitchDef{Name: name, Default: def, Kind: "duration", Min: int64(lo), Max: int64(hi), Doc: doc,
 		get: func(f *File) string { return FormatDuration(field(f).D()) },
 		set: func(f *File, v string) { _ = field(f).UnmarshalText([]byte(v)) }}
+	d.fill = func(f *File) {
+		if *field(f) == 0 {
+			d.set(f, def)
+		}
+	}
+	return d
 }
 
 // FormatDuration writes a duration as a scenario file would (1h30m, 45m, 0).
