@@ -99,33 +99,6 @@ type CardSwitches struct {
 	BankNotEligible        string `yaml:"bankNotEligible"`
 }
 
-// Card switch values.
-const (
-	DateTimeReject = "reject"
-	DateTimeNow    = "now"
-	DateTimeAccept = "accept"
-
-	NestedReject = "reject"
-	NestedAccept = "accept"
-
-	ChannelRefuse = "refuse" // the other value, use-token, is the default
-
-	SecondRevealFailure     = "failure"
-	SecondRevealStatusFalse = "status-false"
-
-	ListReject = "reject"
-	ListClamp  = "clamp"
-
-	Rupees = "rupees"
-	Paisa  = "paisa"
-
-	ResendOriginal = "original"
-	ResendNew      = "new"
-
-	NotEligibleSigned = "signed"
-	NotEligibleBare   = "bare"
-)
-
 func applyCampaignDefaults(f *File) {
 	for i := range f.Campaigns {
 		c := &f.Campaigns[i]

@@ -86,19 +86,6 @@ type CouponSwitches struct {
 	CoinsMismatch string `yaml:"coinsMismatch"`
 }
 
-// Coupon switch values.
-const (
-	StatusInBody      = "body"
-	StatusMirror      = "mirror"
-	DuplicateOriginal = "original"
-	DuplicateReject   = "reject"
-	CrossReject       = "reject"
-	CrossNew          = "new"
-	CrossFirst        = "first"
-	Accept            = "accept"
-	Refuse            = "refuse"
-)
-
 // Offer is a compiled offer.
 type Offer struct {
 	OfferFile

@@ -42,16 +42,8 @@ type SDKSwitches struct {
 	MissCallback string `yaml:"missCallback"`
 }
 
-// SDK switch values and defaults.
-const (
-	EmptySessionRefuse = "refuse"
-	EmptySessionAccept = "accept"
-
-	MissDeliver = "deliver"
-	MissSkip    = "skip"
-
-	DefaultAndroidBridge = "RewardsimAndroid"
-)
+// DefaultAndroidBridge is sdk.androidBridge when a file names none.
+const DefaultAndroidBridge = "RewardsimAndroid"
 
 var jsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
