@@ -28,6 +28,7 @@ import (
 	"github.com/rewardsim/rewardsim/scenarios"
 	"github.com/rewardsim/rewardsim/sim/internal/api/control"
 	"github.com/rewardsim/rewardsim/sim/internal/clock"
+	"github.com/rewardsim/rewardsim/sim/internal/contract"
 	"github.com/rewardsim/rewardsim/sim/internal/controlplane"
 	"github.com/rewardsim/rewardsim/sim/internal/envelope"
 	"github.com/rewardsim/rewardsim/sim/internal/frontdoor"
@@ -47,10 +48,12 @@ type Host string
 
 const (
 	// All is the three public hosts on one handler (their paths do not collide).
-	All      Host = "all"
-	Rewards  Host = "rewards"
-	Bank     Host = "bank"
-	Hotdeals Host = "hotdeals"
+	All Host = "all"
+	// The public hosts are the contract table's: its operations are routed
+	// by their Host.
+	Rewards  = Host(contract.Rewards)
+	Bank     = Host(contract.Bank)
+	Hotdeals = Host(contract.Hotdeals)
 	// Control is the control API under /__sim/.
 	Control Host = "control"
 )

@@ -63,16 +63,9 @@ func activated(name, channel string) string {
 }
 
 func newScenarioLoadCmd() *cobra.Command {
-	var (
-		v        verb
-		activate bool
-		channel  string
-	)
-	cmd := &cobra.Command{
-		Use:   "load FILE [--activate] [--channel C]",
-		Short: "Upload a scenario file (YAML) to a running simulator, and activate it (for one channel)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	var activate bool
+	cmd, _ := channelVerbOf("load FILE [--activate] [--channel C]", "Upload a scenario file (YAML) to a running simulator, and activate it (for one channel)",
+		"with --activate: for this channel only", cobra.ExactArgs(1), func(cmd *cobra.Command, v *verb, channel string, args []string) error {
 			raw, err := os.ReadFile(args[0])
 			if err != nil {
 				return err
@@ -90,12 +83,8 @@ func newScenarioLoadCmd() *cobra.Command {
 				}
 				return "loaded scenario " + s.Name + " (not active: scenario activate " + s.Name + ")"
 			}))(v.UploadScenario(cmd.Context(), raw, q))
-		},
-	}
+		})
 	cmd.Flags().BoolVar(&activate, "activate", false, "activate it once loaded")
-	cmd.Flags().StringVar(&channel, "channel", "", "with --activate: for this channel only")
-	v.flags(cmd)
-	completeChannelFlag(cmd, &v)
 	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 	}

@@ -145,9 +145,9 @@ func (r *run) writeSamplers() []sampler {
 	}
 	if len(r.t.Offers) > 0 {
 		out = append(out, sampler{contract.OpFetchCoupon, "--offer " + r.t.Offers[0] + " at its price (claims a coupon)", func(r *run) error {
-			coins, err := r.priceOf(r.t.Offers[0])
+			offer, coins, err := r.firstOffer()
 			if err == nil {
-				_, err = r.claim(r.t.Offers[0], r.user(), r.txn(), coins, "a latency sample")
+				_, err = r.claim(offer, r.user(), r.txn(), coins, "a latency sample")
 			}
 			return err
 		}})

@@ -105,32 +105,35 @@ func (r *run) decideBy(probe, name string, e *Exchange, reader func(*Exchange) (
 }
 
 func probeBadSign(r *run) error {
-	e, err := r.signed("getSecuredReferenceToken", r.t.RewardsURL+"/api/getSecuredReferenceToken", map[string]string{"bName": r.t.Channel},
-		func(env *publisher.Envelope) {
-			other, _ := publisher.Seal(r.t.Key, r.t.ChannelID, map[string]string{"bName": r.t.Channel + "-other"})
-			env.SIGN = other.SIGN
-		})
+	e, err := r.spoiledRefTokenCall("SIGN made over other BDATA", func(env *publisher.Envelope) {
+		other, _ := publisher.Seal(r.t.Key, r.t.ChannelID, map[string]string{"bName": r.t.Channel + "-other"})
+		env.SIGN = other.SIGN
+	})
 	if err != nil {
-		return err
-	}
-	e.Note = "SIGN made over other BDATA"
-	if err := r.send(e); err != nil {
 		return err
 	}
 	return r.decideBy("bad-sign", "switches.failureHttpStatus", e, readFailureStatus)
 }
 
 func probeUnknownChannel(r *run) error {
-	e, err := r.signed("getSecuredReferenceToken", r.t.RewardsURL+"/api/getSecuredReferenceToken", map[string]string{"bName": r.t.Channel},
+	e, err := r.spoiledRefTokenCall("CHANNELID the service does not know",
 		func(env *publisher.Envelope) { env.CHANNELID = "CALUNKNOWN" + r.o.RunID })
 	if err != nil {
 		return err
 	}
-	e.Note = "CHANNELID the service does not know"
-	if err := r.send(e); err != nil {
-		return err
-	}
 	return r.decideBy("unknown-channel", "switches.unknownChannel", e, readUnknownChannel)
+}
+
+// spoiledRefTokenCall sends getSecuredReferenceToken in an envelope that
+// spoil has made wrong (note says how): the refusal-reading probes' call.
+func (r *run) spoiledRefTokenCall(note string, spoil func(*publisher.Envelope)) (*Exchange, error) {
+	e, err := r.signed("getSecuredReferenceToken", r.t.RewardsURL+"/api/getSecuredReferenceToken",
+		map[string]string{"bName": r.t.Channel}, spoil)
+	if err != nil {
+		return nil, err
+	}
+	e.Note = note
+	return e, r.send(e)
 }
 
 // dateAndTime is now as GetReward's dateandtime (DDMMYYYYHHMMSS).

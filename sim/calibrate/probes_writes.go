@@ -152,6 +152,16 @@ func (r *run) priceOf(offer string) (int, error) {
 	return coins, nil
 }
 
+// firstOffer is the first --offer and its price: the offer the claim
+// probes buy.
+func (r *run) firstOffer() (string, int, error) {
+	if len(r.t.Offers) == 0 {
+		return "", 0, needsFlag("needs --offer (an offer of the channel to claim)")
+	}
+	coins, err := r.priceOf(r.t.Offers[0])
+	return r.t.Offers[0], coins, err
+}
+
 // otherOffer is the cross-offer probe's second offer.
 func (r *run) otherOffer() string {
 	if len(r.t.Offers) > 1 {
@@ -167,11 +177,7 @@ func (r *run) otherOffer() string {
 
 func probeCouponClaims(r *run) error {
 	const probe = "coupon-claims"
-	if len(r.t.Offers) == 0 {
-		return needsFlag("needs --offer (an offer of the channel to claim)")
-	}
-	offer := r.t.Offers[0]
-	coins, err := r.priceOf(offer)
+	offer, coins, err := r.firstOffer()
 	if err != nil {
 		return err
 	}
@@ -249,11 +255,7 @@ func coupon3(e *Exchange) (int, string, string) {
 }
 
 func probeCouponPrice(r *run) error {
-	if len(r.t.Offers) == 0 {
-		return needsFlag("needs --offer (an offer of the channel to claim)")
-	}
-	offer := r.t.Offers[0]
-	coins, err := r.priceOf(offer)
+	offer, coins, err := r.firstOffer()
 	if err != nil {
 		return err
 	}

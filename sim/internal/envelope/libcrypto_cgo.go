@@ -109,25 +109,33 @@ static void lc_free_key(lc_key *k) {
 	free(k);
 }
 
-// The RSA key's default padding is PKCS#1 v1.5: SHA256withRSA.
-static int lc_sign(lc_key *key, const unsigned char *msg, size_t n, unsigned char *sig, size_t *siglen) {
+// lc_ctx is a fresh copy of key's initialised context, or NULL.
+static void *lc_ctx(lc_key *key) {
 	void *ctx = p_EVP_MD_CTX_new();
-	if (ctx == NULL) return 0;
-	int ok = p_EVP_MD_CTX_copy_ex(ctx, key->tpl) == 1 &&
-		p_EVP_DigestSign(ctx, sig, siglen, msg, n) == 1;
-	p_EVP_MD_CTX_free(ctx);
+	if (ctx != NULL && p_EVP_MD_CTX_copy_ex(ctx, key->tpl) != 1) {
+		p_EVP_MD_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+// lc_done frees ctx (NULL too) and, when the operation failed, clears the
+// error queue it left on this thread; it returns ok.
+static int lc_done(void *ctx, int ok) {
+	if (ctx != NULL) p_EVP_MD_CTX_free(ctx);
 	if (!ok) p_ERR_clear_error();
 	return ok;
 }
 
+// The RSA key's default padding is PKCS#1 v1.5: SHA256withRSA.
+static int lc_sign(lc_key *key, const unsigned char *msg, size_t n, unsigned char *sig, size_t *siglen) {
+	void *ctx = lc_ctx(key);
+	return lc_done(ctx, ctx != NULL && p_EVP_DigestSign(ctx, sig, siglen, msg, n) == 1);
+}
+
 static int lc_verify(lc_key *key, const unsigned char *msg, size_t n, const unsigned char *sig, size_t siglen) {
-	void *ctx = p_EVP_MD_CTX_new();
-	if (ctx == NULL) return 0;
-	int ok = p_EVP_MD_CTX_copy_ex(ctx, key->tpl) == 1 &&
-		p_EVP_DigestVerify(ctx, sig, siglen, msg, n) == 1;
-	p_EVP_MD_CTX_free(ctx);
-	if (!ok) p_ERR_clear_error();
-	return ok;
+	void *ctx = lc_ctx(key);
+	return lc_done(ctx, ctx != NULL && p_EVP_DigestVerify(ctx, sig, siglen, msg, n) == 1);
 }
 */
 import "C"

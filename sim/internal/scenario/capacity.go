@@ -27,12 +27,6 @@ var limitStatuses = []string{"503", "429", "200"}
 // RetryAfterOn reports whether a limit refusal says Retry-After.
 func (l LimitSwitches) RetryAfterOn() bool { return l.RetryAfter == nil || *l.RetryAfter }
 
-func applyLimitDefaults(f *File) {
-	if f.Switches.Limits.Status == 0 {
-		f.Switches.Limits.Status = 503
-	}
-}
-
 // compileLimits checks the file's limits: each bounds something, within
 // limit's bounds. A name need not be a channel of the file: a channel
 // registered at run time under this scenario is held by it too.

@@ -81,7 +81,7 @@ type PoolEntry struct {
 }
 
 // CardSwitches are the behaviour switches of the scratch-card endpoints
-// (switches.cards); defaults are applied by applyCardDefaults.
+// (switches.cards); their defaults are SwitchTable's.
 type CardSwitches struct {
 	AmountRequired         bool   `yaml:"amountRequired"`
 	DateAndTime            string `yaml:"dateandtime"`
@@ -99,64 +99,7 @@ type CardSwitches struct {
 	BankNotEligible        string `yaml:"bankNotEligible"`
 }
 
-// Card switch values.
-const (
-	DateTimeReject = "reject"
-	DateTimeNow    = "now"
-	DateTimeAccept = "accept"
-
-	NestedReject = "reject"
-	NestedAccept = "accept"
-
-	ChannelRefuse = "refuse" // the other value, use-token, is the default
-
-	SecondRevealFailure     = "failure"
-	SecondRevealStatusFalse = "status-false"
-
-	ListReject = "reject"
-	ListClamp  = "clamp"
-
-	Rupees = "rupees"
-	Paisa  = "paisa"
-
-	ResendOriginal = "original"
-	ResendNew      = "new"
-
-	NotEligibleSigned = "signed"
-	NotEligibleBare   = "bare"
-)
-
-func applyCardDefaults(f *File) {
-	s := &f.Switches.Cards
-	def := func(p *string, v string) {
-		if *p == "" {
-			*p = v
-		}
-	}
-	def(&s.DateAndTime, DateTimeReject)
-	def(&s.NestedAdditionalParams, NestedReject)
-	def(&s.ChannelMismatch, ChannelRefuse)
-	def(&s.SecondReveal, SecondRevealFailure)
-	def(&s.ListBadValues, ListReject)
-	def(&s.BankAmountUnit, Rupees)
-	def(&s.BankResend, ResendOriginal)
-	def(&s.BankNotEligible, NotEligibleSigned)
-	if s.InvalidRequestStatus == 0 {
-		s.InvalidRequestStatus = 400
-	}
-	yes := true
-	if s.FetchSignRequired == nil {
-		s.FetchSignRequired = &yes
-	}
-	if s.FetchAnswerSigned == nil {
-		s.FetchAnswerSigned = &yes
-	}
-	if s.ListDefaultLimit == 0 {
-		s.ListDefaultLimit = 10
-	}
-	if s.ListMaxLimit == 0 {
-		s.ListMaxLimit = 50
-	}
+func applyCampaignDefaults(f *File) {
 	for i := range f.Campaigns {
 		c := &f.Campaigns[i]
 		if c.CardsPerEvent == 0 {

@@ -86,41 +86,6 @@ type CouponSwitches struct {
 	CoinsMismatch string `yaml:"coinsMismatch"`
 }
 
-// Coupon switch values.
-const (
-	StatusInBody      = "body"
-	StatusMirror      = "mirror"
-	DuplicateOriginal = "original"
-	DuplicateReject   = "reject"
-	CrossReject       = "reject"
-	CrossNew          = "new"
-	CrossFirst        = "first"
-	Accept            = "accept"
-	Refuse            = "refuse"
-)
-
-func applyCouponDefaults(f *File) {
-	c := &f.Switches.Coupons
-	if c.HTTPStatus == "" {
-		c.HTTPStatus = StatusInBody
-	}
-	if c.Duplicate == "" {
-		c.Duplicate = c.Replay
-	}
-	if c.Duplicate == "" {
-		c.Duplicate = DuplicateOriginal
-	}
-	if c.CrossOffer == "" {
-		c.CrossOffer = CrossReject
-	}
-	if c.CoinsAsNumber == "" {
-		c.CoinsAsNumber = Refuse
-	}
-	if c.CoinsMismatch == "" {
-		c.CoinsMismatch = Accept
-	}
-}
-
 // Offer is a compiled offer.
 type Offer struct {
 	OfferFile

@@ -222,26 +222,18 @@ func applyDefaults(f *File) {
 	if f.Service.ChannelID == "" {
 		f.Service.ChannelID = "REWARDSIM"
 	}
-	if f.Tokens.ReferenceTTL == 0 {
-		f.Tokens.ReferenceTTL = model.Duration(time.Hour)
+	if f.SDK.AndroidBridge == "" {
+		f.SDK.AndroidBridge = DefaultAndroidBridge
 	}
-	if f.Tokens.UserTTL == 0 {
-		f.Tokens.UserTTL = model.Duration(30 * time.Minute)
+	// replay is duplicate's former name: a file's own word before the default.
+	if c := &f.Switches.Coupons; c.Duplicate == "" {
+		c.Duplicate = c.Replay
 	}
-	if f.Tokens.ExpireDateFormat == "" {
-		f.Tokens.ExpireDateFormat = ExpireDateTimeMs
+	// The switches' defaults are the table's, written once.
+	for _, d := range SwitchTable {
+		d.fill(f)
 	}
-	if f.Switches.FailureHTTPStatus == 0 {
-		f.Switches.FailureHTTPStatus = 200
-	}
-	if f.Switches.UnknownChannel == "" {
-		f.Switches.UnknownChannel = UnknownChannelMismatch
-	}
-	f.Switches.Webhook.applyDefaults()
-	applyCouponDefaults(f)
-	applyCardDefaults(f)
-	applySDKDefaults(f)
-	applyLimitDefaults(f)
+	applyCampaignDefaults(f)
 }
 
 func channelKey(c Channel, src Sources) (*rsa.PublicKey, error) {

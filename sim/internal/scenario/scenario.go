@@ -96,16 +96,6 @@ type Channel struct {
 	DrawAs string `yaml:"drawAs"`
 }
 
-// Switch values and defaults.
-const (
-	ExpireDateTimeMs = "datetime-ms"
-	ExpireISO8601    = "iso8601"
-	ExpireEpochMs    = "epoch-ms"
-
-	UnknownChannelMismatch = "signature-mismatch"
-	UnknownChannelDescribe = "describe"
-)
-
 // Scenario is a compiled scenario, ready for the endpoints.
 type Scenario struct {
 	File

@@ -42,30 +42,10 @@ type SDKSwitches struct {
 	MissCallback string `yaml:"missCallback"`
 }
 
-// SDK switch values and defaults.
-const (
-	EmptySessionRefuse = "refuse"
-	EmptySessionAccept = "accept"
-
-	MissDeliver = "deliver"
-	MissSkip    = "skip"
-
-	DefaultAndroidBridge = "RewardsimAndroid"
-)
+// DefaultAndroidBridge is sdk.androidBridge when a file names none.
+const DefaultAndroidBridge = "RewardsimAndroid"
 
 var jsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
-
-func applySDKDefaults(f *File) {
-	if f.SDK.AndroidBridge == "" {
-		f.SDK.AndroidBridge = DefaultAndroidBridge
-	}
-	if f.Switches.SDK.EmptySessionID == "" {
-		f.Switches.SDK.EmptySessionID = EmptySessionRefuse
-	}
-	if f.Switches.SDK.MissCallback == "" {
-		f.Switches.SDK.MissCallback = MissDeliver
-	}
-}
 
 // compileSDK checks the sdk: key against the channels and campaigns.
 func compileSDK(s *Scenario, fail func(p, msg string)) {

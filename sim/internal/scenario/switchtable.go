@@ -32,6 +32,8 @@ type SwitchDef struct {
 	Doc string
 	get func(*File) string
 	set func(*File, string)
+	// fill sets Default where a file left the switch unset (its zero).
+	fill func(*File)
 }
 
 // Short is Name without its "switches." prefix (coupons.duplicate): the
@@ -133,31 +135,57 @@ func (sc *Scenario) WithSwitches(over map[string]string) (*Scenario, error) {
 
 func enumSwitch(name, def, doc string, values []string, field func(*File) *string) SwitchDef {
 	return SwitchDef{Name: name, Default: def, Values: values, Kind: "string", Doc: doc,
-		get: func(f *File) string { return *field(f) }, set: func(f *File, v string) { *field(f) = v }}
+		get: func(f *File) string { return *field(f) }, set: func(f *File, v string) { *field(f) = v },
+		fill: func(f *File) {
+			if p := field(f); *p == "" {
+				*p = def
+			}
+		}}
 }
 
+// boolSwitch is a plain bool: a file that says nothing reads false, so
+// def is "false" and there is nothing to fill.
 func boolSwitch(name, def, doc string, field func(*File) *bool) SwitchDef {
 	return SwitchDef{Name: name, Default: def, Values: []string{def, strconv.FormatBool(def != "true")}, Kind: "bool", Doc: doc,
-		get: func(f *File) string { return strconv.FormatBool(*field(f)) }, set: func(f *File, v string) { *field(f) = v == "true" }}
+		get: func(f *File) string { return strconv.FormatBool(*field(f)) }, set: func(f *File, v string) { *field(f) = v == "true" },
+		fill: func(*File) {}}
 }
 
 // ptrBoolSwitch is a bool a file may leave unset (nil reads as true).
 func ptrBoolSwitch(name, doc string, field func(*File) **bool) SwitchDef {
-	return SwitchDef{Name: name, Default: "true", Values: []string{"true", "false"}, Kind: "bool", Doc: doc,
+	d := SwitchDef{Name: name, Default: "true", Values: []string{"true", "false"}, Kind: "bool", Doc: doc,
 		get: func(f *File) string { return strconv.FormatBool(*field(f) == nil || **field(f)) },
 		set: func(f *File, v string) { b := v == "true"; *field(f) = &b }}
+	d.fill = func(f *File) {
+		if *field(f) == nil {
+			d.set(f, d.Default)
+		}
+	}
+	return d
 }
 
 func intSwitch(name, def, doc string, values []string, lo, hi int64, field func(*File) *int) SwitchDef {
-	return SwitchDef{Name: name, Default: def, Values: values, Kind: "int", Min: lo, Max: hi, Doc: doc,
+	d := SwitchDef{Name: name, Default: def, Values: values, Kind: "int", Min: lo, Max: hi, Doc: doc,
 		get: func(f *File) string { return strconv.Itoa(*field(f)) },
 		set: func(f *File, v string) { *field(f), _ = strconv.Atoi(v) }}
+	d.fill = func(f *File) {
+		if *field(f) == 0 {
+			d.set(f, def)
+		}
+	}
+	return d
 }
 
 func durationSwitch(name, def, doc string, lo, hi time.Duration, field func(*File) *model.Duration) SwitchDef {
-	return SwitchDef{Name: name, Default: def, Kind: "duration", Min: int64(lo), Max: int64(hi), Doc: doc,
+	d := SwitchDef{Name: name, Default: def, Kind: "duration", Min: int64(lo), Max: int64(hi), Doc: doc,
 		get: func(f *File) string { return FormatDuration(field(f).D()) },
 		set: func(f *File, v string) { _ = field(f).UnmarshalText([]byte(v)) }}
+	d.fill = func(f *File) {
+		if *field(f) == 0 {
+			d.set(f, def)
+		}
+	}
+	return d
 }
 
 // FormatDuration writes a duration as a scenario file would (1h30m, 45m, 0).
@@ -175,15 +203,73 @@ func FormatDuration(d time.Duration) string {
 	return s
 }
 
+// The values the behaviour switches take, named for the code that
+// branches on them. SwitchTable lists each switch's values and default
+// by these names, so the two cannot drift apart.
+const (
+	// tokens.expireDateFormat
+	ExpireDateTimeMs = "datetime-ms"
+	ExpireISO8601    = "iso8601"
+	ExpireEpochMs    = "epoch-ms"
+
+	// switches.unknownChannel
+	UnknownChannelMismatch = "signature-mismatch"
+	UnknownChannelDescribe = "describe"
+
+	// switches.cards
+	DateTimeReject = "reject"
+	DateTimeNow    = "now"
+	DateTimeAccept = "accept"
+
+	NestedReject = "reject"
+	NestedAccept = "accept"
+
+	ChannelRefuse   = "refuse"
+	ChannelUseToken = "use-token"
+
+	SecondRevealFailure     = "failure"
+	SecondRevealStatusFalse = "status-false"
+
+	ListReject = "reject"
+	ListClamp  = "clamp"
+
+	Rupees = "rupees"
+	Paisa  = "paisa"
+
+	ResendOriginal = "original"
+	ResendNew      = "new"
+
+	NotEligibleSigned = "signed"
+	NotEligibleBare   = "bare"
+
+	// switches.coupons
+	StatusInBody      = "body"
+	StatusMirror      = "mirror"
+	DuplicateOriginal = "original"
+	DuplicateReject   = "reject"
+	CrossReject       = "reject"
+	CrossNew          = "new"
+	CrossFirst        = "first"
+	Accept            = "accept" // coinsAsNumber, coinsMismatch
+	Refuse            = "refuse"
+
+	// switches.sdk
+	EmptySessionRefuse = "refuse"
+	EmptySessionAccept = "accept"
+
+	MissDeliver = "deliver"
+	MissSkip    = "skip"
+)
+
 // SwitchTable is every behaviour switch, in the order of the docs' table
 // (docs/scenarios.md, "Behaviour switches").
 var SwitchTable = []SwitchDef{
 	intSwitch("switches.failureHttpStatus", "200", "HTTP status of a bare {STATUS, ERRORSTRING} failure caused by the request (ENV-6)",
 		[]string{"200", "400"}, 200, 400, func(f *File) *int { return &f.Switches.FailureHTTPStatus }),
-	enumSwitch("switches.unknownChannel", "signature-mismatch", "unknown CHANNELID: Signature Mismatch!, or Invalid Request! unknown CHANNELID \"X\" (ENV-6)",
-		[]string{"signature-mismatch", "describe"}, func(f *File) *string { return &f.Switches.UnknownChannel }),
-	enumSwitch("tokens.expireDateFormat", "datetime-ms", "format of expireDate (TOK-4)",
-		[]string{"datetime-ms", "iso8601", "epoch-ms"}, func(f *File) *string { return &f.Tokens.ExpireDateFormat }),
+	enumSwitch("switches.unknownChannel", UnknownChannelMismatch, "unknown CHANNELID: Signature Mismatch!, or Invalid Request! unknown CHANNELID \"X\" (ENV-6)",
+		[]string{UnknownChannelMismatch, UnknownChannelDescribe}, func(f *File) *string { return &f.Switches.UnknownChannel }),
+	enumSwitch("tokens.expireDateFormat", ExpireDateTimeMs, "format of expireDate (TOK-4)",
+		[]string{ExpireDateTimeMs, ExpireISO8601, ExpireEpochMs}, func(f *File) *string { return &f.Tokens.ExpireDateFormat }),
 	durationSwitch("tokens.referenceTTL", "1h", "reference token lifetime (TOK-4)", time.Second, 0,
 		func(f *File) *model.Duration { return &f.Tokens.ReferenceTTL }),
 	durationSwitch("tokens.userTTL", "30m", "user token lifetime (TOK-4)", time.Second, 0,
@@ -192,16 +278,16 @@ var SwitchTable = []SwitchDef{
 		func(f *File) *model.Duration { return &f.Sessions.TTL }),
 	boolSwitch("switches.cards.amountRequired", "false", "GetReward without amount refused (GR-5)",
 		func(f *File) *bool { return &f.Switches.Cards.AmountRequired }),
-	enumSwitch("switches.cards.dateandtime", "reject", "a dateandtime not DDMMYYYYHHMMSS (GR-6)",
-		[]string{"reject", "now", "accept"}, func(f *File) *string { return &f.Switches.Cards.DateAndTime }),
-	enumSwitch("switches.cards.nestedAdditionalParams", "reject", "additionalParams as a nested object (GR-7)",
-		[]string{"reject", "accept"}, func(f *File) *string { return &f.Switches.Cards.NestedAdditionalParams }),
-	enumSwitch("switches.cards.channelMismatch", "refuse", "GetReward channelName other than the token's channel",
-		[]string{"refuse", "use-token"}, func(f *File) *string { return &f.Switches.Cards.ChannelMismatch }),
+	enumSwitch("switches.cards.dateandtime", DateTimeReject, "a dateandtime not DDMMYYYYHHMMSS (GR-6)",
+		[]string{DateTimeReject, DateTimeNow, DateTimeAccept}, func(f *File) *string { return &f.Switches.Cards.DateAndTime }),
+	enumSwitch("switches.cards.nestedAdditionalParams", NestedReject, "additionalParams as a nested object (GR-7)",
+		[]string{NestedReject, NestedAccept}, func(f *File) *string { return &f.Switches.Cards.NestedAdditionalParams }),
+	enumSwitch("switches.cards.channelMismatch", ChannelRefuse, "GetReward channelName other than the token's channel",
+		[]string{ChannelRefuse, ChannelUseToken}, func(f *File) *string { return &f.Switches.Cards.ChannelMismatch }),
 	intSwitch("switches.cards.invalidRequestStatus", "400", "HTTP status of a malformed GetReward or listing request",
 		[]string{"400", "200"}, 200, 400, func(f *File) *int { return &f.Switches.Cards.InvalidRequestStatus }),
-	enumSwitch("switches.cards.secondReveal", "failure", "second reveal: a bare failure, or a signed {status false, isAlreadyRewarded true} (REV-2)",
-		[]string{"failure", "status-false"}, func(f *File) *string { return &f.Switches.Cards.SecondReveal }),
+	enumSwitch("switches.cards.secondReveal", SecondRevealFailure, "second reveal: a bare failure, or a signed {status false, isAlreadyRewarded true} (REV-2)",
+		[]string{SecondRevealFailure, SecondRevealStatusFalse}, func(f *File) *string { return &f.Switches.Cards.SecondReveal }),
 	ptrBoolSwitch("switches.cards.fetchSignRequired", "FetchRewardInfo needs SIGN (REV-5)",
 		func(f *File) **bool { return &f.Switches.Cards.FetchSignRequired }),
 	ptrBoolSwitch("switches.cards.fetchAnswerSigned", "FetchRewardInfo's answer is signed (REV-5)",
@@ -210,26 +296,27 @@ var SwitchTable = []SwitchDef{
 		func(f *File) *int { return &f.Switches.Cards.ListDefaultLimit }),
 	intSwitch("switches.cards.listMaxLimit", "50", "largest listing limit (LIST-1)", nil, 1, MaxListLimit,
 		func(f *File) *int { return &f.Switches.Cards.ListMaxLimit }),
-	enumSwitch("switches.cards.listBadValues", "reject", "bad page/limit: HTTP 400, or corrected (LIST-1)",
-		[]string{"reject", "clamp"}, func(f *File) *string { return &f.Switches.Cards.ListBadValues }),
-	enumSwitch("switches.cards.bankAmountUnit", "rupees", "GetScratchCardForBank amount unit; tiers are thresholds (BANK-2)",
-		[]string{"rupees", "paisa"}, func(f *File) *string { return &f.Switches.Cards.BankAmountUnit }),
-	enumSwitch("switches.cards.bankResend", "original", "resent extTransactionId: the original card or a new one (BANK-3)",
-		[]string{"original", "new"}, func(f *File) *string { return &f.Switches.Cards.BankResend }),
-	enumSwitch("switches.cards.bankNotEligible", "signed", "not-eligible answer signed or a bare body (BANK-4)",
-		[]string{"signed", "bare"}, func(f *File) *string { return &f.Switches.Cards.BankNotEligible }),
-	enumSwitch("switches.coupons.httpStatus", "body", "HTTP 200 always, or the HTTP status mirrors the body status (CPN-3)",
-		[]string{"body", "mirror"}, func(f *File) *string { return &f.Switches.Coupons.HTTPStatus }),
-	enumSwitch("switches.coupons.duplicate", "original", "a duplicate extTransactionId: the earlier result, or 409 DUPLICATE_TRANSACTION (CPN-5)",
-		[]string{"original", "reject"}, func(f *File) *string { return &f.Switches.Coupons.Duplicate }),
-	enumSwitch("switches.coupons.crossOffer", "reject", "the same extTransactionId on another offer (CPN-5)",
-		[]string{"reject", "new", "first"}, func(f *File) *string { return &f.Switches.Coupons.CrossOffer }),
+	enumSwitch("switches.cards.listBadValues", ListReject, "bad page/limit: HTTP 400, or corrected (LIST-1)",
+		[]string{ListReject, ListClamp}, func(f *File) *string { return &f.Switches.Cards.ListBadValues }),
+	enumSwitch("switches.cards.bankAmountUnit", Rupees, "GetScratchCardForBank amount unit; tiers are thresholds (BANK-2)",
+		[]string{Rupees, Paisa}, func(f *File) *string { return &f.Switches.Cards.BankAmountUnit }),
+	enumSwitch("switches.cards.bankResend", ResendOriginal, "resent extTransactionId: the original card or a new one (BANK-3)",
+		[]string{ResendOriginal, ResendNew}, func(f *File) *string { return &f.Switches.Cards.BankResend }),
+	enumSwitch("switches.cards.bankNotEligible", NotEligibleSigned, "not-eligible answer signed or a bare body (BANK-4)",
+		[]string{NotEligibleSigned, NotEligibleBare}, func(f *File) *string { return &f.Switches.Cards.BankNotEligible }),
+	enumSwitch("switches.coupons.httpStatus", StatusInBody, "HTTP 200 always, or the HTTP status mirrors the body status (CPN-3)",
+		[]string{StatusInBody, StatusMirror}, func(f *File) *string { return &f.Switches.Coupons.HTTPStatus }),
+	enumSwitch("switches.coupons.duplicate", DuplicateOriginal, "a duplicate extTransactionId: the earlier result, or 409 DUPLICATE_TRANSACTION (CPN-5)",
+		[]string{DuplicateOriginal, DuplicateReject}, func(f *File) *string { return &f.Switches.Coupons.Duplicate }),
+	enumSwitch("switches.coupons.crossOffer", CrossReject, "the same extTransactionId on another offer (CPN-5)",
+		[]string{CrossReject, CrossNew, CrossFirst}, func(f *File) *string { return &f.Switches.Coupons.CrossOffer }),
 	boolSwitch("switches.coupons.orderId", "false", "data.orderId in the success answer (CPN-7)",
 		func(f *File) *bool { return &f.Switches.Coupons.OrderID }),
-	enumSwitch("switches.coupons.coinsAsNumber", "refuse", "coinsUsed sent as a JSON number",
-		[]string{"refuse", "accept"}, func(f *File) *string { return &f.Switches.Coupons.CoinsAsNumber }),
-	enumSwitch("switches.coupons.coinsMismatch", "accept", "coinsUsed different from the offer's price",
-		[]string{"accept", "refuse"}, func(f *File) *string { return &f.Switches.Coupons.CoinsMismatch }),
+	enumSwitch("switches.coupons.coinsAsNumber", Refuse, "coinsUsed sent as a JSON number",
+		[]string{Refuse, Accept}, func(f *File) *string { return &f.Switches.Coupons.CoinsAsNumber }),
+	enumSwitch("switches.coupons.coinsMismatch", Accept, "coinsUsed different from the offer's price",
+		[]string{Accept, Refuse}, func(f *File) *string { return &f.Switches.Coupons.CoinsMismatch }),
+	// The retry kinds are the webhook package's (RetryExponential, RetryNone, RetryFixed).
 	enumSwitch("switches.webhook.retry", "exponential", "retry policy of coupon-status pushes (WH-2)",
 		[]string{"exponential", "none", "fixed"}, func(f *File) *string { return &f.Switches.Webhook.Retry }),
 	durationSwitch("switches.webhook.interval", "30s", "wait before the first retry of a push (WH-2)", time.Millisecond, 0,
@@ -238,10 +325,10 @@ var SwitchTable = []SwitchDef{
 		func(f *File) *int { return &f.Switches.Webhook.MaxAttempts }),
 	durationSwitch("switches.webhook.deadline", "0", "how long the receiver has to answer a push (0: the simulator's --webhook-deadline) (WH-2)", 0, MaxWebhookDeadline,
 		func(f *File) *model.Duration { return &f.Switches.Webhook.Deadline }),
-	enumSwitch("switches.sdk.emptySessionId", "refuse", "SDK issuance with an empty sessionId (SDK-1)",
-		[]string{"refuse", "accept"}, func(f *File) *string { return &f.Switches.SDK.EmptySessionID }),
-	enumSwitch("switches.sdk.missCallback", "deliver", "a reveal that wins nothing goes through the reveal callbacks (SDK-3)",
-		[]string{"deliver", "skip"}, func(f *File) *string { return &f.Switches.SDK.MissCallback }),
+	enumSwitch("switches.sdk.emptySessionId", EmptySessionRefuse, "SDK issuance with an empty sessionId (SDK-1)",
+		[]string{EmptySessionRefuse, EmptySessionAccept}, func(f *File) *string { return &f.Switches.SDK.EmptySessionID }),
+	enumSwitch("switches.sdk.missCallback", MissDeliver, "a reveal that wins nothing goes through the reveal callbacks (SDK-3)",
+		[]string{MissDeliver, MissSkip}, func(f *File) *string { return &f.Switches.SDK.MissCallback }),
 	intSwitch("switches.limits.status", "503", "HTTP status of a call refused by its channel's limit, its body the endpoint's platform failure (docs/limits.md)",
 		limitStatuses, 200, 503, func(f *File) *int { return &f.Switches.Limits.Status }),
 	ptrBoolSwitch("switches.limits.retryAfter", "a call refused by its channel's limit says Retry-After, in whole seconds (docs/limits.md)",

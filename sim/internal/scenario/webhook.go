@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"time"
-
 	"github.com/rewardsim/rewardsim/sim/internal/model"
 )
 
@@ -17,20 +15,4 @@ type WebhookSwitches struct {
 	MaxAttempts int            `yaml:"maxAttempts"`
 	// Deadline 0 means the simulator's --webhook-deadline.
 	Deadline model.Duration `yaml:"deadline"`
-}
-
-// WebhookRetryExponential is the retry switch's default (the others,
-// none and fixed, are the webhook package's RetryNone and RetryFixed).
-const WebhookRetryExponential = "exponential"
-
-func (w *WebhookSwitches) applyDefaults() {
-	if w.Retry == "" {
-		w.Retry = WebhookRetryExponential
-	}
-	if w.Interval == 0 {
-		w.Interval = model.Duration(30 * time.Second)
-	}
-	if w.MaxAttempts == 0 {
-		w.MaxAttempts = 4
-	}
 }

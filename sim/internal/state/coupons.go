@@ -203,35 +203,43 @@ func (t *CouponTx) Deliver(c model.Coupon) error {
 	// The claim's keys and values (bbolt keeps each value until the
 	// commit) in one allocation: each is capped, so a growing append
 	// never moves one.
-	buf := make([]byte, 0, 384+2*len(c.URL))
-	cut := func(from int) []byte { return buf[from:len(buf):len(buf)] }
-	buf = appendKey(buf, c.Channel, c.OfferID, c.VirtualID)
-	buf = binary.BigEndian.AppendUint64(buf, uint64(c.Seq))
-	ck := cut(0)
-	at := len(buf)
-	buf = appendCoupon(buf, &c)
-	if err := cb.Put(ck, cut(at)); err != nil {
+	s := slab{buf: make([]byte, 0, 384+2*len(c.URL))}
+	s.buf = appendKey(s.buf, c.Channel, c.OfferID, c.VirtualID)
+	s.buf = binary.BigEndian.AppendUint64(s.buf, uint64(c.Seq))
+	ck := s.take()
+	s.buf = appendCoupon(s.buf, &c)
+	if err := cb.Put(ck, s.take()); err != nil {
 		return err
 	}
-	at = len(buf)
-	buf = appendKey(buf, c.Channel, c.OfferID)
-	stockKey := cut(at)
-	at = len(buf)
-	buf = binary.BigEndian.AppendUint64(buf, uint64(issued+1))
-	if err := sb.Put(stockKey, cut(at)); err != nil {
+	s.buf = appendKey(s.buf, c.Channel, c.OfferID)
+	stockKey := s.take()
+	s.buf = binary.BigEndian.AppendUint64(s.buf, uint64(issued+1))
+	if err := sb.Put(stockKey, s.take()); err != nil {
 		return err
 	}
-	at = len(buf)
-	buf = appendKey(buf, c.Channel, c.ExtTransactionID)
-	txKey := cut(at)
-	at = len(buf)
-	buf = appendTxEntry(appendTxEntries(buf, entries), txEntry{Offer: c.OfferID, Key: ck})
-	if err := txb.Put(txKey, cut(at)); err != nil {
+	s.buf = appendKey(s.buf, c.Channel, c.ExtTransactionID)
+	txKey := s.take()
+	s.buf = appendTxEntry(appendTxEntries(s.buf, entries), txEntry{Offer: c.OfferID, Key: ck})
+	if err := txb.Put(txKey, s.take()); err != nil {
 		return err
 	}
 	t.seenOffer, t.seenIssued, t.seenOK = c.OfferID, issued+1, true
 	t.seenTx, t.seenList, t.seenTxOK = c.ExtTransactionID, append(entries[:len(entries):len(entries)], txEntry{Offer: c.OfferID, Key: ck}), true
 	return nil
+}
+
+// slab cuts the keys and values appended to buf into pieces, each capped
+// so that a later append never moves or overwrites it.
+type slab struct {
+	buf  []byte
+	from int
+}
+
+// take is what was appended since the last take.
+func (s *slab) take() []byte {
+	p := s.buf[s.from:len(s.buf):len(s.buf)]
+	s.from = len(s.buf)
+	return p
 }
 
 // getCoupon decodes the coupon at key (bbolt's bytes are copied).

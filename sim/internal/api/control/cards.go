@@ -27,7 +27,7 @@ func (a *API) card(c echo.Context, raw string) (model.Card, error) {
 	if err != nil {
 		return model.Card{}, fail(http.StatusBadRequest, "rewardId must be a card number")
 	}
-	cd, ok, err := a.cards.Card(a.cardChannel(c), id)
+	cd, ok, err := a.o.Cards.Card(a.cardChannel(c), id)
 	if err != nil {
 		return cd, err
 	}
@@ -44,7 +44,7 @@ func (a *API) Tracking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ev, err := a.cards.Tracks(cd.Channel, cd.RewardID)
+	ev, err := a.o.Cards.Tracks(cd.Channel, cd.RewardID)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (a *API) Tracking(c echo.Context) error {
 // Notifications are the recorded deviceToken pushes (BANK-1):
 // [?channel=NAME][&deviceToken=T].
 func (a *API) Notifications(c echo.Context) error {
-	out, err := a.cards.Notifications(a.cardChannel(c), c.QueryParam("deviceToken"))
+	out, err := a.o.Cards.Notifications(a.cardChannel(c), c.QueryParam("deviceToken"))
 	if err != nil {
 		return err
 	}

@@ -21,10 +21,10 @@ func (a *API) ForChannel(of ChannelOf, next echo.HandlerFunc) echo.HandlerFunc {
 	box := a.Auth(next)
 	return func(c echo.Context) error {
 		r := c.Request()
-		if a.token == "" || a.headerToken(r) {
+		if a.o.Token == "" || a.headerToken(r) {
 			return box(c)
 		}
-		own, ok := a.plane.TokenChannel(presentedToken(r))
+		own, ok := a.o.Plane.TokenChannel(presentedToken(r))
 		if !ok {
 			return box(c) // the session cookie, or the 401
 		}
@@ -77,7 +77,7 @@ func BodyChannel(c echo.Context) string {
 
 // RuleChannel is the channel of the fault rule a call names (:id).
 func (a *API) RuleChannel(c echo.Context) string {
-	for _, st := range a.plane.Faults().List() {
+	for _, st := range a.o.Plane.Faults().List() {
 		if st.ID == c.Param("id") {
 			return st.Channel
 		}
@@ -92,7 +92,7 @@ func (a *API) CardChannel(c echo.Context) string { return a.cardChannel(c) }
 // token of the channel's own, shown this once (the store keeps its hash).
 func (a *API) IssueChannelToken(c echo.Context) error {
 	name := c.Param("name")
-	tok, err := a.plane.IssueChannelToken(name)
+	tok, err := a.o.Plane.IssueChannelToken(name)
 	if err != nil {
 		return refused(err)
 	}

@@ -44,7 +44,7 @@ func (a *API) credentialsOf(spec controlplane.ChannelSpec, secKey string) channe
 // credentials (a scenario's channel with its public key as PEM).
 func (a *API) GetChannel(c echo.Context) error {
 	name := c.Param("name")
-	spec, ok, err := a.plane.RegisteredSpec(name)
+	spec, ok, err := a.o.Plane.RegisteredSpec(name)
 	if err != nil {
 		return internal(err)
 	}
@@ -75,7 +75,7 @@ func (a *API) PatchChannel(c echo.Context) error {
 	if err := a.bind(c, "control.channel.patch", &patch); err != nil {
 		return err
 	}
-	spec, err := a.plane.PatchChannel(c.Param("name"), patch)
+	spec, err := a.o.Plane.PatchChannel(c.Param("name"), patch)
 	if err != nil {
 		return refused(err)
 	}
@@ -112,7 +112,7 @@ func (a *API) RegisterChannel(c echo.Context) error {
 		return err
 	}
 	given := spec.SecKey
-	spec, copied, err := a.plane.RegisterChannelLike(spec)
+	spec, copied, err := a.o.Plane.RegisterChannelLike(spec)
 	if err != nil {
 		return refused(err)
 	}
@@ -151,15 +151,15 @@ func (a *API) UnregisterChannel(c echo.Context) error {
 		return badRequest(c, "keepJournal must be true or false, not "+strconv.Quote(keep))
 	}
 	name := c.Param("name")
-	if err := a.plane.UnregisterChannel(name); err != nil {
+	if err := a.o.Plane.UnregisterChannel(name); err != nil {
 		return refused(err)
 	}
-	if a.hooks != nil {
-		a.hooks.Forget(name)
+	if a.o.Webhooks != nil {
+		a.o.Webhooks.Forget(name)
 	}
-	a.stories.Clear(name) // a story of no rule (a clock move) too: the channel's clock is gone
+	a.o.Stories.Clear(name) // a story of no rule (a clock move) too: the channel's clock is gone
 	if keep != "true" {
-		if err := a.journal.ResetChannel(c.Request().Context(), name); err != nil {
+		if err := a.o.Journal.ResetChannel(c.Request().Context(), name); err != nil {
 			return internal(err)
 		}
 	}

@@ -11,10 +11,10 @@ import (
 
 // clockBody is the clock of channel ("" the global one) as answered.
 func (a *API) clockBody(channel string, fired *webhook.Batch, became []webhook.DueState) (map[string]any, error) {
-	v := a.plane.ClockView()
+	v := a.o.Plane.ClockView()
 	var out map[string]any
 	if channel != "" {
-		cv, own, err := a.plane.ChannelClockView(channel)
+		cv, own, err := a.o.Plane.ChannelClockView(channel)
 		if err != nil {
 			return nil, refused(err)
 		}
@@ -60,9 +60,9 @@ func (a *API) SetClock(c echo.Context) error {
 		}
 		var err error
 		if req.Channel != "" {
-			err = a.plane.SetChannelClock(req.Channel, req.Mode, req.Time)
+			err = a.o.Plane.SetChannelClock(req.Channel, req.Mode, req.Time)
 		} else {
-			err = a.plane.SetClock(req.Mode, req.Time)
+			err = a.o.Plane.SetClock(req.Mode, req.Time)
 		}
 		if err != nil {
 			return "", refused(err)
@@ -84,9 +84,9 @@ func (a *API) AdvanceClock(c echo.Context) error {
 			return "", fail(http.StatusBadRequest, "by %q is not a duration like 90s, 30m, 2h", req.By)
 		}
 		if req.Channel != "" {
-			err = a.plane.AdvanceChannelClock(req.Channel, d)
+			err = a.o.Plane.AdvanceChannelClock(req.Channel, d)
 		} else {
-			err = a.plane.AdvanceClock(d)
+			err = a.o.Plane.AdvanceClock(d)
 		}
 		if err != nil {
 			return "", refused(err)
@@ -108,7 +108,7 @@ func moveClock[R any](a *API, c echo.Context, move func(*R) (channel string, err
 	if err := a.bind(c, "control.clock", &req); err != nil {
 		return err
 	}
-	mark := a.hooks.Mark()
+	mark := a.o.Webhooks.Mark()
 	channel, err := move(&req)
 	if err != nil {
 		return err
@@ -126,8 +126,8 @@ func (a *API) DropClock(c echo.Context) error {
 	if ch == "" {
 		return fail(http.StatusBadRequest, "channel: give the channel whose own clock to drop (?channel=X)")
 	}
-	mark := a.hooks.Mark()
-	if err := a.plane.DropChannelClock(ch); err != nil {
+	mark := a.o.Webhooks.Mark()
+	if err := a.o.Plane.DropChannelClock(ch); err != nil {
 		return refused(err)
 	}
 	return a.afterClockMove(c, ch, mark, wait)

@@ -72,37 +72,15 @@ type Options struct {
 // the services behind it own what they change. The composition root
 // routes it (sim/routes.go lists every route).
 type API struct {
-	plane          *controlplane.Plane
-	scenarios      *scenario.Registry
-	hooks          *webhook.Scheduler
-	journal        *journal.Journal
-	cards          *cards.Service
-	readers        []Reader
-	schemas        *schema.Set
-	certPEM        []byte
-	token          string
-	version        string
-	durable        string
-	openAPI        func() ([]byte, error)
-	openAPIControl func() ([]byte, error)
-	live           *Live
-	deadline       time.Duration
-	heavy          chan struct{} // slots of MaxHeavyReaders
-	coupons        *coupons.Service
-	stories        *story.Book
-	sweeps         *Sweeps
-	secret         []byte // keys the dashboard's MACs when there is no token
+	o         Options
+	scenarios *scenario.Registry // o.Plane's
+	heavy     chan struct{}      // slots of MaxHeavyReaders
+	secret    []byte             // keys the dashboard's MACs when there is no token
 }
 
 // New returns the control API's handlers.
 func New(o Options) *API {
-	return &API{
-		plane: o.Plane, scenarios: o.Plane.Scenarios(), hooks: o.Webhooks, journal: o.Journal,
-		cards: o.Cards, readers: o.Readers, schemas: o.Schemas, certPEM: o.ServiceCertPEM, token: o.Token,
-		version: o.Version, durable: o.Durability, openAPI: o.OpenAPI, openAPIControl: o.OpenAPIControl,
-		live: o.Live, deadline: o.WebhookDeadline, heavy: make(chan struct{}, MaxHeavyReaders), coupons: o.Coupons,
-		stories: o.Stories, sweeps: o.Sweeps, secret: newSecret(),
-	}
+	return &API{o: o, scenarios: o.Plane.Scenarios(), heavy: make(chan struct{}, MaxHeavyReaders), secret: newSecret()}
 }
 
 // TokenHeader carries the control token (Authorization: Bearer works too).
@@ -110,23 +88,23 @@ const TokenHeader = "X-Rewardsim-Control-Token"
 
 // Health is GET /__sim/health, the one call that needs no token.
 func (a *API) Health(c echo.Context) error {
-	in := a.plane.InForce()
+	in := a.o.Plane.InForce()
 	return c.JSON(http.StatusOK, map[string]any{
 		"status":     "ok",
-		"version":    a.version,
+		"version":    a.o.Version,
 		"scenario":   in.Scenario,
 		"channels":   in.Channels, // channel -> the scenario it runs, when not the active one
 		"faults":     in.Faults,   // run-time rules in force, restored or added
-		"time":       a.plane.Clock().Now().In(a.scenarios.Active().Location),
+		"time":       a.o.Plane.Clock().Now().In(a.scenarios.Active().Location),
 		"crypto":     envelope.Backend(),
-		"durability": a.durable,
-		"stories":    a.stories.All(),
+		"durability": a.o.Durability,
+		"stories":    a.o.Stories.All(),
 	})
 }
 
 // ServiceCert serves the certificate that verifies the simulator's answers.
 func (a *API) ServiceCert(c echo.Context) error {
-	return c.Blob(http.StatusOK, "application/x-pem-file", a.certPEM)
+	return c.Blob(http.StatusOK, "application/x-pem-file", a.o.ServiceCertPEM)
 }
 
 // NotFound answers a control path that is no control call.
@@ -141,8 +119,8 @@ func (a *API) Auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		byCookie := false
-		if a.token != "" && !a.headerToken(r) {
-			if ch, ok := a.plane.TokenChannel(presentedToken(r)); ok {
+		if a.o.Token != "" && !a.headerToken(r) {
+			if ch, ok := a.o.Plane.TokenChannel(presentedToken(r)); ok {
 				return fail(http.StatusForbidden, "this control token acts on channel %s alone; %s %s is the box's (its control token)", ch, r.Method, c.Path())
 			}
 			if byCookie = a.sessionCookie(r); !byCookie {
@@ -158,7 +136,7 @@ func (a *API) Auth(next echo.HandlerFunc) echo.HandlerFunc {
 
 // authorized reports whether a read may go on (Auth without the answer).
 func (a *API) authorized(r *http.Request) bool {
-	return a.token == "" || a.headerToken(r) || a.sessionCookie(r)
+	return a.o.Token == "" || a.headerToken(r) || a.sessionCookie(r)
 }
 
 // Problem locates one problem of a refused input.
@@ -211,7 +189,7 @@ func (a *API) bind(c echo.Context, name string, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	if err := a.schemas.ValidateJSON(name, body); err != nil {
+	if err := a.o.Schemas.ValidateJSON(name, body); err != nil {
 		return badBody("body does not match schemas/"+name+".json: ", err)
 	}
 	if err := json.Unmarshal(body, dst); err != nil {

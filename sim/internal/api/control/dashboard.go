@@ -51,14 +51,14 @@ func (a *API) Dashboard(c echo.Context) error {
 	for _, ch := range a.channels() {
 		channels = append(channels, dashboard.ChannelRef{Name: ch.Name, ChannelID: ch.ChannelID, Source: ch.Source})
 	}
-	src := dashboard.Sources{Plane: a.plane, Scenarios: a.scenarios, Hooks: a.hooks, Journal: a.journal,
-		Cards: a.cards, Coupons: a.coupons, Deadline: a.deadline, Stories: a.stories}
+	src := dashboard.Sources{Plane: a.o.Plane, Scenarios: a.scenarios, Hooks: a.o.Webhooks, Journal: a.o.Journal,
+		Cards: a.o.Cards, Coupons: a.o.Coupons, Deadline: a.o.WebhookDeadline, Stories: a.o.Stories}
 	v, err := dashboard.Build(c.Request().Context(), src, channels, c.QueryParams())
 	if err != nil {
 		return err
 	}
 	v.CSRF = a.pageCSRF(c.Request())
-	v.LastSweep = a.sweeps.summary()
+	v.LastSweep = a.o.Sweeps.summary()
 	var b strings.Builder
 	if err := dashboardTmpl().Execute(&b, v); err != nil {
 		return err

@@ -38,8 +38,8 @@ func newSecret() []byte {
 
 func (a *API) mac(purpose string) string {
 	key := a.secret
-	if a.token != "" {
-		key = []byte(a.token)
+	if a.o.Token != "" {
+		key = []byte(a.o.Token)
 	}
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte("rewardsim dashboard " + purpose))
@@ -55,7 +55,7 @@ func (a *API) newSession() string {
 // session is the id of the request's valid session cookie, if any.
 func (a *API) session(r *http.Request) (string, bool) {
 	ck, err := r.Cookie(SessionCookie)
-	if err != nil || a.token == "" {
+	if err != nil || a.o.Token == "" {
 		return "", false
 	}
 	id, sum, ok := strings.Cut(ck.Value, ".")
@@ -85,7 +85,7 @@ func (a *API) sessionCookie(r *http.Request) bool {
 
 func (a *API) headerToken(r *http.Request) bool {
 	got := presentedToken(r)
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) == 1
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.o.Token)) == 1
 }
 
 // presentedToken is the control token a call presents, in TokenHeader
@@ -121,10 +121,10 @@ func (a *API) Login(c echo.Context) error {
 	if err := a.bind(c, "control.login", &req); err != nil {
 		return err
 	}
-	if a.token == "" {
+	if a.o.Token == "" {
 		return c.JSON(http.StatusOK, map[string]any{"session": false, "reason": "this simulator has no control token"})
 	}
-	if subtle.ConstantTimeCompare([]byte(req.Token), []byte(a.token)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(req.Token), []byte(a.o.Token)) != 1 {
 		return fail(http.StatusUnauthorized, "that is not this simulator's control token")
 	}
 	c.SetCookie(&http.Cookie{Name: SessionCookie, Value: a.newSession(), Path: "/__sim", HttpOnly: true, SameSite: http.SameSiteStrictMode})

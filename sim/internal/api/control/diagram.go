@@ -30,9 +30,9 @@ func (a *API) Diagram(c echo.Context) error {
 	// journal holds.
 	var keep picture.Tail
 	assets := c.QueryParam("assets") != ""
-	if err := a.journal.Scan(c.Request().Context(), f, func(e journal.Entry) bool {
+	if err := a.o.Journal.Scan(c.Request().Context(), f, func(e journal.Entry) bool {
 		if assets || !picture.IsAsset(e) {
-			keep.Add(e.Masked(a.journal.Secrets()))
+			keep.Add(e.Masked(a.o.Journal.Secrets()))
 		}
 		return true
 	}); err != nil {
@@ -69,7 +69,7 @@ func (a *API) RecordingDiagram(c echo.Context) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return fail(http.StatusBadRequest, "the body is empty: send a recording file (schemas/recording.json)")
 	}
-	rec, err := recfile.Parse(body, a.schemas)
+	rec, err := recfile.Parse(body, a.o.Schemas)
 	if err != nil {
 		return badBody("", err)
 	}

@@ -21,7 +21,7 @@ func (a *API) ListFaults(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rules := a.plane.Faults().List()
+	rules := a.o.Plane.Faults().List()
 	if active {
 		rules = slices.DeleteFunc(rules, func(st fault.Status) bool { return st.Spent })
 	}
@@ -44,7 +44,7 @@ func boolParam(c echo.Context, name string) (bool, error) {
 // consulted before the scenario's own rules. It is kept and re-armed
 // after a restart.
 func (a *API) AddFault(c echo.Context) error {
-	return bindApply(a, c, "control.fault", http.StatusCreated, a.plane.AddFault)
+	return bindApply(a, c, "control.fault", http.StatusCreated, a.o.Plane.AddFault)
 }
 
 // RemoveFault disarms one rule: 204. A rule a story armed answers 200
@@ -54,7 +54,7 @@ func (a *API) AddFault(c echo.Context) error {
 // story clear.
 func (a *API) RemoveFault(c echo.Context) error {
 	id := c.Param("id")
-	if err := a.plane.RemoveFault(id); err != nil {
+	if err := a.o.Plane.RemoveFault(id); err != nil {
 		return refused(err)
 	}
 	name, ch, ok := story.ParseRuleID(id)
@@ -62,7 +62,7 @@ func (a *API) RemoveFault(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	left := 0
-	for _, st := range a.plane.Faults().List() {
+	for _, st := range a.o.Plane.Faults().List() {
 		if n, rch, ok := story.ParseRuleID(st.ID); ok && n == name && rch == ch {
 			left++
 		}
@@ -77,7 +77,7 @@ func (a *API) RemoveFault(c echo.Context) error {
 
 // ClearFaults disarms every run-time rule.
 func (a *API) ClearFaults(c echo.Context) error {
-	if err := a.plane.ClearFaults(); err != nil {
+	if err := a.o.Plane.ClearFaults(); err != nil {
 		return refused(err)
 	}
 	return c.NoContent(http.StatusNoContent)

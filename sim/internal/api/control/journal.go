@@ -99,17 +99,17 @@ func (a *API) Journal(c echo.Context) error {
 	// one whose client stopped reading: named in a header, not waited for
 	// (nor one of another channel than the page's).
 	var un *journal.Unsettled
-	if err := a.journal.Settle(c.Request().Context(), f.Channel); errors.As(err, &un) {
+	if err := a.o.Journal.Settle(c.Request().Context(), f.Channel); errors.As(err, &un) {
 		c.Response().Header().Set(UnsettledHeader, strconv.FormatUint(un.Seq, 10))
 	} else if err != nil {
 		return err
 	}
-	p, err := a.journal.Query(c.Request().Context(), f)
+	p, err := a.o.Journal.Query(c.Request().Context(), f)
 	if err != nil {
 		return err
 	}
 	for i := range p.Entries {
-		p.Entries[i] = p.Entries[i].Masked(a.journal.Secrets())
+		p.Entries[i] = p.Entries[i].Masked(a.o.Journal.Secrets())
 	}
 	return c.JSON(http.StatusOK, p)
 }
@@ -121,12 +121,12 @@ func (a *API) ResetJournal(c echo.Context) error {
 		return badRequest(c, err.Error())
 	}
 	if ch := c.QueryParam("channel"); ch != "" {
-		if err := a.journal.ResetChannel(c.Request().Context(), ch); err != nil {
+		if err := a.o.Journal.ResetChannel(c.Request().Context(), ch); err != nil {
 			return internal(err)
 		}
 		return c.NoContent(http.StatusNoContent)
 	}
-	if err := a.journal.Reset(c.Request().Context()); err != nil {
+	if err := a.o.Journal.Reset(c.Request().Context()); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -151,7 +151,7 @@ func (a *API) Recording(c echo.Context) error {
 	ctx := c.Request().Context()
 	read := func(fn func(journal.Entry) bool) error {
 		n := 0
-		return a.journal.Scan(ctx, f, func(e journal.Entry) bool {
+		return a.o.Journal.Scan(ctx, f, func(e journal.Entry) bool {
 			if f.Limit > 0 && n == f.Limit {
 				return false
 			}
@@ -179,7 +179,7 @@ func (a *API) Recording(c echo.Context) error {
 	if name == "" {
 		name = "recording"
 	}
-	o := replay.BuildOptions{Name: name, Description: c.QueryParam("description"), Secrets: a.journal.Secrets()}
+	o := replay.BuildOptions{Name: name, Description: c.QueryParam("description"), Secrets: a.o.Journal.Secrets()}
 	// Set before the first byte is written; an error of the first read
 	// is still answered in the control API's shape.
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
@@ -194,7 +194,7 @@ func (a *API) Report(c echo.Context) error { return a.report(c, false) }
 func (a *API) ReportHTML(c echo.Context) error { return a.report(c, true) }
 
 func (a *API) report(c echo.Context, html bool) error {
-	j := a.journal
+	j := a.o.Journal
 	o := report.Options{Channel: c.QueryParam("channel"), LatencyP99: a.latencyP99}
 	if v := c.QueryParam("refTokenPerHour"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -275,7 +275,7 @@ func (a *API) against(named map[string]bool) *recfile.Against {
 		return nil
 	}
 	ag := &recfile.Against{Scenario: s.Name, SHA256: s.SHA256, Channels: channels}
-	for _, st := range a.plane.Faults().List() {
+	for _, st := range a.o.Plane.Faults().List() {
 		if st.Channel != "" && !names[st.Channel] {
 			if m, _, ok := a.scenarios.ByChannelID(st.Channel); !ok || !names[m.Name] {
 				continue

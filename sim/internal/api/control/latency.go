@@ -18,7 +18,7 @@ func (a *API) latencyBody() map[string]any {
 			own[sc.Name] = ps
 		}
 	}
-	runtime := a.plane.Latency().List()
+	runtime := a.o.Plane.Latency().List()
 	return map[string]any{"profiles": runtime, "scenarios": own}
 }
 
@@ -36,9 +36,9 @@ func (a *API) ListLatency(c echo.Context) error {
 // replacing any, kept across a restart; the answer is the profile.
 func (a *API) SetLatency(c echo.Context) error {
 	return bindApply(a, c, "control.latency", http.StatusOK, func(p latency.Profile) (latency.Profile, error) {
-		p, err := a.plane.SetLatency(p)
+		p, err := a.o.Plane.SetLatency(p)
 		if err == nil {
-			a.live.Changed("latency")
+			a.o.Live.Changed("latency")
 		}
 		return p, err
 	})
@@ -53,11 +53,11 @@ func (a *API) RemoveLatency(c echo.Context) error {
 		return fail(http.StatusBadRequest, "%s", err.Error())
 	}
 	ch := c.QueryParam("channel")
-	gone, err := a.plane.RemoveLatency(c.QueryParam("endpoint"), ch, ch == "")
+	gone, err := a.o.Plane.RemoveLatency(c.QueryParam("endpoint"), ch, ch == "")
 	if err != nil {
 		return refused(err)
 	}
-	a.live.Changed("latency")
+	a.o.Live.Changed("latency")
 	return c.JSON(http.StatusOK, map[string]any{"removed": gone})
 }
 
@@ -68,7 +68,7 @@ func (a *API) latencyP99(endpoint, channel string) time.Duration {
 	if sc := a.scenarios.ActiveFor(channel); sc != nil {
 		own = sc.Latency
 	}
-	if src := latency.First(a.plane.Latency(), own, endpoint, channel); src != nil {
+	if src := latency.First(a.o.Plane.Latency(), own, endpoint, channel); src != nil {
 		return src.Quantile(0.99)
 	}
 	return 0

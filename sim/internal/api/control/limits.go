@@ -33,7 +33,7 @@ const (
 // LimitStates are the limits in force, by channel name, every channel
 // ("" ) or one.
 func (a *API) LimitStates(channel string) []LimitState {
-	set := a.plane.Limits()
+	set := a.o.Plane.Limits()
 	over := set.Overrides()
 	names := map[string]bool{}
 	for n := range over {
@@ -88,7 +88,7 @@ func (a *API) SetLimit(c echo.Context) error {
 	if err := a.bind(c, "control.limit", &req); err != nil {
 		return err
 	}
-	if err := a.plane.SetLimit(req.Channel, req.Config); err != nil {
+	if err := a.o.Plane.SetLimit(req.Channel, req.Config); err != nil {
 		return refused(err)
 	}
 	return c.JSON(http.StatusOK, a.LimitStates(req.Channel)[0])
@@ -99,7 +99,7 @@ func (a *API) SetLimit(c echo.Context) error {
 // lists what is in force for it now.
 func (a *API) RemoveLimit(c echo.Context) error {
 	ch := c.Param("channel")
-	if err := a.plane.RemoveLimit(ch); err != nil {
+	if err := a.o.Plane.RemoveLimit(ch); err != nil {
 		return refused(err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"channel": ch, "removed": true, "limits": a.LimitStates(ch)})

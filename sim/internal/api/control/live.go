@@ -128,11 +128,11 @@ func (a *API) LiveStream(c echo.Context) error {
 		}
 		defer release()
 	}
-	w, ok := a.live.watch()
+	w, ok := a.o.Live.watch()
 	if !ok {
 		return fail(http.StatusServiceUnavailable, "the simulator is shutting down")
 	}
-	defer a.live.unwatch(w)
+	defer a.o.Live.unwatch(w)
 	res := c.Response()
 	h := res.Header()
 	h.Set("Content-Type", "text/event-stream")

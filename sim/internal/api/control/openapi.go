@@ -10,7 +10,7 @@ import (
 // token: it describes the public surface only, and publishers import it
 // into their tools.
 func (a *API) OpenAPIDoc(c echo.Context) error {
-	data, err := a.openAPI()
+	data, err := a.o.OpenAPI()
 	if err != nil {
 		return err
 	}
@@ -20,7 +20,7 @@ func (a *API) OpenAPIDoc(c echo.Context) error {
 // OpenAPIControlDoc is GET /__sim/openapi-control.json: the control API
 // itself, for generators (no token, as openapi.json).
 func (a *API) OpenAPIControlDoc(c echo.Context) error {
-	data, err := a.openAPIControl()
+	data, err := a.o.OpenAPIControl()
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (a *API) LoadScenario(c echo.Context) error {
 		req.Activate = c.QueryParam("activate") == "true"
 		req.Channel = c.QueryParam("channel")
 	}
-	s, err := a.plane.LoadScenario(src, req.Activate, req.Channel)
+	s, err := a.o.Plane.LoadScenario(src, req.Activate, req.Channel)
 	var bad *controlplane.BadScenario
 	if errors.As(err, &bad) {
 		return failScenario(bad.Err)
@@ -98,7 +98,7 @@ func (a *API) ActivateScenario(c echo.Context) error {
 	if err := a.bind(c, "control.activate", &req); err != nil {
 		return err
 	}
-	if err := a.plane.ActivateScenario(c.Param("name"), req.Channel); err != nil {
+	if err := a.o.Plane.ActivateScenario(c.Param("name"), req.Channel); err != nil {
 		return refused(err)
 	}
 	return a.activeScenarioFor(c, req.Channel)

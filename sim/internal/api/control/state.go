@@ -16,7 +16,7 @@ func (a *API) ResetState(c echo.Context) error {
 	if err := a.bind(c, "control.activate", &req); err != nil {
 		return err
 	}
-	if err := a.plane.Reset(req.Channel); err != nil {
+	if err := a.o.Plane.Reset(req.Channel); err != nil {
 		return refused(err)
 	}
 	scope := req.Channel
@@ -41,8 +41,8 @@ func (a *API) ReadUser(c echo.Context) error {
 		return fail(http.StatusNotFound, "no channel named %q", ch)
 	}
 	// In the channel's scenario's zone, as its answers' times are.
-	out := map[string]any{"channel": ch, "virtualId": vid, "now": clock.NowFor(a.plane.Clock(), ch).In(sc.Location)}
-	for _, r := range a.readers {
+	out := map[string]any{"channel": ch, "virtualId": vid, "now": clock.NowFor(a.o.Plane.Clock(), ch).In(sc.Location)}
+	for _, r := range a.o.Readers {
 		v, err := r.Read(ch, vid)
 		if err != nil {
 			return internal(err)

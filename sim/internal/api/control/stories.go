@@ -14,7 +14,7 @@ import (
 // ListStories is GET /__sim/stories: every named failure story, what it
 // does, and which channel has which applied.
 func (a *API) ListStories(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"stories": story.All(), "applied": a.stories.All()})
+	return c.JSON(http.StatusOK, map[string]any{"stories": story.All(), "applied": a.o.Stories.All()})
 }
 
 // storyChannel is the channel a story call names (?channel=X); with
@@ -53,24 +53,24 @@ func (a *API) ApplyStory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if a.stories.Has(ch, s.Name) {
+	if a.o.Stories.Has(ch, s.Name) {
 		return fail(http.StatusConflict, "story %s is already applied to channel %s (clear it first: POST /__sim/stories/clear?channel=%s)", s.Name, ch, ch)
 	}
-	mark := a.hooks.Mark()
+	mark := a.o.Webhooks.Mark()
 	ids, err := a.armStory(s, ch)
 	if err != nil {
 		return err
 	}
 	var moved *story.ClockBefore
 	if d := s.Advance.D(); d > 0 {
-		_, own, _ := a.plane.ChannelClockView(ch)
-		if err := a.plane.AdvanceChannelClock(ch, d); err != nil {
+		_, own, _ := a.o.Plane.ChannelClockView(ch)
+		if err := a.o.Plane.AdvanceChannelClock(ch, d); err != nil {
 			a.disarm(ids)
 			return refused(err)
 		}
 		moved = &story.ClockBefore{Own: own, By: d}
 		// Kept, so story clear puts the clock back after a restart too.
-		if err := a.plane.NoteStoryClock(ch, s.Name, own, d); err != nil {
+		if err := a.o.Plane.NoteStoryClock(ch, s.Name, own, d); err != nil {
 			a.disarm(ids)
 			_ = a.restoreClock(ch, moved) // best effort: the move was this call's
 			return refused(err)
@@ -84,7 +84,7 @@ func (a *API) ApplyStory(c echo.Context) error {
 			return err
 		}
 	}
-	a.stories.Add(ch, s.Name, moved)
+	a.o.Stories.Add(ch, s.Name, moved)
 	if _, err := a.fire(c.Request().Context(), mark, false); err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (a *API) ApplyStory(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"story": s.Name, "channel": ch, "description": s.Description,
-		"faults": ids, "pushes": len(pushes), "clock": body, "applied": a.stories.All()[ch]})
+		"faults": ids, "pushes": len(pushes), "clock": body, "applied": a.o.Stories.All()[ch]})
 }
 
 // armStory arms s's fault rules for ch; on a refusal, none stays armed.
@@ -101,7 +101,7 @@ func (a *API) armStory(s story.Story, ch string) ([]string, error) {
 	ids := []string{}
 	for i, r := range s.Faults {
 		r.ID, r.Channel = story.RuleID(s.Name, ch, i+1), ch
-		if _, err := a.plane.AddFault(r); err != nil {
+		if _, err := a.o.Plane.AddFault(r); err != nil {
 			a.disarm(ids)
 			return nil, refused(err)
 		}
@@ -112,7 +112,7 @@ func (a *API) armStory(s story.Story, ch string) ([]string, error) {
 
 func (a *API) disarm(ids []string) {
 	for _, id := range ids {
-		_ = a.plane.RemoveFault(id) // best effort: the rule was armed by this call
+		_ = a.o.Plane.RemoveFault(id) // best effort: the rule was armed by this call
 	}
 }
 
@@ -122,7 +122,7 @@ func (a *API) storm(ch string, st story.Storm) ([]webhook.Push, error) {
 	if len(offers) == 0 {
 		return nil, fail(http.StatusConflict, "channel %s has no offer for a push to name", ch)
 	}
-	pushes, err := a.hooks.Schedule(webhook.Request{Channel: ch, OfferID: offers[0].ID, Reason: st.Reason, Repeat: st.Repeat})
+	pushes, err := a.o.Webhooks.Schedule(webhook.Request{Channel: ch, OfferID: offers[0].ID, Reason: st.Reason, Repeat: st.Repeat})
 	if err != nil {
 		return nil, refused(err)
 	}
@@ -132,16 +132,16 @@ func (a *API) storm(ch string, st story.Storm) ([]webhook.Push, error) {
 // restoreClock puts back a channel clock stories moved: dropped when the
 // channel had none of its own, else moved back.
 func (a *API) restoreClock(ch string, moved *story.ClockBefore) error {
-	_, own, err := a.plane.ChannelClockView(ch)
+	_, own, err := a.o.Plane.ChannelClockView(ch)
 	switch {
 	case moved == nil || err != nil:
 		return err
 	case !moved.Own && !own:
 		return nil // handed back to the global clock meanwhile (clock real)
 	case !moved.Own:
-		return a.plane.DropChannelClock(ch)
+		return a.o.Plane.DropChannelClock(ch)
 	default:
-		return a.plane.AdvanceChannelClock(ch, -moved.By)
+		return a.o.Plane.AdvanceChannelClock(ch, -moved.By)
 	}
 }
 
@@ -153,11 +153,11 @@ func (a *API) ClearStories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	names, moved := a.stories.Clear(ch)
+	names, moved := a.o.Stories.Clear(ch)
 	removed := []string{}
-	for _, st := range a.plane.Faults().List() {
+	for _, st := range a.o.Plane.Faults().List() {
 		if name, rch, ok := story.ParseRuleID(st.ID); ok && rch == ch {
-			if err := a.plane.RemoveFault(st.ID); err != nil {
+			if err := a.o.Plane.RemoveFault(st.ID); err != nil {
 				return refused(err)
 			}
 			removed = append(removed, st.ID)
@@ -170,7 +170,7 @@ func (a *API) ClearStories(c echo.Context) error {
 		return refused(err)
 	}
 	if moved != nil {
-		if err := a.plane.ForgetStoryClock(ch); err != nil {
+		if err := a.o.Plane.ForgetStoryClock(ch); err != nil {
 			return refused(err)
 		}
 	}

@@ -51,7 +51,7 @@ func (a *API) SetSwitch(c echo.Context) error {
 		return err
 	}
 	value := strings.Trim(string(req.Value), `"`) // a string, or an integer or boolean as written
-	d, err := a.plane.SetSwitch(req.Channel, req.Name, value)
+	d, err := a.o.Plane.SetSwitch(req.Channel, req.Name, value)
 	if err != nil {
 		return refused(err)
 	}
@@ -71,7 +71,7 @@ func (a *API) ResetSwitches(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	reset, err := a.plane.ResetSwitches(ch, c.Param("name"))
+	reset, err := a.o.Plane.ResetSwitches(ch, c.Param("name"))
 	if err != nil {
 		return refused(err)
 	}

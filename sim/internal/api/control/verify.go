@@ -49,7 +49,7 @@ func (a *API) Verify(c echo.Context) error {
 	if err != nil {
 		return badRequest(c, err.Error())
 	}
-	v, err := verify.Verify(c.Request().Context(), a.journal, verify.Check{
+	v, err := verify.Verify(c.Request().Context(), a.o.Journal, verify.Check{
 		Channel: req.Channel, Endpoint: req.Endpoint, Where: where, Since: req.Since,
 		Times: req.Times, AtLeast: req.AtLeast, AtMost: req.AtMost,
 	})
@@ -84,7 +84,7 @@ func (a *API) reachable(endpoint string, where map[string]json.RawMessage) error
 		return nil
 	}
 	for _, ptr := range slices.Sorted(maps.Keys(where)) {
-		ok, at, fields, err := a.schemas.Reach(name, ptr)
+		ok, at, fields, err := a.o.Schemas.Reach(name, ptr)
 		if err != nil || ok {
 			continue
 		}

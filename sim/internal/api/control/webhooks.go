@@ -49,7 +49,7 @@ func waitContext(c echo.Context, wait time.Duration) (context.Context, context.C
 // for their attempts and those of the pushes dispatched since mark (by
 // the background tick, between the call's change and its dispatch).
 func (a *API) fire(ctx context.Context, mark uint64, wait bool) (webhook.Batch, error) {
-	b, err := a.hooks.Since(mark)
+	b, err := a.o.Webhooks.Since(mark)
 	if err != nil {
 		return b, internal(err)
 	}
@@ -62,7 +62,7 @@ func (a *API) fire(ctx context.Context, mark uint64, wait bool) (webhook.Batch, 
 // becameDue is the state now of (the first maxBecameDue of) what b
 // dispatched.
 func (a *API) becameDue(b webhook.Batch) ([]webhook.DueState, error) {
-	states, err := a.hooks.States(b.Pushes[:min(len(b.Pushes), maxBecameDue)])
+	states, err := a.o.Webhooks.States(b.Pushes[:min(len(b.Pushes), maxBecameDue)])
 	if err != nil {
 		return nil, internal(err)
 	}
@@ -85,8 +85,8 @@ func (a *API) ScheduleWebhook(c echo.Context) error {
 	if err := a.bind(c, "control.webhook", &req); err != nil {
 		return err
 	}
-	mark := a.hooks.Mark()
-	pushes, err := a.hooks.Schedule(req)
+	mark := a.o.Webhooks.Mark()
+	pushes, err := a.o.Webhooks.Schedule(req)
 	if err != nil {
 		return refused(err)
 	}
@@ -101,10 +101,10 @@ func (a *API) ScheduleWebhook(c echo.Context) error {
 		if wait > 0 {
 			// Settle, not the batch alone: a tick may have dispatched
 			// the push before this call did.
-			if now, ok, _ := a.hooks.Settle(ctx, p.Channel, p.ID); ok {
+			if now, ok, _ := a.o.Webhooks.Settle(ctx, p.Channel, p.ID); ok {
 				p = now
 			}
-		} else if now, ok, _ := a.hooks.Lookup(p.Channel, p.ID); ok {
+		} else if now, ok, _ := a.o.Webhooks.Lookup(p.Channel, p.ID); ok {
 			p = now
 		}
 		out = append(out, p)
@@ -124,7 +124,7 @@ func (a *API) ListWebhooks(c echo.Context) error {
 			return fail(http.StatusNotFound, "no channel named %q", ch)
 		}
 	}
-	ps, err := a.hooks.List(ch)
+	ps, err := a.o.Webhooks.List(ch)
 	if err != nil {
 		return internal(err)
 	}
@@ -139,10 +139,10 @@ func (a *API) GetWebhook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, ok, err := a.hooks.Get(c.Param("id"))
+	p, ok, err := a.o.Webhooks.Get(c.Param("id"))
 	if err == nil && ok && wait > 0 {
 		ctx, cancel := waitContext(c, wait)
-		p, ok, err = a.hooks.Settle(ctx, p.Channel, p.ID)
+		p, ok, err = a.o.Webhooks.Settle(ctx, p.Channel, p.ID)
 		cancel()
 	}
 	if err != nil {
@@ -164,7 +164,7 @@ func (a *API) RunWebhooks(c echo.Context) error {
 	}
 	ctx, cancel := waitContext(c, wait)
 	defer cancel()
-	b, err := a.fire(ctx, a.hooks.Mark(), wait > 0)
+	b, err := a.fire(ctx, a.o.Webhooks.Mark(), wait > 0)
 	if err != nil {
 		return err
 	}
