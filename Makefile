@@ -24,7 +24,7 @@ IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 # Where the harness records every answer during `make test`, for the OpenAPI check.
 ANSWERS := $(CURDIR)/bin/answers
 
-.PHONY: bins run test test-all build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load image dist
+.PHONY: bins run test test-all build lint bench fuzz fuzz-scenario keys startup clean browser-deps crypto-deps doc-deps kit-deps engine-deps gen-deps image-libs image-load load load-against image dist
 
 run:
 	$(GO) run ./cmd/rewardsim serve
@@ -74,7 +74,7 @@ bench:
 
 # Load a real `rewardsim serve` on loopback, each target alternating with
 # its baseline, and print issues 14 and 25's ratios (docs/performance.md).
-# LOADFLAGS: -duration, -conns, -mixed, -only, -adjacent, -stretches, -profile (see
+# LOADFLAGS: -duration, -conns, -mixed, -only, -adjacent, -stretches, -profile, -against (see
 # .ci/load/main.go).
 LOADFLAGS ?=
 # Start-up is also measured on a state file of STARTUP_BYTES (1 GiB),
@@ -82,12 +82,27 @@ LOADFLAGS ?=
 # STARTUP_BYTES=0 leaves it out.
 STARTUP_BYTES ?= 1073741824
 LARGE := $(CURDIR)/bin/startup-large
-load: crypto-deps build
+# AGAINST=<git rev>: an A/B in the same run. That revision's
+# cmd/rewardsim is built as build makes bin/rewardsim (same flags, cgo as
+# the environment has it), in a temporary detached worktree removed after,
+# into bin/rewardsim-against, and every rewardsim figure is measured
+# against it too, the two alternating (-against; docs/performance.md).
+AGAINST ?=
+AGAINST_BIN := bin/rewardsim-against
+load: crypto-deps build $(if $(AGAINST),load-against)
 	$(GO) vet ./.ci/load
 	$(GO) build -o bin/load ./.ci/load
 	rm -rf $(LARGE)
 	if [ "$(STARTUP_BYTES)" != 0 ]; then $(GO) test -count=1 -run '^TestLargeStateFile$$' ./sim/internal/state -large-state $(LARGE) -large-state-bytes $(STARTUP_BYTES) >/dev/null || exit 1; fi
-	s=0; ./bin/load -bin bin/rewardsim $$([ "$(STARTUP_BYTES)" != 0 ] && echo -startup-data $(LARGE)) $(LOADFLAGS) || s=$$?; rm -rf $(LARGE); exit $$s
+	s=0; ./bin/load -bin bin/rewardsim $$([ "$(STARTUP_BYTES)" != 0 ] && echo -startup-data $(LARGE)) $(if $(AGAINST),-against $(AGAINST_BIN)) $(LOADFLAGS) || s=$$?; rm -rf $(LARGE); exit $$s
+
+# The version stamp names the revision built, not this checkout.
+load-against:
+	@[ -n "$(AGAINST)" ] || { echo "load-against: set AGAINST=<git rev>"; exit 1; }
+	rev=$$(git rev-parse --verify '$(AGAINST)^{commit}') && tmp=$$(mktemp -d) && \
+	trap 'git worktree remove --force "$$tmp/src" 2>/dev/null; rm -rf "$$tmp"' EXIT && trap 'exit 130' INT TERM && \
+	git worktree add --quiet --detach "$$tmp/src" $$rev && \
+	(cd "$$tmp/src" && $(GO) build -ldflags "-s -w -X main.version=$$(git describe --tags --always $$rev) -X main.commit=$$rev -X main.date=$(DATE)" -o $(CURDIR)/$(AGAINST_BIN) ./cmd/rewardsim)
 
 # A longer fuzz run than `make test` does.
 fuzz:

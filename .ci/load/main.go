@@ -31,6 +31,11 @@
 // drift; alternating in one-second stretches, both see the same machine.
 // The spread of each baseline's runs is printed: a wide one says the
 // machine was not quiet.
+//
+// With -against (make load AGAINST=<rev>), every rewardsim figure is
+// also measured on another build in the same run (ab.go): its own
+// servers on fresh folders, prepared alike, each target's stretches
+// running both builds in turn, and a table of new/old ratios.
 package main
 
 import (
@@ -40,8 +45,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -61,6 +66,7 @@ var (
 	adjacent  = flag.Bool("adjacent", true, "measure each target alternately with its baseline and take the target's ratio to those stretches (false: to the baseline's first run)")
 	startData = flag.String("startup-data", "", "a data folder holding a large state file: start-up is measured on it too (make load makes a 1 GB one)")
 	stretches = flag.Int("stretches", 5, "with -adjacent, how many stretches of -duration/stretches each the target and its baseline alternate in")
+	against   = flag.String("against", "", "an older rewardsim binary every rewardsim target, start-up and the mixed load also run against, alternating with -bin in -stretches stretches, each on its own data folder: prints each figure's new/old ratio")
 )
 
 func main() {
@@ -84,9 +90,13 @@ func run() error {
 	}
 	fmt.Printf("# rewardsim make load: %s, %d CPUs (%s), %s, -conns %d -duration %s\n",
 		cpuModel(), runtime.NumCPU(), runtime.GOARCH, time.Now().UTC().Format(time.RFC3339), *conns, *duration)
+	ss, err := sides()
+	if err != nil {
+		return err
+	}
 
 	// A run of chosen targets skips the five start-ups unless it names them.
-	st, err := measureStartups()
+	st, err := measureStartups(ss)
 	if err != nil {
 		return err
 	}
@@ -112,75 +122,90 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(data)
-	srv, c, err := serveTarget(data, "process")
-	if err != nil {
-		return err
+	for i, s := range ss {
+		defer s.stop(true)
+		if err := s.start(filepath.Join(data, strconv.Itoa(i))); err != nil {
+			return err
+		}
 	}
-	defer srv.stop()
-	targets, err := prepare(c)
-	if err != nil {
-		return err
-	}
-	disk, diskClient, err := serveTarget(data, "disk")
-	if err != nil {
-		return err
-	}
-	defer disk.stop()
-	diskTargets, err := prepare(diskClient)
+	signer, err := newClient("") // the baselines' requests need its key only
 	if err != nil {
 		return err
 	}
 	r := newRunner(baseGo)
-	for _, b := range baselineTargets(baseGo, baseLC, sealed(c, map[string]string{"bName": "DEMOBANK"})) {
+	for _, b := range baselineTargets(baseGo, baseLC, sealed(signer, map[string]string{"bName": "DEMOBANK"})) {
 		r.baselines[b.t.name], r.baseProcs[b.t.name] = b.t, b.p
-		r.runOne(b.t, b.p)
+		r.runOne([]arm{{b.t, b.p}})
 	}
-	for _, t := range targets {
-		r.runOne(t, srv)
-	}
-	for _, t := range diskTargets {
-		if strings.HasPrefix(t.name, "GetReward-") || strings.HasPrefix(t.name, "fetchCouponCode-") {
-			t.name += "-disk"
-			r.runOne(t, disk)
+	for i, a := range ss[0].arms {
+		arms := []arm{a}
+		for _, s := range ss[1:] { // prepared alike: the same targets in the same order
+			arms = append(arms, s.arms[i])
 		}
+		r.runOne(arms)
 	}
-	disk.stop() // before the mixed load, which runs against srv alone
+	for _, s := range ss {
+		s.stop(false) // the disk servers, before the mixed load, which runs on srv alone
+	}
 
-	var rssMax, rssEnd int64
-	if *mixed > 0 && *only == "" {
-		rssMax, rssEnd = mixedLoad(targets, srv)
-	}
-	report(r.results, r.beside, st, rssMax, rssEnd)
+	mix := mixedLoad(ss)
+	report(r.results, r.beside, st[0], mix[0].max, mix[0].end)
 	spread(r.baseRuns)
+	reportAB(ss, r, st, mix)
 	return nil
 }
 
 // measureStartups times start-up on a fresh folder and, with
-// -startup-data, on that folder's large state file.
-func measureStartups() (st startup, err error) {
+// -startup-data, on that folder's large state file: each binary's runs
+// alternating, the old one on its own copy of the file.
+func measureStartups(ss []*side) ([]startup, error) {
+	st := make([]startup, len(ss))
 	if !chosen("start-up") {
 		return st, nil
 	}
-	if st.mean, st.worst, err = measureStartup(""); err != nil || *startData == "" {
+	runs, err := measureStartup(ss, make([]string, len(ss)))
+	if err != nil || *startData == "" {
+		for i := range runs {
+			st[i].runs = runs[i]
+		}
 		return st, err
 	}
-	if st.largeMean, st.largeWorst, err = measureStartup(*startData); err != nil {
-		return st, err
+	keep := []string{*startData}
+	if len(ss) > 1 {
+		cp, err := copyStartData()
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(filepath.Dir(cp))
+		keep = append(keep, cp)
 	}
-	if fi, err := os.Stat(filepath.Join(*startData, "rewardsim.db")); err == nil {
-		st.largeBytes = fi.Size()
+	large, err := measureStartup(ss, keep)
+	if err != nil && len(ss) > 1 {
+		// The file is in this build's store format, which an older build
+		// may refuse: then this build's figure alone.
+		fmt.Printf("# start-up on %s: %v; measured for %s alone\n", *startData, err, *bin)
+		large, err = measureStartup(ss[:1], keep[:1])
+		large = append(large, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range ss {
+		st[i].runs, st[i].largeRuns = runs[i], large[i]
+		if fi, err := os.Stat(filepath.Join(keep[i], "rewardsim.db")); err == nil {
+			st[i].largeBytes = fi.Size()
+		}
 	}
 	return st, nil
 }
 
-// serveTarget starts a rewardsim process with durability in its own
-// folder under data, and a publisher client of it.
-func serveTarget(data, durability string) (*proc, *publisher.Client, error) {
-	dir := filepath.Join(data, durability)
+// serveTarget starts a rewardsim process of s with durability on the data
+// folder dir, and a publisher client of it.
+func serveTarget(s *side, dir, durability string) (*proc, *publisher.Client, error) {
 	// --debug-pprof also serves /__sim/debug/store, the write counters
 	// behind each target's pages per exchange.
-	args := []string{*bin, "serve", "--data", dir, "--durability", durability, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error",
-		"--debug-pprof", "true"}
+	args := s.serve("--data", dir, "--durability", durability, "--listen", "127.0.0.1:0", "--control-listen", "127.0.0.1:0", "--log-level", "error",
+		"--debug-pprof", "true")
 	p, err := start(args, 2)
 	if err != nil {
 		return nil, nil, err
@@ -197,7 +222,11 @@ func serveTarget(data, durability string) (*proc, *publisher.Client, error) {
 			break
 		}
 	}
-	fmt.Printf("# rewardsim serve pid %d, crypto back end %s, journal on, --durability %s\n", p.cmd.Process.Pid, health.Crypto, health.Durability)
+	label := ""
+	if s.label != "" {
+		label = s.label + ": "
+	}
+	fmt.Printf("# %srewardsim serve pid %d, crypto back end %s, journal on, --durability %s\n", label, p.cmd.Process.Pid, health.Crypto, health.Durability)
 	c, err := newClient(p.urls["all"])
 	if err != nil {
 		p.stop()
@@ -236,11 +265,13 @@ type runner struct {
 	baseRuns  map[string][]result // baseline -> all its runs
 	baselines map[string]target   // baseline name -> how to run it
 	baseProcs map[string]*proc    // baseline name -> its process
+	ab        map[string]abFigure // target -> the -against binary's figures
+	abOrder   []string            // the targets of ab in the order they ran
 }
 
 func newRunner(baseGo *proc) *runner {
 	return &runner{baseGo: baseGo, results: map[string]result{}, beside: map[string]result{},
-		baseRuns: map[string][]result{}, baselines: map[string]target{}, baseProcs: map[string]*proc{}}
+		baseRuns: map[string][]result{}, baselines: map[string]target{}, baseProcs: map[string]*proc{}, ab: map[string]abFigure{}}
 }
 
 // freshCeiling starts each run of the durable-write ceiling on an empty
@@ -261,15 +292,17 @@ func (r *runner) freshCeiling(name string) {
 	}
 }
 
-// runOne measures t against p (alternating with its baseline with
-// -adjacent) and prints its line.
-func (r *runner) runOne(t target, p *proc) {
+// runOne measures arms[0] (alternating with its baseline with -adjacent,
+// and with arms[1], the same target on -against, when given) and prints
+// its line.
+func (r *runner) runOne(arms []arm) {
+	t, p := arms[0].t, arms[0].p
 	if !chosen(t.name) {
 		return
 	}
 	var res result
-	if b := baselineOf(t.name); *adjacent && b != "" {
-		res = r.runAdjacent(t, p, b)
+	if b := baselineOf(t.name); *adjacent && b != "" || len(arms) > 1 {
+		res = r.runAdjacent(arms, b)
 	} else {
 		r.freshCeiling(t.name)
 		prof := profile(t.name, p, *duration)
@@ -291,31 +324,63 @@ func (r *runner) runOne(t target, p *proc) {
 	if w := res.perExchange(); w != "" {
 		fmt.Printf("  %-24s written per exchange: %s\n", "", w)
 	}
+	if ab, ok := r.ab[t.name]; ok {
+		printAB(res, ab)
+	}
 }
 
-// runAdjacent measures t in stretches alternating with its baseline b,
-// and keeps b's stretches as the figure t is held to.
-func (r *runner) runAdjacent(t target, p *proc, b string) result {
-	bt, bp := r.baselines[b], r.baseProcs[b]
-	r.freshCeiling(b)
-	prof := profile(t.name, p, 2**duration)
+// runAdjacent measures arms[0] in stretches alternating with its
+// baseline b (with -adjacent) and keeps b's stretches as the figure it is
+// held to. With -against, arms[1] runs in each stretch too, after
+// arms[0] in one stretch and before it in the next, and its stretches
+// are kept as the A/B's old figure.
+func (r *runner) runAdjacent(arms []arm, b string) result {
+	name := arms[0].t.name
+	withBase := *adjacent && b != ""
+	if withBase {
+		r.freshCeiling(b)
+	}
+	loads := len(arms)
+	if withBase {
+		loads++
+	}
+	prof := profile(name, arms[0].p, time.Duration(loads)**duration)
 	step := *duration / time.Duration(max(1, *stretches))
-	var bs, ts sample
-	for range max(1, *stretches) {
-		bOne := stretch(bt, bp, step, bs.next)
-		tOne := stretch(t, p, step, ts.next)
-		if tOne.n+tOne.errs == 0 { // a bounded target used up
+	var bs sample
+	ts := make([]sample, len(arms))
+	var runs [][]fig
+	for i := range max(1, *stretches) {
+		var bOne sample
+		if withBase {
+			bOne = stretch(r.baselines[b], r.baseProcs[b], step, bs.next)
+		}
+		one := make([]sample, len(arms))
+		for _, j := range abba(len(arms), i) {
+			one[j] = stretch(arms[j].t, arms[j].p, step, ts[j].next)
+		}
+		if slices.ContainsFunc(one, func(s sample) bool { return s.n+s.errs == 0 }) { // a bounded target used up
 			break
 		}
 		bs.add(bOne)
-		ts.add(tOne)
+		figs := make([]fig, len(arms))
+		for j := range one {
+			ts[j].add(one[j])
+			figs[j] = one[j].fig()
+		}
+		runs = append(runs, figs)
 	}
 	if err := prof(); err != nil {
-		fmt.Fprintf(os.Stderr, "load: profile of %s: %v\n", t.name, err)
+		fmt.Fprintf(os.Stderr, "load: profile of %s: %v\n", name, err)
 	}
-	br := bs.result(b)
-	r.beside[t.name] = br
-	r.baseRuns[b] = append(r.baseRuns[b], br)
-	fmt.Printf("  %-24s %9.0f req/s  %7.0f server-cpu-µs/req  (the baseline of %s, alternating with it)\n", b, br.rate, br.serverCPU, t.name)
-	return ts.result(t.name)
+	if withBase {
+		br := bs.result(b)
+		r.beside[name] = br
+		r.baseRuns[b] = append(r.baseRuns[b], br)
+		fmt.Printf("  %-24s %9.0f req/s  %7.0f server-cpu-µs/req  (the baseline of %s, alternating with it)\n", b, br.rate, br.serverCPU, name)
+	}
+	if len(arms) > 1 {
+		r.ab[name] = abFigure{old: ts[1].result(name), runs: runs}
+		r.abOrder = append(r.abOrder, name)
+	}
+	return ts[0].result(name)
 }

@@ -119,8 +119,8 @@ func (s sample) result(name string) result {
 	r := result{name: name, n: s.n, errs: s.errs, firstErr: s.firstErr, written: s.written}
 	if r.n > 0 {
 		slices.Sort(s.lat)
-		r.rate = float64(r.n) / s.el.Seconds()
-		r.serverCPU = float64(s.cpu.Microseconds()) / float64(r.n+r.errs)
+		f := s.fig()
+		r.rate, r.serverCPU = f.rate, f.cpu
 		r.p50, r.p99 = s.lat[r.n/2], s.lat[r.n*99/100]
 	}
 	return r
@@ -265,31 +265,77 @@ func spread(runs map[string][]result) {
 	}
 }
 
+// rssFigure is a server's RssAnon under the mixed load: the most seen and
+// the last.
+type rssFigure struct{ max, end int64 }
+
 // mixedLoad runs durable writes, reads and signed calls together for
-// -mixed, sampling the server's RssAnon each half second.
-func mixedLoad(targets []target, srv *proc) (rssMax, rssEnd int64) {
+// -mixed on each side's --durability process server, sampling its
+// RssAnon each half second; with -against the two alternate in
+// -stretches stretches (ABBA), each getting -mixed of load in all. It
+// runs only for a run of every target (no -only).
+func mixedLoad(ss []*side) []rssFigure {
+	figs := make([]rssFigure, len(ss))
+	if *mixed <= 0 || *only != "" {
+		return figs
+	}
+	n := 1
+	if len(ss) > 1 {
+		n = max(1, *stretches)
+	}
+	step := *mixed / time.Duration(n)
+	arms := make([]arm, len(ss))
+	for j, s := range ss {
+		arms[j] = arm{mixTarget(s), s.srv}
+	}
+	samples := make([]sample, len(ss))
+	for i := range n {
+		for _, j := range abba(len(arms), i) {
+			one, peak := sampleRSS(arms[j], step, samples[j].next)
+			samples[j].add(one)
+			figs[j].end = arms[j].p.rssAnon()
+			figs[j].max = max(figs[j].max, peak, figs[j].end)
+		}
+	}
+	for j, s := range ss {
+		r := samples[j].result("mixed")
+		name := "mixed (RssAnon)"
+		if s.label != "" {
+			name += ", " + s.label
+		}
+		fmt.Printf("%-26s %9.0f req/s  %7.0f server-cpu-µs/req  (n=%d, %d errors) over %s\n", name, r.rate, r.serverCPU, r.n, r.errs, *mixed)
+	}
+	return figs
+}
+
+// mixTarget is s's unbounded --durability process targets in turn.
+func mixTarget(s *side) target {
 	var mix []target
-	for _, t := range targets {
-		if t.limit == 0 { // the unbounded ones
-			mix = append(mix, t)
+	for _, a := range s.arms {
+		if a.p == s.srv && a.t.limit == 0 {
+			mix = append(mix, a.t)
 		}
 	}
 	offset := 1 << 20 // fresh users and transactions, apart from the runs above
-	t := target{name: "mixed", want: "", next: func(i int) *http.Request {
+	return target{name: "mixed", want: "", next: func(i int) *http.Request {
 		return mix[i%len(mix)].next(offset + i)
 	}}
-	done := make(chan result)
-	go func() { done <- measure(t, srv, *mixed) }()
+}
+
+// sampleRSS loads a for d from request from on, and returns the load and
+// the most RssAnon its server held, read each half second.
+func sampleRSS(a arm, d time.Duration, from int) (sample, int64) {
+	done := make(chan sample)
+	go func() { done <- stretch(a.t, a.p, d, from) }()
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
+	var peak int64
 	for {
 		select {
-		case r := <-done:
-			rssEnd = srv.rssAnon()
-			fmt.Printf("%-26s %9.0f req/s  %7.0f server-cpu-µs/req  (n=%d, %d errors) over %s\n", "mixed (RssAnon)", r.rate, r.serverCPU, r.n, r.errs, *mixed)
-			return max(rssMax, rssEnd), rssEnd
+		case s := <-done:
+			return s, peak
 		case <-tick.C:
-			rssMax = max(rssMax, srv.rssAnon())
+			peak = max(peak, a.p.rssAnon())
 		}
 	}
 }

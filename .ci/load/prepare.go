@@ -42,8 +42,9 @@ func newClient(base string) (*publisher.Client, error) {
 const prepared = 3000
 
 // prepare makes the tokens, cards and pre-signed bodies the targets need;
-// none of it is timed.
-func prepare(c *publisher.Client) ([]target, error) {
+// none of it is timed. The bounded targets, whose requests are prepared
+// one by one, are made only when need names them.
+func prepare(c *publisher.Client, need func(target string) bool) ([]target, error) {
 	ctx := context.Background()
 	base := c.RewardsURL
 	ref, err := c.ReferenceToken(ctx)
@@ -55,33 +56,24 @@ func prepare(c *publisher.Client) ([]target, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Printf("# preparing %d cards and %d signed requests...\n", prepared, 2*prepared)
-	reveal, revealTok, err := prepareReveals(ctx, c, ref.ReferenceKey, run)
+	bounded, err := prepareBounded(ctx, c, ref.ReferenceKey, run, need)
 	if err != nil {
 		return nil, err
-	}
-	bank := make([][]byte, prepared)
-	for i := range bank {
-		bank[i] = sealed(c, publisher.BankCardRequest{VirtualID: fmt.Sprintf("BK-%s-%d", run, i), TransDateAndTime: "2026-01-15 10:00:00",
-			Amount: "100.00", MCC: "5411", ExtTransactionID: fmt.Sprintf("BKT-%s-%d", run, i), CampaignID: "CAMP-DEMO"})
 	}
 	refBody := sealed(c, map[string]string{"bName": "DEMOBANK"})
 	authBody := sealed(c, map[string]string{"virtualId": "AUTH-USER", "channelName": "DEMOBANK"})
 	sessBody := sealed(c, map[string]string{"bName": "DEMOBANK", "virtualId": lister})
 	coupon := c.APIKeyHeader()
 
-	return []target{
+	targets := []target{
 		{name: "getSecuredReferenceToken", want: `"SIGN"`, next: func(int) *http.Request {
 			return post(base+"/api/getSecuredReferenceToken", "", refBody, nil)
 		}},
 		{name: "GetAuthToken", want: `"SIGN"`, next: func(int) *http.Request { return post(base+"/api/GetAuthToken", "", authBody, nil) }},
 		{name: "GenerateSessionInfoV2", want: `"SIGN"`, next: func(int) *http.Request { return post(base+"/api/GenerateSessionInfoV2", "", sessBody, nil) }},
-		{name: "FetchRewardInfo", want: `"SIGN"`, limit: len(reveal), next: func(i int) *http.Request {
-			return post(base+"/api/FetchRewardInfo", revealTok[i], reveal[i], nil)
-		}},
-		{name: "GetScratchCardForBank", want: `"SIGN"`, limit: len(bank), next: func(i int) *http.Request {
-			return post(base+"/api/GetScratchCardForBank", "", bank[i], nil)
-		}},
+	}
+	targets = append(targets, bounded...)
+	return append(targets, []target{
 		{name: "GetReward-new-card", want: `"status":true`, next: func(i int) *http.Request {
 			return post(base+"/api/GetReward", ref.ReferenceKey, getReward(fmt.Sprintf("GR-%s-%d", run, i), fmt.Sprintf("GRT-%s-%d", run, i)), nil)
 		}},
@@ -94,7 +86,45 @@ func prepare(c *publisher.Client) ([]target, error) {
 		{name: "microsite-page", want: `class="tile revealed`, next: func(int) *http.Request {
 			return get(base+"/microsite?virtualId="+lister+"&sessionId="+sess.SessionID, "")
 		}},
-	}, nil
+	}...), nil
+}
+
+// prepareBounded makes the targets whose every request is prepared (a
+// card to reveal, a sealed bank request), those need names.
+func prepareBounded(ctx context.Context, c *publisher.Client, refKey, run string, need func(string) bool) ([]target, error) {
+	base := c.RewardsURL
+	cards, signed := 0, 0
+	if need("FetchRewardInfo") {
+		cards, signed = prepared, prepared
+	}
+	if need("GetScratchCardForBank") {
+		signed += prepared
+	}
+	if signed == 0 {
+		return nil, nil
+	}
+	fmt.Printf("# preparing %d cards and %d signed requests...\n", cards, signed)
+	var bounded []target
+	if cards > 0 {
+		reveal, revealTok, err := prepareReveals(ctx, c, refKey, run)
+		if err != nil {
+			return nil, err
+		}
+		bounded = append(bounded, target{name: "FetchRewardInfo", want: `"SIGN"`, limit: len(reveal), next: func(i int) *http.Request {
+			return post(base+"/api/FetchRewardInfo", revealTok[i], reveal[i], nil)
+		}})
+	}
+	if signed > cards {
+		bank := make([][]byte, prepared)
+		for i := range bank {
+			bank[i] = sealed(c, publisher.BankCardRequest{VirtualID: fmt.Sprintf("BK-%s-%d", run, i), TransDateAndTime: "2026-01-15 10:00:00",
+				Amount: "100.00", MCC: "5411", ExtTransactionID: fmt.Sprintf("BKT-%s-%d", run, i), CampaignID: "CAMP-DEMO"})
+		}
+		bounded = append(bounded, target{name: "GetScratchCardForBank", want: `"SIGN"`, limit: len(bank), next: func(i int) *http.Request {
+			return post(base+"/api/GetScratchCardForBank", "", bank[i], nil)
+		}})
+	}
+	return bounded, nil
 }
 
 // getReward is a GetReward request body for user vid, transaction tx.

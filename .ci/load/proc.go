@@ -6,7 +6,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -87,53 +86,69 @@ func (p *proc) rssAnon() int64 {
 	return 0
 }
 
-// measureStartup times exec to the first answered health check, from
-// outside the process, on a fresh data folder each time, or on the data
-// folder keep (its files left as they are).
-func measureStartup(keep string) (mean, worst time.Duration, err error) {
+// measureStartup times exec to the first answered health check of each
+// side's binary, from outside the process, five times each, alternating
+// (ABBA), on a fresh data folder each time, or on the data folder keep[i]
+// (its files left as they are) for side i.
+func measureStartup(ss []*side, keep []string) ([][]time.Duration, error) {
 	const runs = 5
-	var total time.Duration
-	for range runs {
-		port, err := freePort()
-		if err != nil {
-			return 0, 0, err
-		}
-		data := keep
-		if keep == "" {
-			if data, err = os.MkdirTemp("", "rewardsim-start-"); err != nil {
-				return 0, 0, err
+	took := make([][]time.Duration, len(ss))
+	for i := range runs {
+		for _, j := range abba(len(ss), i) {
+			d, err := startOnce(ss[j], keep[j])
+			if err != nil {
+				return nil, err
 			}
+			took[j] = append(took[j], d)
 		}
-		url := fmt.Sprintf("http://127.0.0.1:%d/__sim/health", port)
-		t0 := time.Now()
-		cmd := exec.Command(*bin, "serve", "--data", data, "--listen", "127.0.0.1:0", "--control-listen", fmt.Sprintf("127.0.0.1:%d", port), "--log-level", "error")
-		if err := cmd.Start(); err != nil {
-			return 0, 0, err
-		}
-		var took time.Duration
-		for time.Since(t0) < 10*time.Second {
-			res, err := client.Get(url)
-			if err == nil {
-				res.Body.Close()
-				if res.StatusCode == 200 {
-					took = time.Since(t0)
-					break
-				}
-			}
-			time.Sleep(200 * time.Microsecond)
-		}
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-		if keep == "" {
-			os.RemoveAll(data)
-		}
-		if took == 0 {
-			return 0, 0, errors.New("rewardsim serve did not answer its health check within 10s")
-		}
-		total += took
-		worst = max(worst, took)
 	}
-	return total / runs, worst, nil
+	return took, nil
+}
+
+// startOnce times one start-up of s's binary on keep, or on a fresh
+// folder when keep is "".
+func startOnce(s *side, keep string) (time.Duration, error) {
+	port, err := freePort()
+	if err != nil {
+		return 0, err
+	}
+	data := keep
+	if keep == "" {
+		if data, err = os.MkdirTemp("", "rewardsim-start-"); err != nil {
+			return 0, err
+		}
+		defer os.RemoveAll(data)
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/__sim/health", port)
+	argv := s.serve("--data", data, "--listen", "127.0.0.1:0", "--control-listen", fmt.Sprintf("127.0.0.1:%d", port), "--log-level", "error")
+	var stderr bytes.Buffer
+	t0 := time.Now()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-exited
+	}()
+	for time.Since(t0) < 10*time.Second {
+		res, err := client.Get(url)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return time.Since(t0), nil
+			}
+		}
+		select {
+		case <-exited: // an older build refusing the folder, say
+			return 0, fmt.Errorf("%s serve exited before answering: %s", s.path, strings.TrimSpace(stderr.String()))
+		case <-time.After(200 * time.Microsecond):
+		}
+	}
+	return 0, fmt.Errorf("%s serve did not answer its health check within 10s", s.path)
 }
 
 func freePort() (int, error) {

@@ -69,12 +69,24 @@ func getJSON(url string, out any) error {
 	return json.NewDecoder(res.Body).Decode(out)
 }
 
-// startup is the start-up figures: on a fresh data folder and on a large
-// state file (-startup-data).
+// startup is the start-up figures: each run's on a fresh data folder and
+// on a large state file (-startup-data).
 type startup struct {
-	mean, worst           time.Duration
-	largeMean, largeWorst time.Duration
-	largeBytes            int64
+	runs, largeRuns []time.Duration
+	largeBytes      int64
+}
+
+// meanWorst is the mean and the longest of runs (zero for none).
+func meanWorst(runs []time.Duration) (mean, worst time.Duration) {
+	if len(runs) == 0 {
+		return 0, 0
+	}
+	var total time.Duration
+	for _, d := range runs {
+		total += d
+		worst = max(worst, d)
+	}
+	return total / time.Duration(len(runs)), worst
 }
 
 // startupGoal is issue 56's: exec to the first answer.
@@ -105,13 +117,13 @@ func report(r, beside map[string]result, st startup, rssMax, rssEnd int64) {
 	}
 	// The mean is held to the goal: the worst of five on this shared
 	// machine is the neighbours' as much as ours.
-	if st.mean > 0 {
-		row("start-up, exec to first health answer", fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(st.mean), ms(st.worst)),
-			float64(st.mean)/float64(startupGoal), "<= 25 ms", st.mean <= startupGoal)
+	if mean, worst := meanWorst(st.runs); mean > 0 {
+		row("start-up, exec to first health answer", fmt.Sprintf("%.1f ms mean, %.1f ms worst of %d", ms(mean), ms(worst), len(st.runs)),
+			float64(mean)/float64(startupGoal), "<= 25 ms", mean <= startupGoal)
 	}
-	if st.largeMean > 0 {
-		row(fmt.Sprintf("start-up, a %.2f GB state file", float64(st.largeBytes)/(1<<30)), fmt.Sprintf("%.1f ms mean, %.1f ms worst of 5", ms(st.largeMean), ms(st.largeWorst)),
-			float64(st.largeMean)/float64(startupGoal), "<= 25 ms", st.largeMean <= startupGoal)
+	if mean, worst := meanWorst(st.largeRuns); mean > 0 {
+		row(fmt.Sprintf("start-up, a %.2f GB state file", float64(st.largeBytes)/(1<<30)), fmt.Sprintf("%.1f ms mean, %.1f ms worst of %d", ms(mean), ms(worst), len(st.largeRuns)),
+			float64(mean)/float64(startupGoal), "<= 25 ms", mean <= startupGoal)
 	}
 	var firsts []string
 	for _, b := range []string{"echo", "sign-go", "sign-libcrypto", "durable-write"} {
