@@ -204,21 +204,11 @@ func (o *otherTimer) p99(from, to time.Duration) float64 {
 	return float64(p99(in).Microseconds()) / 1000
 }
 
-// dialAll opens n connections to addr, paced a hundred at a time.
+// dialAll opens n connections to addr (dialConns).
 func dialAll(b *testing.B, addr string, n int) []net.Conn {
-	conns := make([]net.Conn, 0, n)
-	for i := range n {
-		if i%100 == 99 {
-			time.Sleep(2 * time.Millisecond)
-		}
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			for _, c := range conns {
-				c.Close()
-			}
-			b.Fatalf("connection %d: %v", i, err)
-		}
-		conns = append(conns, c)
+	conns, err := dialConns(addr, n)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return conns
 }
@@ -258,25 +248,52 @@ func rawCatalogueOn(c net.Conn, br *bufio.Reader, channel, key string) error {
 // taken over the steady state, from 4 s to 10 s: the calls held (the
 // server's own count, its lowest and highest sample: held_min,
 // held_max), the server's highest resident memory (steady_rss_MB,
-// beside idle_rss_MB before), and another channel's undelayed calls, one
+// beside idle_rss_MB before), another channel's undelayed calls, one
 // after another, their p99 then (other_p99_steady_ms) beside the same
-// before the load (other_p99_base_ms). Run with -benchtime=1x.
+// before the load (other_p99_base_ms), the answers a second, and the
+// cores the server and the generator used (server_cores, gen_cores).
+// Run with -benchtime=1x.
 //
-// It runs with serve's default soft memory limit and with none
-// (--memory-limit -1): past the limit the collector runs without pause.
+// Where the users run is the first level of sub-benchmark:
+//   - generator=nice19, the reported figure: a process of its own at nice
+//     19, standing in for a load tool on another machine (on one machine
+//     the server and the timer get the cores first; the generator takes
+//     what is left, so held_min says whether it kept up).
+//   - generator=process: a process of its own at the server's priority, a
+//     load tool on the same machine, taking a core of two.
+//   - generator=in-process: goroutines of the benchmark's own process,
+//     where the timer of the other channel waits behind 10,000 busy
+//     goroutines: that delay is the client's, not the server's.
+//
+// The second level runs serve with its default soft memory limit and
+// with none (--memory-limit -1): past the limit the collector runs
+// without pause.
 func BenchmarkLatency_tenThousandSteady(b *testing.B) {
-	for _, limit := range []string{"default", "-1"} {
-		b.Run("memory-limit="+limit, func(b *testing.B) {
-			args := []string{"--max-connections", "12000"}
-			if limit != "default" {
-				args = append(args, "--memory-limit", limit)
+	for _, gen := range []struct {
+		name string
+		nice int
+		own  bool
+	}{{"nice19", 19, true}, {"process", 0, true}, {"in-process", 0, false}} {
+		b.Run("generator="+gen.name, func(b *testing.B) {
+			for _, limit := range []string{"default", "-1"} {
+				b.Run("memory-limit="+limit, func(b *testing.B) {
+					args := []string{"--max-connections", "12000"}
+					if limit != "default" {
+						args = append(args, "--memory-limit", limit)
+					}
+					steadyLoad(b, args, func(addr string, users int, ramp time.Duration) generator {
+						if gen.own {
+							return newOwnProcess(b, addr, users, ramp, gen.nice)
+						}
+						return newInProcess(b, addr, users, ramp)
+					})
+				})
 			}
-			steadyLoad(b, args)
 		})
 	}
 }
 
-func steadyLoad(b *testing.B, serveArgs []string) {
+func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users int, ramp time.Duration) generator) {
 	const users = 10000
 	const ramp, from, to = 2 * time.Second, 4 * time.Second, 10 * time.Second
 	bin := buildBinary(b)
@@ -290,54 +307,33 @@ func steadyLoad(b *testing.B, serveArgs []string) {
 	baseTo := other.since()
 	idle := procKB(cmd.Process.Pid, "VmRSS")
 	simPost(b, urls["control"], "/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","lognormal":{"median":"2s","p99":"2500ms"},"max":"8s","seed":1}`)
-	conns := dialAll(b, strings.TrimPrefix(base, "http://"), users)
+	gen := newGen(strings.TrimPrefix(base, "http://"), users, ramp)
 
 	b.ResetTimer()
 	for range b.N {
 		start := other.since()
-		quit := make(chan struct{})
-		var failed atomic.Int64
-		var wg sync.WaitGroup
-		for i, c := range conns {
-			wg.Go(func() {
-				defer c.Close()
-				time.Sleep(ramp * time.Duration(i) / users)
-				br := bufio.NewReader(c)
-				for {
-					select {
-					case <-quit:
-						return
-					default:
-					}
-					if err := rawCatalogueOn(c, br, "DEMOBANK", "DEMOAPPKEY:DEMOSECKEY"); err != nil {
-						failed.Add(1)
-						return
-					}
-				}
-			})
-		}
+		gen.start()
 		heldMin, heldMax, rss := float64(users), 0.0, 0.0
-		var ticksFrom, answeredFrom float64
+		var ticksFrom, genTicksFrom, answeredFrom float64
 		for other.since()-start < to {
 			time.Sleep(100 * time.Millisecond)
 			if other.since()-start < from {
 				continue
 			}
 			if ticksFrom == 0 {
-				ticksFrom, answeredFrom = float64(serveTicks(cmd.Process.Pid)), answered(b, urls["control"])
+				ticksFrom, genTicksFrom, answeredFrom = float64(serveTicks(cmd.Process.Pid)), float64(serveTicks(gen.pid())), answered(b, urls["control"])
 			}
 			n := metric(b, urls["control"], "rewardsim_calls_held")
 			heldMin, heldMax = min(heldMin, n), max(heldMax, n)
 			rss = max(rss, procKB(cmd.Process.Pid, "VmRSS"))
 		}
 		cores := (float64(serveTicks(cmd.Process.Pid)) - ticksFrom) / 100 / (to - from).Seconds() // USER_HZ 100
+		genCores := (float64(serveTicks(gen.pid())) - genTicksFrom) / 100 / (to - from).Seconds()
 		rate := (answered(b, urls["control"]) - answeredFrom) / (to - from).Seconds()
-		close(quit)
 		steady := other.p99(start+from, start+to)
 		stop()
-		wg.Wait()
-		if failed.Load() > 0 {
-			b.Errorf("%d of %d users failed", failed.Load(), users)
+		if failed := gen.stop(); failed != 0 {
+			b.Errorf("%d of %d users failed", failed, users)
 		}
 		b.ReportMetric(heldMin, "held_min")
 		b.ReportMetric(heldMax, "held_max")
@@ -346,6 +342,7 @@ func steadyLoad(b *testing.B, serveArgs []string) {
 		b.ReportMetric(steady, "other_p99_steady_ms")
 		b.ReportMetric(other.p99(0, baseTo), "other_p99_base_ms")
 		b.ReportMetric(cores, "server_cores")
+		b.ReportMetric(genCores, "gen_cores")
 		b.ReportMetric(rate, "answered/s")
 	}
 }
