@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,9 +294,21 @@ func BenchmarkLatency_tenThousandSteady(b *testing.B) {
 	}
 }
 
+// steadyProfileEnv, when set to a folder, has the steady benchmark take
+// the server's CPU profile, execution trace and allocations over its
+// steady state there (NAME.cpu.pprof, NAME.trace, NAME.allocs-from.pprof
+// and NAME.allocs-to.pprof 5 s later, for -diff_base), its goroutines
+// and metrics at its start, to find what delays the other channel's
+// calls.
+const steadyProfileEnv = "REWARDSIM_STEADY_PROFILES"
+
 func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users int, ramp time.Duration) generator) {
 	const users = 10000
 	const ramp, from, to = 2 * time.Second, 4 * time.Second, 10 * time.Second
+	profiles := os.Getenv(steadyProfileEnv)
+	if profiles != "" {
+		serveArgs = append(serveArgs, "--debug-pprof", "true")
+	}
 	bin := buildBinary(b)
 	cmd, urls := startServe(b, bin, b.TempDir(), serveArgs...)
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
@@ -319,6 +332,17 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 			time.Sleep(100 * time.Millisecond)
 			if other.since()-start < from {
 				continue
+			}
+			if ticksFrom == 0 && profiles != "" {
+				name := filepath.Join(profiles, strings.NewReplacer("/", "_", "=", "-").Replace(b.Name()))
+				go saveProfile(b, urls["control"]+"/__sim/debug/pprof/profile?seconds=5", name+".cpu.pprof")
+				go saveProfile(b, urls["control"]+"/__sim/debug/pprof/trace?seconds=3", name+".trace")
+				saveProfile(b, urls["control"]+"/__sim/debug/pprof/allocs", name+".allocs-from.pprof")
+				saveProfile(b, urls["control"]+"/__sim/debug/pprof/goroutine", name+".goroutine.pprof")
+				saveProfile(b, urls["control"]+"/__sim/metrics", name+".metrics.txt")
+				time.AfterFunc(5*time.Second, func() {
+					saveProfile(b, urls["control"]+"/__sim/debug/pprof/allocs", name+".allocs-to.pprof")
+				})
 			}
 			if ticksFrom == 0 {
 				ticksFrom, genTicksFrom, answeredFrom = float64(serveTicks(cmd.Process.Pid)), float64(serveTicks(gen.pid())), answered(b, urls["control"])
@@ -344,6 +368,20 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 		b.ReportMetric(cores, "server_cores")
 		b.ReportMetric(genCores, "gen_cores")
 		b.ReportMetric(rate, "answered/s")
+	}
+}
+
+// saveProfile saves what url answers in file.
+func saveProfile(b *testing.B, url, file string) {
+	res, err := http.Get(url)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if err := os.WriteFile(file, raw, 0o644); err != nil {
+		b.Error(err)
 	}
 }
 
