@@ -160,6 +160,7 @@ type otherTimer struct {
 	mu   sync.Mutex
 	at   []time.Duration
 	took []time.Duration
+	late []time.Duration // how late its 2 ms pause before the call ended
 }
 
 func (o *otherTimer) since() time.Duration { return time.Since(o.t0) }
@@ -170,11 +171,13 @@ func (o *otherTimer) run(b *testing.B) (stop func()) {
 	go func() {
 		defer close(over)
 		for {
+			paused := time.Now()
 			select {
 			case <-quit:
 				return
 			case <-time.After(2 * time.Millisecond):
 			}
+			late := time.Since(paused) - 2*time.Millisecond
 			at := o.since()
 			d, err := catalogueOf(context.Background(), o.hc, o.base, "OTHER", "OTHERKEY:OTHERSEC", nil)
 			if err != nil {
@@ -182,7 +185,7 @@ func (o *otherTimer) run(b *testing.B) (stop func()) {
 				return
 			}
 			o.mu.Lock()
-			o.at, o.took = append(o.at, at), append(o.took, d)
+			o.at, o.took, o.late = append(o.at, at), append(o.took, d), append(o.late, late)
 			o.mu.Unlock()
 		}
 	}()
@@ -190,13 +193,20 @@ func (o *otherTimer) run(b *testing.B) (stop func()) {
 }
 
 // p99 is the p99 in ms of the calls sent and answered between from and to.
-func (o *otherTimer) p99(from, to time.Duration) float64 {
+func (o *otherTimer) p99(from, to time.Duration) float64 { return o.p99Of(o.took, from, to) }
+
+// lateP99 is the p99 in ms of how late the timer's pauses ended, for the
+// calls p99 counts: the delay of the timer's own process and machine,
+// not the server's.
+func (o *otherTimer) lateP99(from, to time.Duration) float64 { return o.p99Of(o.late, from, to) }
+
+func (o *otherTimer) p99Of(of []time.Duration, from, to time.Duration) float64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var in []time.Duration
 	for i, at := range o.at {
 		if at >= from && at+o.took[i] <= to {
-			in = append(in, o.took[i])
+			in = append(in, of[i])
 		}
 	}
 	if len(in) == 0 {
@@ -253,7 +263,12 @@ func rawCatalogueOn(c net.Conn, br *bufio.Reader, channel, key string) error {
 // after another, their p99 then (other_p99_steady_ms) beside the same
 // before the load (other_p99_base_ms), the answers a second, and the
 // cores the server and the generator used (server_cores, gen_cores).
-// Run with -benchtime=1x.
+// Beside them, how busy the machine was: its load average (loadavg_1m)
+// and how late the timer's own 2 ms pauses ended, steady and before
+// (timer_late_p99_steady_ms, timer_late_p99_base_ms): the other
+// channel's p99 is the server's delay only while these are small. Run
+// with -benchtime=1x; steadyBinEnv serves another build, steadyProfileEnv
+// takes the server's profiles.
 //
 // Where the users run is the first level of sub-benchmark:
 //   - generator=nice19, the reported figure: a process of its own at nice
@@ -302,6 +317,11 @@ func BenchmarkLatency_tenThousandSteady(b *testing.B) {
 // calls.
 const steadyProfileEnv = "REWARDSIM_STEADY_PROFILES"
 
+// steadyBinEnv, when set, names the rewardsim binary the steady
+// benchmark serves with, rather than one built from this tree: an A/B
+// of two builds, interleaved in one run.
+const steadyBinEnv = "REWARDSIM_STEADY_BIN"
+
 func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users int, ramp time.Duration) generator) {
 	const users = 10000
 	const ramp, from, to = 2 * time.Second, 4 * time.Second, 10 * time.Second
@@ -309,7 +329,10 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 	if profiles != "" {
 		serveArgs = append(serveArgs, "--debug-pprof", "true")
 	}
-	bin := buildBinary(b)
+	bin := os.Getenv(steadyBinEnv)
+	if bin == "" {
+		bin = buildBinary(b)
+	}
 	cmd, urls := startServe(b, bin, b.TempDir(), serveArgs...)
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
 	simPost(b, urls["control"], "/__sim/channels", `{"name":"OTHER","appKey":"OTHERKEY","secKey":"OTHERSEC","like":"DEMOBANK"}`)
@@ -355,6 +378,7 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 		genCores := (float64(serveTicks(gen.pid())) - genTicksFrom) / 100 / (to - from).Seconds()
 		rate := (answered(b, urls["control"]) - answeredFrom) / (to - from).Seconds()
 		steady := other.p99(start+from, start+to)
+		load := loadAverage()
 		stop()
 		if failed := gen.stop(); failed != 0 {
 			b.Errorf("%d of %d users failed", failed, users)
@@ -365,6 +389,9 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 		b.ReportMetric(idle/1024, "idle_rss_MB")
 		b.ReportMetric(steady, "other_p99_steady_ms")
 		b.ReportMetric(other.p99(0, baseTo), "other_p99_base_ms")
+		b.ReportMetric(other.lateP99(start+from, start+to), "timer_late_p99_steady_ms")
+		b.ReportMetric(other.lateP99(0, baseTo), "timer_late_p99_base_ms")
+		b.ReportMetric(load, "loadavg_1m")
 		b.ReportMetric(cores, "server_cores")
 		b.ReportMetric(genCores, "gen_cores")
 		b.ReportMetric(rate, "answered/s")
@@ -383,6 +410,21 @@ func saveProfile(b *testing.B, url, file string) {
 	if err := os.WriteFile(file, raw, 0o644); err != nil {
 		b.Error(err)
 	}
+}
+
+// loadAverage is the machine's load average over the last minute: how
+// busy it was beside the benchmark (-1: unknown).
+func loadAverage() float64 {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(raw))
+	n, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // serveTicks is a process's user and system time in clock ticks.
