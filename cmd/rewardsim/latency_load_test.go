@@ -344,6 +344,12 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 	idle := procKB(cmd.Process.Pid, "VmRSS")
 	simPost(b, urls["control"], "/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","lognormal":{"median":"2s","p99":"2500ms"},"max":"8s","seed":1}`)
 	gen := newGen(strings.TrimPrefix(base, "http://"), users, ramp)
+	genStopped := false
+	defer func() {
+		if !genStopped { // a failed benchmark leaves no generator running
+			gen.stop()
+		}
+	}()
 
 	b.ResetTimer()
 	for range b.N {
@@ -380,6 +386,7 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 		steady := other.p99(start+from, start+to)
 		load := loadAverage()
 		stop()
+		genStopped = true
 		if failed := gen.stop(); failed != 0 {
 			b.Errorf("%d of %d users failed", failed, users)
 		}

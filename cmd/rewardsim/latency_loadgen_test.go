@@ -33,11 +33,12 @@ type generator interface {
 // there the timer of the other channel's calls waits behind its 10,000
 // goroutines, and it shares the machine's cores with the server.
 type inProcess struct {
-	conns  []net.Conn
-	ramp   time.Duration
-	quit   chan struct{}
-	failed atomic.Int64
-	wg     sync.WaitGroup
+	conns   []net.Conn
+	ramp    time.Duration
+	quit    chan struct{}
+	started bool
+	failed  atomic.Int64
+	wg      sync.WaitGroup
 }
 
 func newInProcess(b *testing.B, addr string, users int, ramp time.Duration) *inProcess {
@@ -48,9 +49,17 @@ func newInProcess(b *testing.B, addr string, users int, ramp time.Duration) *inP
 	return &inProcess{conns: conns, ramp: ramp, quit: make(chan struct{})}
 }
 
-func (g *inProcess) start() { g.wg.Go(func() { g.failed.Store(runUsers(g.conns, g.ramp, g.quit)) }) }
+func (g *inProcess) start() {
+	g.started = true
+	g.wg.Go(func() { g.failed.Store(runUsers(g.conns, g.ramp, g.quit)) })
+}
 
 func (g *inProcess) stop() int64 {
+	if !g.started {
+		for _, c := range g.conns {
+			c.Close()
+		}
+	}
 	close(g.quit)
 	g.wg.Wait()
 	return g.failed.Load()
