@@ -348,6 +348,16 @@ func Park(w http.ResponseWriter, r *http.Request, body []byte, d time.Duration, 
 		more, _ := rw.Reader.Peek(n)
 		req = append(req, more...)
 	}
+	if r, ok := conn.(*returned); ok && r.slot.taken.Load() {
+		// A connection parked before and parked again is parked as the
+		// one underneath, with what its wrapper had not yet given:
+		// wrapped again, it would gain a layer a call, each holding
+		// memory and its read, for as long as the client keeps it.
+		r.mu.Lock()
+		req, r.pending = append(req, r.pending...), nil
+		r.mu.Unlock()
+		conn = r.Conn
+	}
 	p := &parking{conn: conn, req: req, call: call, since: time.Now(), what: r.Method + " " + r.URL.Path}
 	l.mu.Lock()
 	l.parked[p] = struct{}{}

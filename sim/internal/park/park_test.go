@@ -10,6 +10,7 @@ import (
 	"net/http/httptrace"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -382,5 +383,45 @@ func TestPark_heldCallHoldsLittle(t *testing.T) {
 	t.Logf("%d B of heap per parked call (the client's end, %d B, apart)", per, client/n)
 	if per > 1900 {
 		t.Errorf("a parked call holds %d B of heap, want at most 1,900", per)
+	}
+}
+
+// A connection parked, handed back and parked again is parked as the
+// connection it is, not inside the wrapper of its last hand-back: one
+// more layer a call would hold memory and slow every read for as long as
+// a keep-alive load test runs.
+func TestPark_parkedAgainNotNested(t *testing.T) {
+	lot, base, seen := serve(t, 50*time.Millisecond, nil)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := range 4 {
+		body := `{"n":` + strconv.Itoa(i) + `}`
+		if _, err := io.WriteString(c, "POST /park/x HTTP/1.1\r\nHost: x\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body); err != nil {
+			t.Fatal(err)
+		}
+		waitParked(t, lot, 1)
+		lot.mu.Lock()
+		for p := range lot.parked {
+			if _, nested := p.conn.(*returned); nested {
+				t.Errorf("call %d parked inside its connection's last hand-back", i)
+			}
+		}
+		lot.mu.Unlock()
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if string(got) != body || res.Header.Get("X-Again") != "yes" {
+			t.Fatalf("call %d: %q (again %q), want %q read again", i, got, res.Header.Get("X-Again"), body)
+		}
+	}
+	if n := len(seen.all()); n != 8 {
+		t.Errorf("%d readings, want 8: each call read twice", n)
 	}
 }
