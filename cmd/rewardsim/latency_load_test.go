@@ -256,10 +256,11 @@ func rawCatalogueOn(c net.Conn, br *bufio.Reader, channel, key string) error {
 // log-normal profile of median 2s (p99 2.5s, seed 1), so about 10,000
 // calls are in flight at every moment and 5,000 arrive a second. The
 // users start spread over two seconds (a load tool's ramp); figures are
-// taken over the steady state, from 4 s to 10 s: the calls held (the
+// taken over the steady state, from 4 s for 6 s: the calls held (the
 // server's own count, its lowest and highest sample: held_min,
 // held_max), the server's highest resident memory (steady_rss_MB,
-// beside idle_rss_MB before), another channel's undelayed calls, one
+// beside idle_rss_MB before; steady_rss_anon_MB, its part not mapped
+// from files: the journal's and state's files count in the rest), another channel's undelayed calls, one
 // after another, their p99 then (other_p99_steady_ms) beside the same
 // before the load (other_p99_base_ms), the answers a second, and the
 // cores the server and the generator used (server_cores, gen_cores).
@@ -267,8 +268,8 @@ func rawCatalogueOn(c net.Conn, br *bufio.Reader, channel, key string) error {
 // and how late the timer's own 2 ms pauses ended, steady and before
 // (timer_late_p99_steady_ms, timer_late_p99_base_ms): the other
 // channel's p99 is the server's delay only while these are small. Run
-// with -benchtime=1x; steadyBinEnv serves another build, steadyProfileEnv
-// takes the server's profiles.
+// with -benchtime=1x; steadyBinEnv serves another build, steadyForEnv
+// measures longer, steadyProfileEnv takes the server's profiles.
 //
 // Where the users run is the first level of sub-benchmark:
 //   - generator=nice19, the reported figure: a process of its own at nice
@@ -276,7 +277,7 @@ func rawCatalogueOn(c net.Conn, br *bufio.Reader, channel, key string) error {
 //     the server and the timer get the cores first; the generator takes
 //     what is left, so held_min says whether it kept up).
 //   - generator=process: a process of its own at the server's priority, a
-//     load tool on the same machine, taking a core of two.
+//     load tool on the same machine (it takes 0.2 to 0.3 of a core).
 //   - generator=in-process: goroutines of the benchmark's own process,
 //     where the timer of the other channel waits behind 10,000 busy
 //     goroutines: that delay is the client's, not the server's.
@@ -317,6 +318,11 @@ func BenchmarkLatency_tenThousandSteady(b *testing.B) {
 // calls.
 const steadyProfileEnv = "REWARDSIM_STEADY_PROFILES"
 
+// steadyForEnv, when set to a duration, is how long the steady state is
+// measured (6s): a longer one shows what grows with the calls each
+// connection has made.
+const steadyForEnv = "REWARDSIM_STEADY_FOR"
+
 // steadyBinEnv, when set, names the rewardsim binary the steady
 // benchmark serves with, rather than one built from this tree: an A/B
 // of two builds, interleaved in one run.
@@ -324,7 +330,11 @@ const steadyBinEnv = "REWARDSIM_STEADY_BIN"
 
 func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users int, ramp time.Duration) generator) {
 	const users = 10000
-	const ramp, from, to = 2 * time.Second, 4 * time.Second, 10 * time.Second
+	const ramp, from = 2 * time.Second, 4 * time.Second
+	to := from + 6*time.Second
+	if d, err := time.ParseDuration(os.Getenv(steadyForEnv)); err == nil && d > 0 {
+		to = from + d
+	}
 	profiles := os.Getenv(steadyProfileEnv)
 	if profiles != "" {
 		serveArgs = append(serveArgs, "--debug-pprof", "true")
@@ -355,7 +365,7 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 	for range b.N {
 		start := other.since()
 		gen.start()
-		heldMin, heldMax, rss := float64(users), 0.0, 0.0
+		heldMin, heldMax, rss, anon := float64(users), 0.0, 0.0, 0.0
 		var ticksFrom, genTicksFrom, answeredFrom float64
 		for other.since()-start < to {
 			time.Sleep(100 * time.Millisecond)
@@ -379,6 +389,7 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 			n := metric(b, urls["control"], "rewardsim_calls_held")
 			heldMin, heldMax = min(heldMin, n), max(heldMax, n)
 			rss = max(rss, procKB(cmd.Process.Pid, "VmRSS"))
+			anon = max(anon, procKB(cmd.Process.Pid, "RssAnon"))
 		}
 		cores := (float64(serveTicks(cmd.Process.Pid)) - ticksFrom) / 100 / (to - from).Seconds() // USER_HZ 100
 		genCores := (float64(serveTicks(gen.pid())) - genTicksFrom) / 100 / (to - from).Seconds()
@@ -393,6 +404,7 @@ func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users
 		b.ReportMetric(heldMin, "held_min")
 		b.ReportMetric(heldMax, "held_max")
 		b.ReportMetric(rss/1024, "steady_rss_MB")
+		b.ReportMetric(anon/1024, "steady_rss_anon_MB")
 		b.ReportMetric(idle/1024, "idle_rss_MB")
 		b.ReportMetric(steady, "other_p99_steady_ms")
 		b.ReportMetric(other.p99(0, baseTo), "other_p99_base_ms")
