@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,6 +160,7 @@ type otherTimer struct {
 	mu   sync.Mutex
 	at   []time.Duration
 	took []time.Duration
+	late []time.Duration // how late its 2 ms pause before the call ended
 }
 
 func (o *otherTimer) since() time.Duration { return time.Since(o.t0) }
@@ -169,11 +171,13 @@ func (o *otherTimer) run(b *testing.B) (stop func()) {
 	go func() {
 		defer close(over)
 		for {
+			paused := time.Now()
 			select {
 			case <-quit:
 				return
 			case <-time.After(2 * time.Millisecond):
 			}
+			late := time.Since(paused) - 2*time.Millisecond
 			at := o.since()
 			d, err := catalogueOf(context.Background(), o.hc, o.base, "OTHER", "OTHERKEY:OTHERSEC", nil)
 			if err != nil {
@@ -181,7 +185,7 @@ func (o *otherTimer) run(b *testing.B) (stop func()) {
 				return
 			}
 			o.mu.Lock()
-			o.at, o.took = append(o.at, at), append(o.took, d)
+			o.at, o.took, o.late = append(o.at, at), append(o.took, d), append(o.late, late)
 			o.mu.Unlock()
 		}
 	}()
@@ -189,13 +193,20 @@ func (o *otherTimer) run(b *testing.B) (stop func()) {
 }
 
 // p99 is the p99 in ms of the calls sent and answered between from and to.
-func (o *otherTimer) p99(from, to time.Duration) float64 {
+func (o *otherTimer) p99(from, to time.Duration) float64 { return o.p99Of(o.took, from, to) }
+
+// lateP99 is the p99 in ms of how late the timer's pauses ended, for the
+// calls p99 counts: the delay of the timer's own process and machine,
+// not the server's.
+func (o *otherTimer) lateP99(from, to time.Duration) float64 { return o.p99Of(o.late, from, to) }
+
+func (o *otherTimer) p99Of(of []time.Duration, from, to time.Duration) float64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var in []time.Duration
 	for i, at := range o.at {
 		if at >= from && at+o.took[i] <= to {
-			in = append(in, o.took[i])
+			in = append(in, of[i])
 		}
 	}
 	if len(in) == 0 {
@@ -204,21 +215,11 @@ func (o *otherTimer) p99(from, to time.Duration) float64 {
 	return float64(p99(in).Microseconds()) / 1000
 }
 
-// dialAll opens n connections to addr, paced a hundred at a time.
+// dialAll opens n connections to addr (dialConns).
 func dialAll(b *testing.B, addr string, n int) []net.Conn {
-	conns := make([]net.Conn, 0, n)
-	for i := range n {
-		if i%100 == 99 {
-			time.Sleep(2 * time.Millisecond)
-		}
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			for _, c := range conns {
-				c.Close()
-			}
-			b.Fatalf("connection %d: %v", i, err)
-		}
-		conns = append(conns, c)
+	conns, err := dialConns(addr, n)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return conns
 }
@@ -255,31 +256,93 @@ func rawCatalogueOn(c net.Conn, br *bufio.Reader, channel, key string) error {
 // log-normal profile of median 2s (p99 2.5s, seed 1), so about 10,000
 // calls are in flight at every moment and 5,000 arrive a second. The
 // users start spread over two seconds (a load tool's ramp); figures are
-// taken over the steady state, from 4 s to 10 s: the calls held (the
+// taken over the steady state, from 4 s for 6 s: the calls held (the
 // server's own count, its lowest and highest sample: held_min,
 // held_max), the server's highest resident memory (steady_rss_MB,
-// beside idle_rss_MB before), and another channel's undelayed calls, one
+// beside idle_rss_MB before; steady_rss_anon_MB, its part not mapped
+// from files: the journal's and state's files count in the rest), another channel's undelayed calls, one
 // after another, their p99 then (other_p99_steady_ms) beside the same
-// before the load (other_p99_base_ms). Run with -benchtime=1x.
+// before the load (other_p99_base_ms), the answers a second, and the
+// cores the server and the generator used (server_cores, gen_cores).
+// Beside them, how busy the machine was: its load average (loadavg_1m)
+// and how late the timer's own 2 ms pauses ended, steady and before
+// (timer_late_p99_steady_ms, timer_late_p99_base_ms): the other
+// channel's p99 is the server's delay only while these are small. Run
+// with -benchtime=1x; steadyBinEnv serves another build, steadyForEnv
+// measures longer, steadyProfileEnv takes the server's profiles.
 //
-// It runs with serve's default soft memory limit and with none
-// (--memory-limit -1): past the limit the collector runs without pause.
+// Where the users run is the first level of sub-benchmark:
+//   - generator=nice19, the reported figure: a process of its own at nice
+//     19, standing in for a load tool on another machine (on one machine
+//     the server and the timer get the cores first; the generator takes
+//     what is left, so held_min says whether it kept up).
+//   - generator=process: a process of its own at the server's priority, a
+//     load tool on the same machine (it takes 0.2 to 0.3 of a core).
+//   - generator=in-process: goroutines of the benchmark's own process,
+//     where the timer of the other channel waits behind 10,000 busy
+//     goroutines: that delay is the client's, not the server's.
+//
+// The second level runs serve with its default soft memory limit and
+// with none (--memory-limit -1): past the limit the collector runs
+// without pause.
 func BenchmarkLatency_tenThousandSteady(b *testing.B) {
-	for _, limit := range []string{"default", "-1"} {
-		b.Run("memory-limit="+limit, func(b *testing.B) {
-			args := []string{"--max-connections", "12000"}
-			if limit != "default" {
-				args = append(args, "--memory-limit", limit)
+	for _, gen := range []struct {
+		name string
+		nice int
+		own  bool
+	}{{"nice19", 19, true}, {"process", 0, true}, {"in-process", 0, false}} {
+		b.Run("generator="+gen.name, func(b *testing.B) {
+			for _, limit := range []string{"default", "-1"} {
+				b.Run("memory-limit="+limit, func(b *testing.B) {
+					args := []string{"--max-connections", "12000"}
+					if limit != "default" {
+						args = append(args, "--memory-limit", limit)
+					}
+					steadyLoad(b, args, func(addr string, users int, ramp time.Duration) generator {
+						if gen.own {
+							return newOwnProcess(b, addr, users, ramp, gen.nice)
+						}
+						return newInProcess(b, addr, users, ramp)
+					})
+				})
 			}
-			steadyLoad(b, args)
 		})
 	}
 }
 
-func steadyLoad(b *testing.B, serveArgs []string) {
+// steadyProfileEnv, when set to a folder, has the steady benchmark take
+// the server's CPU profile, execution trace and allocations over its
+// steady state there (NAME.cpu.pprof, NAME.trace, NAME.allocs-from.pprof
+// and NAME.allocs-to.pprof 5 s later, for -diff_base), its goroutines
+// and metrics at its start, to find what delays the other channel's
+// calls.
+const steadyProfileEnv = "REWARDSIM_STEADY_PROFILES"
+
+// steadyForEnv, when set to a duration, is how long the steady state is
+// measured (6s): a longer one shows what grows with the calls each
+// connection has made.
+const steadyForEnv = "REWARDSIM_STEADY_FOR"
+
+// steadyBinEnv, when set, names the rewardsim binary the steady
+// benchmark serves with, rather than one built from this tree: an A/B
+// of two builds, interleaved in one run.
+const steadyBinEnv = "REWARDSIM_STEADY_BIN"
+
+func steadyLoad(b *testing.B, serveArgs []string, newGen func(addr string, users int, ramp time.Duration) generator) {
 	const users = 10000
-	const ramp, from, to = 2 * time.Second, 4 * time.Second, 10 * time.Second
-	bin := buildBinary(b)
+	const ramp, from = 2 * time.Second, 4 * time.Second
+	to := from + 6*time.Second
+	if d, err := time.ParseDuration(os.Getenv(steadyForEnv)); err == nil && d > 0 {
+		to = from + d
+	}
+	profiles := os.Getenv(steadyProfileEnv)
+	if profiles != "" {
+		serveArgs = append(serveArgs, "--debug-pprof", "true")
+	}
+	bin := os.Getenv(steadyBinEnv)
+	if bin == "" {
+		bin = buildBinary(b)
+	}
 	cmd, urls := startServe(b, bin, b.TempDir(), serveArgs...)
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
 	simPost(b, urls["control"], "/__sim/channels", `{"name":"OTHER","appKey":"OTHERKEY","secKey":"OTHERSEC","like":"DEMOBANK"}`)
@@ -290,64 +353,97 @@ func steadyLoad(b *testing.B, serveArgs []string) {
 	baseTo := other.since()
 	idle := procKB(cmd.Process.Pid, "VmRSS")
 	simPost(b, urls["control"], "/__sim/latency", `{"endpoint":"getCatalogue","channel":"DEMOBANK","lognormal":{"median":"2s","p99":"2500ms"},"max":"8s","seed":1}`)
-	conns := dialAll(b, strings.TrimPrefix(base, "http://"), users)
+	gen := newGen(strings.TrimPrefix(base, "http://"), users, ramp)
+	genStopped := false
+	defer func() {
+		if !genStopped { // a failed benchmark leaves no generator running
+			gen.stop()
+		}
+	}()
 
 	b.ResetTimer()
 	for range b.N {
 		start := other.since()
-		quit := make(chan struct{})
-		var failed atomic.Int64
-		var wg sync.WaitGroup
-		for i, c := range conns {
-			wg.Go(func() {
-				defer c.Close()
-				time.Sleep(ramp * time.Duration(i) / users)
-				br := bufio.NewReader(c)
-				for {
-					select {
-					case <-quit:
-						return
-					default:
-					}
-					if err := rawCatalogueOn(c, br, "DEMOBANK", "DEMOAPPKEY:DEMOSECKEY"); err != nil {
-						failed.Add(1)
-						return
-					}
-				}
-			})
-		}
-		heldMin, heldMax, rss := float64(users), 0.0, 0.0
-		var ticksFrom, answeredFrom float64
+		gen.start()
+		heldMin, heldMax, rss, anon := float64(users), 0.0, 0.0, 0.0
+		var ticksFrom, genTicksFrom, answeredFrom float64
 		for other.since()-start < to {
 			time.Sleep(100 * time.Millisecond)
 			if other.since()-start < from {
 				continue
 			}
+			if ticksFrom == 0 && profiles != "" {
+				name := filepath.Join(profiles, strings.NewReplacer("/", "_", "=", "-").Replace(b.Name()))
+				go saveProfile(b, urls["control"]+"/__sim/debug/pprof/profile?seconds=5", name+".cpu.pprof")
+				go saveProfile(b, urls["control"]+"/__sim/debug/pprof/trace?seconds=3", name+".trace")
+				saveProfile(b, urls["control"]+"/__sim/debug/pprof/allocs", name+".allocs-from.pprof")
+				saveProfile(b, urls["control"]+"/__sim/debug/pprof/goroutine", name+".goroutine.pprof")
+				saveProfile(b, urls["control"]+"/__sim/metrics", name+".metrics.txt")
+				time.AfterFunc(5*time.Second, func() {
+					saveProfile(b, urls["control"]+"/__sim/debug/pprof/allocs", name+".allocs-to.pprof")
+				})
+			}
 			if ticksFrom == 0 {
-				ticksFrom, answeredFrom = float64(serveTicks(cmd.Process.Pid)), answered(b, urls["control"])
+				ticksFrom, genTicksFrom, answeredFrom = float64(serveTicks(cmd.Process.Pid)), float64(serveTicks(gen.pid())), answered(b, urls["control"])
 			}
 			n := metric(b, urls["control"], "rewardsim_calls_held")
 			heldMin, heldMax = min(heldMin, n), max(heldMax, n)
 			rss = max(rss, procKB(cmd.Process.Pid, "VmRSS"))
+			anon = max(anon, procKB(cmd.Process.Pid, "RssAnon"))
 		}
 		cores := (float64(serveTicks(cmd.Process.Pid)) - ticksFrom) / 100 / (to - from).Seconds() // USER_HZ 100
+		genCores := (float64(serveTicks(gen.pid())) - genTicksFrom) / 100 / (to - from).Seconds()
 		rate := (answered(b, urls["control"]) - answeredFrom) / (to - from).Seconds()
-		close(quit)
 		steady := other.p99(start+from, start+to)
+		load := loadAverage()
 		stop()
-		wg.Wait()
-		if failed.Load() > 0 {
-			b.Errorf("%d of %d users failed", failed.Load(), users)
+		genStopped = true
+		if failed := gen.stop(); failed != 0 {
+			b.Errorf("%d of %d users failed", failed, users)
 		}
 		b.ReportMetric(heldMin, "held_min")
 		b.ReportMetric(heldMax, "held_max")
 		b.ReportMetric(rss/1024, "steady_rss_MB")
+		b.ReportMetric(anon/1024, "steady_rss_anon_MB")
 		b.ReportMetric(idle/1024, "idle_rss_MB")
 		b.ReportMetric(steady, "other_p99_steady_ms")
 		b.ReportMetric(other.p99(0, baseTo), "other_p99_base_ms")
+		b.ReportMetric(other.lateP99(start+from, start+to), "timer_late_p99_steady_ms")
+		b.ReportMetric(other.lateP99(0, baseTo), "timer_late_p99_base_ms")
+		b.ReportMetric(load, "loadavg_1m")
 		b.ReportMetric(cores, "server_cores")
+		b.ReportMetric(genCores, "gen_cores")
 		b.ReportMetric(rate, "answered/s")
 	}
+}
+
+// saveProfile saves what url answers in file.
+func saveProfile(b *testing.B, url, file string) {
+	res, err := http.Get(url)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if err := os.WriteFile(file, raw, 0o644); err != nil {
+		b.Error(err)
+	}
+}
+
+// loadAverage is the machine's load average over the last minute: how
+// busy it was beside the benchmark (-1: unknown).
+func loadAverage() float64 {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(raw))
+	n, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // serveTicks is a process's user and system time in clock ticks.

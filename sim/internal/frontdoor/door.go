@@ -241,10 +241,7 @@ func (d *Door) refuse(c echo.Context, op contract.Op, call *Call, err error) err
 func (d *Door) admitAndHold(c echo.Context, op contract.Op, call *Call, body []byte) (park.Ticket, error) {
 	req := c.Request()
 	if pc := park.From(req.Context()); pc != nil {
-		h := c.Response().Header()
-		for k, v := range pc.Header {
-			h[k] = v
-		}
+		pc.Header.SetIn(c.Response().Header())
 		return pc.Ticket, req.Context().Err() // an error: the client left while it was held
 	}
 	ticket, err := d.admit(c, op, call)
@@ -253,7 +250,7 @@ func (d *Door) admitAndHold(c echo.Context, op contract.Op, call *Call, body []b
 	}
 	wait := d.draw(op, call)
 	if wait > 0 && park.Can(req) {
-		pc := park.Call{Arrival: httpx.OutcomeOf(c).Arrival, Ticket: ticket, Header: c.Response().Header().Clone()}
+		pc := park.Call{Arrival: httpx.OutcomeOf(c).Arrival, Ticket: ticket, Header: park.PairsOf(c.Response().Header())}
 		if park.Park(c.Response().Writer, req, body, wait, pc) == nil {
 			c.Response().Committed = true
 			return nil, park.ErrParked

@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"sort"
@@ -42,11 +43,44 @@ type Call struct {
 	// none held).
 	Ticket Ticket
 	// Header is what its first reading had put in the answer's header
-	// (how long it waited for its limit, say), for the answer to carry.
-	Header http.Header
+	// (how long it waited for its limit, say), for the answer to carry:
+	// Pairs, not a clone of the map (about 420 B held a call).
+	Header Pairs
 	// Gone: the client hung up while it was parked; its request's context
 	// is ended, so it is answered as a client gone (no effect).
 	Gone bool
+}
+
+// Pairs is a header as name, value, name, value..., each value of a name
+// in order: one slice where a copied http.Header is a map of slices.
+type Pairs []string
+
+// PairsOf is h as Pairs.
+func PairsOf(h http.Header) Pairs {
+	n := 0
+	for _, vs := range h {
+		n += 2 * len(vs)
+	}
+	if n == 0 {
+		return nil
+	}
+	p := make(Pairs, 0, n)
+	for k, vs := range h {
+		for _, v := range vs {
+			p = append(p, k, v)
+		}
+	}
+	return p
+}
+
+// SetIn sets each name of p in h to its values in p, as they were.
+func (p Pairs) SetIn(h http.Header) {
+	for i := 0; i < len(p); i += 2 {
+		h.Del(p[i])
+	}
+	for i := 0; i < len(p); i += 2 {
+		h[p[i]] = append(h[p[i]], p[i+1])
+	}
 }
 
 // Ticket is a place held in a channel's capacity limit.
@@ -314,6 +348,16 @@ func Park(w http.ResponseWriter, r *http.Request, body []byte, d time.Duration, 
 		more, _ := rw.Reader.Peek(n)
 		req = append(req, more...)
 	}
+	if r, ok := conn.(*returned); ok && r.slot.taken.Load() {
+		// A connection parked before and parked again is parked as the
+		// one underneath, with what its wrapper had not yet given:
+		// wrapped again, it would gain a layer a call, each holding
+		// memory and its read, for as long as the client keeps it.
+		r.mu.Lock()
+		req, r.pending = append(req, r.pending...), nil
+		r.mu.Unlock()
+		conn = r.Conn
+	}
 	p := &parking{conn: conn, req: req, call: call, since: time.Now(), what: r.Method + " " + r.URL.Path}
 	l.mu.Lock()
 	l.parked[p] = struct{}{}
@@ -344,20 +388,40 @@ func (l *Lot) wake(p *parking) {
 
 // requestBytes is r as HTTP/1 writes it, with body as its whole body.
 func requestBytes(r *http.Request, body []byte) []byte {
-	var b bytes.Buffer
-	b.Grow(256 + len(body))
-	b.WriteString(r.Method + " " + r.RequestURI + " " + r.Proto + "\r\nHost: " + r.Host + "\r\n")
 	h := r.Header.Clone()
 	for _, k := range []string{"Content-Length", "Transfer-Encoding", "Expect", "Trailer"} {
 		h.Del(k)
 	}
-	_ = h.Write(&b)
-	if len(body) > 0 || r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
-		b.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n")
-	}
-	b.WriteString("\r\n")
-	b.Write(body)
+	// Written once to count it, then into a buffer of its size: it is
+	// held for the whole draw, and a grown buffer is up to twice as big.
+	var n counter
+	writeRequest(&n, r, h, body)
+	b := bytes.NewBuffer(make([]byte, 0, int(n)))
+	writeRequest(b, r, h, body)
 	return b.Bytes()
+}
+
+func writeRequest(w io.Writer, r *http.Request, h http.Header, body []byte) {
+	_, _ = io.WriteString(w, r.Method+" "+r.RequestURI+" "+r.Proto+"\r\nHost: "+r.Host+"\r\n")
+	_ = h.Write(w)
+	if len(body) > 0 || r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
+		_, _ = io.WriteString(w, "Content-Length: "+strconv.Itoa(len(body))+"\r\n")
+	}
+	_, _ = io.WriteString(w, "\r\n")
+	_, _ = w.Write(body)
+}
+
+// counter counts what is written to it.
+type counter int
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
+}
+
+func (c *counter) WriteString(s string) (int, error) {
+	*c += counter(len(s))
+	return len(s), nil
 }
 
 // returned is a parked call's connection come back: its reads give the

@@ -8,6 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,7 +61,8 @@ func serve(t *testing.T, hold time.Duration, tk *ticket) (*Lot, string, *reading
 			pc := From(r.Context())
 			seen.add(pc)
 			if pc == nil && strings.HasPrefix(r.URL.Path, "/park/") && Can(r) {
-				call := Call{Arrival: Arrival{Seq: 7}}
+				w.Header().Set("X-Seq", "7") // noted on the first reading, for the answer
+				call := Call{Arrival: Arrival{Seq: 7}, Header: PairsOf(w.Header())}
 				if tk != nil {
 					call.Ticket = tk
 				}
@@ -75,6 +79,7 @@ func serve(t *testing.T, hold time.Duration, tk *ticket) (*Lot, string, *reading
 					return // gone
 				}
 				w.Header().Set("X-Again", "yes")
+				pc.Header.SetIn(w.Header())
 			}
 			w.Write(body)
 		}),
@@ -119,6 +124,9 @@ func TestPark_callReadAgainAfterItsDraw(t *testing.T) {
 			}
 			if res.Header.Get("X-Again") != "yes" {
 				t.Errorf("parked call not answered by its second reading")
+			}
+			if res.Header.Get("X-Seq") != "7" {
+				t.Errorf("X-Seq %q: the first reading's header not carried to the answer", res.Header.Get("X-Seq"))
 			}
 			if lot.Parked() != 0 {
 				t.Errorf("%d parked after the answer", lot.Parked())
@@ -300,5 +308,120 @@ func TestRequestBytes_readBackTheSame(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Pairs carry a header's names and values, in order, and set them over
+// what the answer's header had for those names.
+func TestPairs_setAsTheyWere(t *testing.T) {
+	h := http.Header{"X-Limit": {"waited 1s"}, "Vary": {"Origin", "Accept"}}
+	p := PairsOf(h)
+	if len(p) != 6 || cap(p) != 6 {
+		t.Errorf("pairs %q (cap %d): want 6 strings in one slice of 6", p, cap(p))
+	}
+	into := http.Header{"Vary": {"Other"}, "X-Seq": {"3"}}
+	p.SetIn(into)
+	want := http.Header{"X-Limit": {"waited 1s"}, "Vary": {"Origin", "Accept"}, "X-Seq": {"3"}}
+	if !reflect.DeepEqual(into, want) {
+		t.Errorf("set: %v, want %v", into, want)
+	}
+	if PairsOf(http.Header{}) != nil {
+		t.Error("an empty header's pairs are not nil")
+	}
+}
+
+// A parked call holds its connection, its request's bytes, its Call and
+// a timer, and nothing else (issue 53 item 5: 10,000 held within 150 MB,
+// and each byte held is marked at every collection): measured over 1,000
+// calls of a getCatalogue's size, with one answer header noted. With the
+// header noted as a cloned map and the request in a grown buffer, it was
+// 2,066 B; now 1,634 (1,808 under -race), half of it the connection.
+func TestPark_heldCallHoldsLittle(t *testing.T) {
+	const n = 1000
+	heap := func() int64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	// The client's ends of the connections, in this process too, are
+	// measured apart: dialled to a listener that accepts none.
+	quiet, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer quiet.Close()
+	dial := func(addr string) []net.Conn {
+		conns := make([]net.Conn, n)
+		for i := range conns {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			conns[i] = c
+		}
+		return conns
+	}
+	before := heap()
+	dial(quiet.Addr().String())
+	client := heap() - before
+
+	lot, base, _ := serve(t, time.Minute, nil)
+	addr := strings.TrimPrefix(base, "http://")
+	body := `{"channelName":"DEMOBANK"}`
+	req := []byte("POST /park/api/getCatalogue HTTP/1.1\r\nHost: " + addr +
+		"\r\nContent-Type: application/json\r\nX-Channelid: DEMOBANK\r\nAuthorization: ServiceAppKey DEMOAPPKEY:DEMOSECKEY\r\nContent-Length: 26\r\n\r\n" + body)
+	before = heap()
+	for _, c := range dial(addr) {
+		if _, err := c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitParked(t, lot, n)
+	per := (heap() - before - client) / n
+	t.Logf("%d B of heap per parked call (the client's end, %d B, apart)", per, client/n)
+	if per > 1900 {
+		t.Errorf("a parked call holds %d B of heap, want at most 1,900", per)
+	}
+}
+
+// A connection parked, handed back and parked again is parked as the
+// connection it is, not inside the wrapper of its last hand-back: one
+// more layer a call would hold memory and slow every read for as long as
+// a keep-alive load test runs.
+func TestPark_parkedAgainNotNested(t *testing.T) {
+	lot, base, seen := serve(t, 50*time.Millisecond, nil)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := range 4 {
+		body := `{"n":` + strconv.Itoa(i) + `}`
+		if _, err := io.WriteString(c, "POST /park/x HTTP/1.1\r\nHost: x\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body); err != nil {
+			t.Fatal(err)
+		}
+		waitParked(t, lot, 1)
+		lot.mu.Lock()
+		for p := range lot.parked {
+			if _, nested := p.conn.(*returned); nested {
+				t.Errorf("call %d parked inside its connection's last hand-back", i)
+			}
+		}
+		lot.mu.Unlock()
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if string(got) != body || res.Header.Get("X-Again") != "yes" {
+			t.Fatalf("call %d: %q (again %q), want %q read again", i, got, res.Header.Get("X-Again"), body)
+		}
+	}
+	if n := len(seen.all()); n != 8 {
+		t.Errorf("%d readings, want 8: each call read twice", n)
 	}
 }
