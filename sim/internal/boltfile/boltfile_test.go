@@ -134,3 +134,58 @@ func TestRemove(t *testing.T) {
 		}
 	}
 }
+
+// A trimmed file (the journal) keeps the array free list, another the
+// map one; both save it with each commit, so a reopened file of many
+// free pages still has them free and passes bbolt's check.
+func TestOpen_freelistOfATrimmedFile(t *testing.T) {
+	for _, trimmed := range []bool{true, false} {
+		f := testFile
+		f.Trimmed = trimmed
+		dir := t.TempDir()
+		db, err := Open(dir, f, Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]bolt.FreelistType{true: bolt.FreelistArrayType, false: bolt.FreelistMapType}[trimmed]
+		if db.FreelistType != want || db.NoFreelistSync {
+			t.Errorf("trimmed %v: free list %q, not saved %v; want %q, saved", trimmed, db.FreelistType, db.NoFreelistSync, want)
+		}
+		// Write, then delete most of it as a journal's trim does.
+		val := make([]byte, 1000)
+		for round := range 2 {
+			if err := db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket([]byte("a"))
+				for i := range 2000 {
+					k := []byte{byte(round), byte(i >> 8), byte(i)}
+					if round == 0 {
+						if err := b.Put(k, val); err != nil {
+							return err
+						}
+					} else if err := b.Delete([]byte{0, byte(i >> 8), byte(i)}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		if db, err = Open(dir, f, Options{NoSync: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got := db.Stats().FreePageN; got < 1000 { // about 2 MB freed of 4 KB pages
+			t.Errorf("trimmed %v: %d free pages after reopening", trimmed, got)
+		}
+		if err := db.View(func(tx *bolt.Tx) error {
+			for err := range tx.Check() {
+				return err
+			}
+			return nil
+		}); err != nil {
+			t.Errorf("trimmed %v: %v", trimmed, err)
+		}
+		db.Close()
+	}
+}

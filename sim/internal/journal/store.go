@@ -30,7 +30,7 @@ const (
 type store struct{ db *bolt.DB }
 
 func storeFile() boltfile.File {
-	return boltfile.File{Name: StoreFile, Version: storeVersion, Buckets: [][]byte{bucketJournal, bucketJournalMasks}}
+	return boltfile.File{Name: StoreFile, Version: storeVersion, Buckets: [][]byte{bucketJournal, bucketJournalMasks}, Trimmed: true}
 }
 
 // openStore opens (creating if needed) the journal's file in dir.
